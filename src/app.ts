@@ -1,0 +1,55 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import { systemClock, type Clock } from './lib/clock.js';
+import { newId } from './lib/ids.js';
+import { installErrorHandling } from './http/error-handler.js';
+import { registerHealthRoutes } from './http/health.js';
+import { registerOpenApi } from './http/openapi.js';
+import { createValidatorCompiler } from './http/validation.js';
+import { redactPaths } from './http/redact.js';
+import { VERSION } from './version.js';
+
+export interface AppDeps {
+  config: Config;
+  database: Database;
+  clock?: Clock;
+}
+
+/** The Fastify instance with TypeBox types: routes infer body, query and reply types from their schemas. */
+export type App = FastifyInstance<Server, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+/** Builds the HTTP application: the composition root where services get their dependencies. */
+export async function buildApp(deps: AppDeps): Promise<App> {
+  const { config, database } = deps;
+  const clock = deps.clock ?? systemClock;
+
+  const trustProxy = config.trustProxy;
+  const app: App = Fastify({
+    logger: {
+      level: config.logLevel,
+      redact: { paths: redactPaths, censor: '[redacted]' },
+    },
+    genReqId: () => newId('req'),
+    // A hop count trusts that many proxies nearest to us.
+    trustProxy: typeof trustProxy === 'number' ? (_address: string, hop: number) => hop < trustProxy : trustProxy,
+    bodyLimit: 256 * 1024,
+    // Keys like __proto__ are refused with a 400 instead of being silently dropped.
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(createValidatorCompiler());
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  installErrorHandling(app);
+  await registerOpenApi(app, config, VERSION);
+  registerHealthRoutes(app, database);
+
+  void clock;
+  return app;
+}

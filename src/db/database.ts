@@ -1,0 +1,61 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { DB } from './tables.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Database {
+  db: Kysely<DB>;
+  dialect: Dialect;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** A `postgres://` URL, or undefined for SQLite. */
+  databaseUrl?: string | undefined;
+  /** Where the SQLite file lives; `:memory:` for a throwaway database. */
+  sqliteFile?: string;
+  dataDir?: string;
+  /** PostgreSQL schema to use instead of `public` (tests isolate each file in its own). */
+  pgSchema?: string;
+  pgPoolSize?: number;
+}
+
+/**
+ * The embedded default is one SQLite file in WAL mode. Kysely's SQLite dialect
+ * serializes queries on its single connection, which is what SQLite wants anyway.
+ */
+function openSqlite(file: string): Database {
+  const sqlite = new SQLite(file);
+  sqlite.pragma('journal_mode = WAL');
+  // NORMAL is durable across application crashes in WAL mode; only an OS crash can lose the last commits.
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+function openPostgres(url: string, schema: string | undefined, poolSize: number): Database {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', close: () => db.destroy() };
+}
+
+export function openDatabase(options: DatabaseOptions): Database {
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.pgSchema, options.pgPoolSize ?? 10);
+  let file = options.sqliteFile;
+  if (!file) {
+    const dir = options.dataDir ?? './data';
+    mkdirSync(dir, { recursive: true });
+    file = join(dir, 'switchboard.db');
+  }
+  return openSqlite(file);
+}

@@ -1,0 +1,12 @@
+import type { Migration } from 'kysely';
+import * as developerSide from './20261122T0100_developer_side.js';
+import * as businessSide from './20261122T0200_business_side.js';
+
+/**
+ * Every migration, by name. Names sort by time; a landed migration is never edited:
+ * change the schema with a new file.
+ */
+export const migrations: Record<string, Migration> = {
+  '20261122T0100_developer_side': developerSide,
+  '20261122T0200_business_side': businessSide,
+};

@@ -1,0 +1,263 @@
+/**
+ * Row types of every table, as Kysely sees them. Conventions (both dialects):
+ * ids are prefixed text, times ISO 8601 UTC text, booleans 0/1, JSON as text.
+ */
+
+// ── Developer side ────────────────────────────────────────────────────────────
+
+export interface DevelopersTable {
+  id: string;
+  email: string;
+  name: string;
+  password_hash: string;
+  created_at: string;
+}
+
+export interface AppsTable {
+  id: string;
+  developer_id: string;
+  name: string;
+  client_secret_hash: string;
+  /** Space-separated scopes the app may be granted. */
+  scopes: string;
+  created_at: string;
+  secret_rotated_at: string | null;
+  disabled_at: string | null;
+}
+
+export interface AccessTokensTable {
+  token_hash: string;
+  app_id: string;
+  developer_id: string;
+  scopes: string;
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+}
+
+export interface ToolsTable {
+  id: string;
+  developer_id: string;
+  name: string;
+  description: string;
+  endpoint: string;
+  method: string;
+  auth_type: string;
+  api_key_header: string | null;
+  category: string;
+  /** JSON array of tool parameters. */
+  parameters: string;
+  status: string;
+  version: number;
+  published_revision_id: string | null;
+  has_unpublished_changes: number;
+  created_at: string;
+  updated_at: string;
+  published_at: string | null;
+}
+
+export interface ToolRevisionsTable {
+  id: string;
+  tool_id: string;
+  version: number;
+  name: string;
+  description: string;
+  endpoint: string;
+  method: string;
+  auth_type: string;
+  api_key_header: string | null;
+  category: string;
+  parameters: string;
+  created_at: string;
+}
+
+// ── Business side ─────────────────────────────────────────────────────────────
+
+export interface OrgsTable {
+  id: string;
+  name: string;
+  /** ISO 3166 alpha-2 country for national phone numbers. */
+  default_country: string;
+  created_at: string;
+}
+
+export interface UsersTable {
+  id: string;
+  org_id: string;
+  email: string;
+  name: string;
+  password_hash: string;
+  created_at: string;
+}
+
+export interface OrgApiKeysTable {
+  id: string;
+  org_id: string;
+  name: string;
+  key_hash: string;
+  last_four: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface AgentsTable {
+  id: string;
+  org_id: string;
+  name: string;
+  brand_name: string;
+  primary_color: string;
+  background_color: string;
+  text_color: string;
+  font_family: string | null;
+  logo_url: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CustomFieldsTable {
+  id: string;
+  org_id: string;
+  key: string;
+  entity: string;
+  label: string;
+  type: string;
+  /** JSON array of strings (choices of a select). */
+  options: string;
+  archived_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PipelinesTable {
+  id: string;
+  org_id: string;
+  name: string;
+  is_default: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface StagesTable {
+  id: string;
+  org_id: string;
+  pipeline_id: string;
+  name: string;
+  position: number;
+}
+
+export interface ContactsTable {
+  id: string;
+  org_id: string;
+  /** Trimmed and lowercased. */
+  email: string | null;
+  /** E.164. */
+  phone: string | null;
+  name: string | null;
+  company: string | null;
+  source: string;
+  /** JSON object of custom contact fields by key. */
+  custom: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface NotesTable {
+  id: string;
+  org_id: string;
+  contact_id: string;
+  body: string;
+  source: string;
+  submission_id: string | null;
+  created_at: string;
+}
+
+export interface OpportunitiesTable {
+  id: string;
+  org_id: string;
+  contact_id: string;
+  pipeline_id: string;
+  stage_id: string;
+  title: string;
+  source: string;
+  custom: string;
+  submission_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface FormsTable {
+  id: string;
+  org_id: string;
+  slug: string;
+  title: string;
+  active: number;
+  /** JSON: the spec's five built-in fields, each {enabled, required}. */
+  fields: string;
+  /** JSON: [{customFieldId, required}] in display order. */
+  custom_fields: string;
+  consent_text: string;
+  consent_version: string;
+  success_message: string;
+  redirect_url: string | null;
+  agent_id: string | null;
+  create_opportunity: number;
+  pipeline_id: string | null;
+  stage_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ConsentVersionsTable {
+  form_id: string;
+  version: string;
+  text: string;
+  created_at: string;
+}
+
+export interface SubmissionsTable {
+  id: string;
+  org_id: string;
+  form_id: string;
+  contact_id: string;
+  opportunity_id: string | null;
+  /** JSON of the built-in field values that were stored. */
+  field_values: string;
+  custom: string;
+  consent_version: string;
+  /** JSON of the utm_* keys. */
+  metadata: string;
+  ip: string | null;
+  user_agent: string | null;
+  created_at: string;
+}
+
+export interface IdempotencyKeysTable {
+  form_id: string;
+  key: string;
+  /** JSON of the first response. */
+  response: string;
+  created_at: string;
+}
+
+export interface DB {
+  developers: DevelopersTable;
+  apps: AppsTable;
+  access_tokens: AccessTokensTable;
+  tools: ToolsTable;
+  tool_revisions: ToolRevisionsTable;
+  orgs: OrgsTable;
+  users: UsersTable;
+  org_api_keys: OrgApiKeysTable;
+  agents: AgentsTable;
+  custom_fields: CustomFieldsTable;
+  pipelines: PipelinesTable;
+  stages: StagesTable;
+  contacts: ContactsTable;
+  notes: NotesTable;
+  opportunities: OpportunitiesTable;
+  forms: FormsTable;
+  consent_versions: ConsentVersionsTable;
+  submissions: SubmissionsTable;
+  idempotency_keys: IdempotencyKeysTable;
+}

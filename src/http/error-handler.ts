@@ -1,0 +1,80 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, type ErrorCode } from './errors.js';
+import { describeValidationErrors, summarize } from './validation.js';
+
+/** Routes that speak RFC 6749 §5.2 (`{error, error_description}`) mark themselves with this config. */
+export interface RouteErrorConfig {
+  errorFormat?: 'oauth';
+}
+
+/** Fastify's own failures (parsing, limits), as our codes. */
+function fromFastifyError(error: FastifyError): AppError {
+  if (error.validation) {
+    const details = describeValidationErrors(error.validation as never, error.validationContext ?? 'body');
+    return new AppError('VALIDATION_ERROR', summarize(details), { details, ...(details.length === 1 && details[0] ? { field: details[0].path } : {}) });
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'This endpoint does not accept that Content-Type. Send application/json.');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('PAYLOAD_TOO_LARGE', 'The request body is too large.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('VALIDATION_ERROR', 'The request body is empty. Send a JSON object.');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('VALIDATION_ERROR', 'The Content-Length header does not match the body.');
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    const proto = /prototype/i.test(error.message);
+    return new AppError('VALIDATION_ERROR', proto ? 'The request body may not contain "__proto__" or "constructor.prototype" keys.' : 'The request body is not valid JSON.');
+  }
+  const status = error.statusCode ?? 500;
+  const byStatus: Record<number, ErrorCode> = {
+    400: 'VALIDATION_ERROR', 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 405: 'NOT_FOUND', 409: 'CONFLICT',
+    413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE', 429: 'RATE_LIMIT_EXCEEDED', 503: 'SERVICE_UNAVAILABLE',
+  };
+  const code = byStatus[status];
+  if (code) return new AppError(code, error.message || 'The request could not be processed.');
+  return new AppError('INTERNAL_ERROR', 'Something went wrong on our side. Please try again; if it keeps happening, contact support with the request id.', { cause: error });
+}
+
+const OAUTH_ERRORS: Partial<Record<ErrorCode, string>> = {
+  INVALID_CLIENT: 'invalid_client',
+  INVALID_GRANT: 'invalid_grant',
+  UNAUTHORIZED_CLIENT: 'unauthorized_client',
+  UNSUPPORTED_GRANT_TYPE: 'unsupported_grant_type',
+  INVALID_SCOPE: 'invalid_scope',
+};
+
+function send(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  reply.code(error.status);
+  const config = request.routeOptions.config as RouteErrorConfig | undefined;
+  if (config?.errorFormat === 'oauth' && error.status < 500) {
+    // RFC 6749 §5.2: every other failure of the token endpoint is an invalid_request.
+    reply.header('Cache-Control', 'no-store');
+    return reply.send({ error: OAUTH_ERRORS[error.code] ?? 'invalid_request', error_description: error.message });
+  }
+  return reply.send({
+    success: false,
+    error: error.message,
+    code: error.code,
+    requestId: String(request.id),
+    ...(error.field !== undefined ? { field: error.field } : {}),
+    ...(error.details !== undefined ? { details: error.details } : {}),
+    ...error.extra,
+  });
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((raw: FastifyError | AppError, request, reply) => {
+    const error = raw instanceof AppError ? raw : fromFastifyError(raw);
+    if (error.status >= 500) request.log.error({ err: raw }, 'request failed');
+    else request.log.info({ code: error.code }, 'request refused');
+    return send(request, reply, error);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    send(request, reply, new AppError('NOT_FOUND', `There is no ${request.method} ${request.url.split('?')[0]} endpoint. See /docs for the API reference.`)),
+  );
+}

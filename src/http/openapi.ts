@@ -1,0 +1,54 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+
+/** The OpenAPI 3.1 document is generated from the routes' TypeBox schemas, never written by hand. */
+export async function registerOpenApi(app: FastifyInstance, config: Config, version: string): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Switchboard API',
+        version,
+        description:
+          'Tools for AI agents (Developer API, catalog) and lead-capture forms (public Forms API, Operator API). ' +
+          'Successful responses are `{success: true, data}`; failures are `{success: false, error, code, requestId}`, except on the OAuth endpoints, which follow RFC 6749.',
+      },
+      servers: [{ url: config.publicUrl }],
+      tags: [
+        { name: 'OAuth', description: 'Client credentials for the Developer API (RFC 6749, 7009, 8414).' },
+        { name: 'Tools', description: 'Describe, update and publish your tools.' },
+        { name: 'Catalog', description: 'Published tools, public.' },
+        { name: 'Public forms', description: 'Form configuration and submissions; no authentication.' },
+        { name: 'Operator', description: 'Everything the operator panel does.' },
+        { name: 'Health', description: 'Liveness and readiness.' },
+      ],
+      components: {
+        securitySchemes: {
+          oauth2: {
+            type: 'oauth2',
+            description: 'OAuth 2.0 client credentials from an app registered in the developer portal.',
+            flows: {
+              clientCredentials: {
+                tokenUrl: `${config.publicUrl}/api/dev/oauth/token`,
+                scopes: {
+                  'tools:read': 'List and read your tools.',
+                  'tools:write': 'Create, update and delete your tools.',
+                  'tools:publish': 'Publish and unpublish your tools.',
+                },
+              },
+            },
+          },
+          orgApiKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'An organization API key (`svc_org_…`), or the operator panel session cookie.',
+          },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}

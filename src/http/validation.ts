@@ -1,0 +1,59 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
+import type { ErrorDetail } from './errors.js';
+
+/**
+ * Two validators: bodies are checked strictly (no type coercion: "1" is not a number,
+ * unknown fields are errors), while query strings and path params are coerced from text.
+ */
+function makeAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    coerceTypes: coerce ? 'array' : false,
+    useDefaults: true,
+    removeAdditional: false,
+    allErrors: true,
+    strict: false,
+  });
+  addFormats.default(ajv);
+  return ajv;
+}
+
+export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
+  const strict = makeAjv(false);
+  const coercing = makeAjv(true);
+  return ({ schema, httpPart }) => {
+    const ajv = httpPart === 'body' ? strict : coercing;
+    return ajv.compile(schema as object) as ValidateFunction;
+  };
+}
+
+/** Ajv errors as `{path, message}` pairs a person can act on. */
+export function describeValidationErrors(errors: ErrorObject[], part: string): ErrorDetail[] {
+  return errors.map((error) => {
+    let path = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
+    let message = error.message ?? 'is invalid';
+    if (error.keyword === 'required') {
+      const missing = String((error.params as { missingProperty?: string }).missingProperty ?? '');
+      path = path ? `${path}.${missing}` : missing;
+      message = 'is required';
+    } else if (error.keyword === 'additionalProperties') {
+      const extra = String((error.params as { additionalProperty?: string }).additionalProperty ?? '');
+      path = path ? `${path}.${extra}` : extra;
+      message = 'is not a known field';
+    } else if (error.keyword === 'enum') {
+      const allowed = (error.params as { allowedValues?: unknown[] }).allowedValues ?? [];
+      message = `must be one of: ${allowed.join(', ')}`;
+    } else if (error.keyword === 'const') {
+      message = `must be ${JSON.stringify((error.params as { allowedValue?: unknown }).allowedValue)}`;
+    }
+    return { path: path || part, message };
+  });
+}
+
+/** Drops the noise Ajv adds for unions (anyOf) when a more specific error exists. */
+export function summarize(details: ErrorDetail[]): string {
+  const useful = details.filter((d) => d.message !== 'must match a schema in anyOf' && d.message !== 'must match exactly one schema in oneOf');
+  const list = (useful.length > 0 ? useful : details).slice(0, 3).map((d) => `${d.path} ${d.message}`);
+  return `Invalid request: ${list.join('; ')}${details.length > 3 ? '; …' : ''}.`;
+}

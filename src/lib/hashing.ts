@@ -1,0 +1,39 @@
+import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
+import { promisify } from 'node:util';
+
+const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number, options: object) => Promise<Buffer>;
+
+/**
+ * Hash for high-entropy secrets (access tokens, client secrets, API keys).
+ * They are random and long, so a fast hash is safe and lets us look them up by hash.
+ */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+// OWASP's scrypt baseline: N=2^17, r=8, p=1.
+const SCRYPT = { N: 131072, r: 8, p: 1, maxmem: 256 * 1024 * 1024 };
+
+/** Passwords are low-entropy, so they get a slow, salted hash: `scrypt$N$r$p$salt$hash`. */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const hash = await scrypt(password.normalize('NFKC'), salt, 32, SCRYPT);
+  return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64'), hash.toString('base64')].join('$');
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [kind, n, r, p, salt, hash] = stored.split('$');
+  if (kind !== 'scrypt' || !n || !r || !p || !salt || !hash) return false;
+  const expected = Buffer.from(hash, 'base64');
+  const actual = await scrypt(password.normalize('NFKC'), Buffer.from(salt, 'base64'), expected.length, {
+    N: Number(n), r: Number(r), p: Number(p), maxmem: SCRYPT.maxmem,
+  });
+  return timingSafeEqual(actual, expected);
+}
+
+/** Constant-time comparison of two strings. */
+export function safeEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}

@@ -1,0 +1,27 @@
+import { buildApp, type App } from './app.js';
+import type { Config } from './config.js';
+import { openDatabase, type Database } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+
+export interface RunningServer {
+  app: App;
+  database: Database;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Opens the database, applies migrations, and serves until stopped. */
+export async function startServer(config: Config): Promise<RunningServer> {
+  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await migrateToLatest(database.db);
+  const app = await buildApp({ config, database });
+  const address = await app.listen({ port: config.port, host: config.host });
+  let stopping: Promise<void> | undefined;
+  return {
+    app,
+    database,
+    url: address,
+    // Fastify stops accepting connections, answers 503 to new requests on open ones, and waits for in-flight requests.
+    stop: () => (stopping ??= app.close().then(() => database.close())),
+  };
+}

@@ -1,0 +1,103 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { buildApp, type App, type AppDeps } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { openDatabase, type Database, type Dialect } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { randomBase62 } from '../../src/lib/ids.js';
+import type { Clock } from '../../src/lib/clock.js';
+
+/**
+ * Every integration suite runs once per dialect: SQLite always, PostgreSQL when
+ * TEST_DATABASE_URL is set (npm run test:all starts a server and sets it).
+ */
+export function testDialects(): Dialect[] {
+  return process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+}
+
+/** A clock tests can move forward. */
+export class TestClock implements Clock {
+  private current: number;
+  constructor(start = Date.now()) {
+    this.current = start;
+  }
+  now(): Date {
+    return new Date(this.current);
+  }
+  advance(ms: number): void {
+    this.current += ms;
+  }
+}
+
+export interface TestContext {
+  dialect: Dialect;
+  config: Config;
+  database: Database;
+  app: App;
+  clock: TestClock;
+  close(): Promise<void>;
+}
+
+export const TEST_ENV: Record<string, string> = {
+  NODE_ENV: 'test',
+  SECRETS_KEY: '0'.repeat(64),
+  PUBLIC_URL: 'http://localhost:3000',
+  LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+};
+
+/** An isolated, migrated database: a temp SQLite file, or a fresh PostgreSQL schema. */
+export async function createTestDatabase(dialect: Dialect): Promise<{ database: Database; dispose(): Promise<void> }> {
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'switchboard-test-'));
+    const database = openDatabase({ sqliteFile: join(dir, 'test.db') });
+    await migrateToLatest(database.db);
+    return { database, dispose: async () => { await database.close(); rmSync(dir, { recursive: true, force: true }); } };
+  }
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error('TEST_DATABASE_URL is not set');
+  const schema = `t_${randomBase62(12).toLowerCase()}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  const database = openDatabase({ databaseUrl: url, pgSchema: schema, pgPoolSize: 5 });
+  await migrateToLatest(database.db);
+  return {
+    database,
+    dispose: async () => {
+      await database.close();
+      const cleanup = new pg.Client({ connectionString: url });
+      await cleanup.connect();
+      await cleanup.query(`drop schema ${schema} cascade`);
+      await cleanup.end();
+    },
+  };
+}
+
+export interface TestContextOptions {
+  env?: Record<string, string>;
+  deps?: Partial<Omit<AppDeps, 'config' | 'database' | 'clock'>>;
+}
+
+export async function createTestContext(dialect: Dialect, options: TestContextOptions = {}): Promise<TestContext> {
+  const { database, dispose } = await createTestDatabase(dialect);
+  const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-data-'));
+  const config = loadConfig({ ...TEST_ENV, DATA_DIR: dataDir, ...options.env });
+  const clock = new TestClock();
+  const app = await buildApp({ ...options.deps, config, database, clock });
+  await app.ready();
+  return {
+    dialect,
+    config,
+    database,
+    app,
+    clock,
+    close: async () => {
+      await app.close();
+      await dispose();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
