@@ -11,6 +11,12 @@ import { registerOpenApi } from './http/openapi.js';
 import { createValidatorCompiler } from './http/validation.js';
 import { redactPaths } from './http/redact.js';
 import { VERSION } from './version.js';
+import { createAccountsRepo } from './accounts/repo.js';
+import { createAccountsService } from './accounts/service.js';
+import { createDeveloperAuth } from './oauth/bearer.js';
+import { createOAuthRepo } from './oauth/repo.js';
+import { registerOAuthRoutes } from './oauth/routes.js';
+import { createOAuthService } from './oauth/service.js';
 
 export interface AppDeps {
   config: Config;
@@ -50,6 +56,19 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerOpenApi(app, config, VERSION);
   registerHealthRoutes(app, database);
 
-  void clock;
+  const { db } = database;
+  const accounts = createAccountsService({ repo: createAccountsRepo(db), clock });
+  const oauth = createOAuthService({ repo: createOAuthRepo(db), clock });
+  const developerAuth = createDeveloperAuth(oauth);
+  registerOAuthRoutes(app, { oauth, config });
+
+  // ── Tools and catalog ──
+
+  // ── Organizations and CRM ──
+
+  // ── Forms ──
+
+  void accounts;
+  void developerAuth;
   return app;
 }

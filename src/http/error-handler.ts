@@ -49,13 +49,15 @@ const OAUTH_ERRORS: Partial<Record<ErrorCode, string>> = {
 
 function send(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
-  reply.code(error.status);
   const config = request.routeOptions.config as RouteErrorConfig | undefined;
   if (config?.errorFormat === 'oauth' && error.status < 500) {
-    // RFC 6749 §5.2: every other failure of the token endpoint is an invalid_request.
+    // RFC 6749 §5.2: 401 for invalid_client, 400 for everything else, and any
+    // other failure (wrong content type, bad parameters) is an invalid_request.
+    reply.code(error.status === 401 ? 401 : 400);
     reply.header('Cache-Control', 'no-store');
     return reply.send({ error: OAUTH_ERRORS[error.code] ?? 'invalid_request', error_description: error.message });
   }
+  reply.code(error.status);
   return reply.send({
     success: false,
     error: error.message,

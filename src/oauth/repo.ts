@@ -1,0 +1,21 @@
+import type { Kysely } from 'kysely';
+import type { AccessTokensTable, DB } from '../db/tables.js';
+
+export function createOAuthRepo(db: Kysely<DB>) {
+  return {
+    findApp: (id: string) => db.selectFrom('apps').selectAll().where('id', '=', id).executeTakeFirst(),
+
+    insertToken: (row: AccessTokensTable) => db.insertInto('access_tokens').values(row).execute(),
+
+    findToken: (hash: string) =>
+      db.selectFrom('access_tokens').select(['app_id', 'developer_id', 'scopes', 'expires_at', 'revoked_at']).where('token_hash', '=', hash).executeTakeFirst(),
+
+    /** RFC 7009: a client may only revoke its own tokens. */
+    revokeToken: (hash: string, appId: string, at: string) =>
+      db.updateTable('access_tokens').set({ revoked_at: at }).where('token_hash', '=', hash).where('app_id', '=', appId).where('revoked_at', 'is', null).execute(),
+
+    deleteExpiredTokens: (before: string) => db.deleteFrom('access_tokens').where('expires_at', '<', before).execute(),
+  };
+}
+
+export type OAuthRepo = ReturnType<typeof createOAuthRepo>;

@@ -1,0 +1,135 @@
+import type { FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { App } from '../app.js';
+import type { Config } from '../config.js';
+import { AppError } from '../http/errors.js';
+import type { RouteErrorConfig } from '../http/error-handler.js';
+import { OAuthError, RevokeRequest, ServerMetadata, TokenRequest, TokenResponse } from './schema.js';
+import { SCOPES } from './scopes.js';
+import type { ClientCredentials, OAuthService } from './service.js';
+
+const FORM = 'application/x-www-form-urlencoded';
+const oauthConfig: RouteErrorConfig = { errorFormat: 'oauth' };
+
+/** RFC 6749 §3.2: parameters sent more than once are an invalid_request. */
+function parseForm(body: string): Record<string, string> {
+  const params = new URLSearchParams(body);
+  const out: Record<string, string> = Object.create(null);
+  for (const [key, value] of params) {
+    if (key in out) throw new AppError('INVALID_REQUEST', `The ${key} parameter was sent more than once.`);
+    out[key] = value;
+  }
+  return out;
+}
+
+/** HTTP Basic per RFC 6749 §2.3.1: id and secret are form-urlencoded before base64. */
+function basicCredentials(request: FastifyRequest): { clientId: string; clientSecret: string } | undefined {
+  const header = request.headers.authorization;
+  if (!header || !/^Basic /i.test(header)) return undefined;
+  const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) throw new AppError('INVALID_CLIENT', 'The Basic credentials are malformed.', { headers: { 'WWW-Authenticate': 'Basic realm="switchboard"' } });
+  const unescape = (part: string) => {
+    try {
+      return decodeURIComponent(part.replace(/\+/g, ' '));
+    } catch {
+      return part;
+    }
+  };
+  return { clientId: unescape(decoded.slice(0, colon)), clientSecret: unescape(decoded.slice(colon + 1)) };
+}
+
+function clientCredentials(request: FastifyRequest, body: { client_id?: string; client_secret?: string }): ClientCredentials {
+  const basic = basicCredentials(request);
+  if (basic) {
+    if (body.client_secret !== undefined) {
+      throw new AppError('INVALID_REQUEST', 'Authenticate the client one way: HTTP Basic or client_id/client_secret in the body, not both.');
+    }
+    if (body.client_id !== undefined && body.client_id !== basic.clientId) {
+      throw new AppError('INVALID_REQUEST', 'The client_id in the body does not match the Basic credentials.');
+    }
+    return { ...basic, method: 'client_secret_basic' };
+  }
+  if (body.client_id === undefined || body.client_secret === undefined) {
+    throw new AppError('INVALID_CLIENT', 'Client authentication is missing: send client_id and client_secret, or HTTP Basic credentials.');
+  }
+  return { clientId: body.client_id, clientSecret: body.client_secret, method: 'client_secret_post' };
+}
+
+export function registerOAuthRoutes(app: App, deps: { oauth: OAuthService; config: Config }): void {
+  const { oauth, config } = deps;
+
+  app.register(async (plugin) => {
+    const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    // Only the OAuth endpoints read form bodies (RFC 6749 §4.4.2).
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser(FORM, { parseAs: 'string', bodyLimit: 8 * 1024 }, (_request, body, done) => {
+      try {
+        done(null, parseForm(body as string));
+      } catch (error) {
+        done(error as Error, undefined);
+      }
+    });
+    scope.addHook('onSend', async (_request, reply) => {
+      reply.header('Cache-Control', 'no-store');
+      reply.header('Pragma', 'no-cache');
+    });
+
+    scope.post(
+      '/api/dev/oauth/token',
+      {
+        config: oauthConfig,
+        schema: {
+          tags: ['OAuth'],
+          summary: 'Obtain an access token (client credentials)',
+          description: 'Exchange client_id and client_secret for a bearer token valid one hour. Authenticate with HTTP Basic or with client_id and client_secret in the body.',
+          consumes: [FORM],
+          body: TokenRequest,
+          response: { 200: TokenResponse, 400: OAuthError, 401: OAuthError },
+        },
+      },
+      async (request) => {
+        const body = request.body;
+        if (body.grant_type !== 'client_credentials') {
+          throw new AppError('UNSUPPORTED_GRANT_TYPE', `grant_type must be client_credentials (got "${body.grant_type}").`);
+        }
+        return oauth.issueToken(clientCredentials(request, body), body.scope);
+      },
+    );
+
+    scope.post(
+      '/api/dev/oauth/revoke',
+      {
+        config: oauthConfig,
+        schema: {
+          tags: ['OAuth'],
+          summary: 'Revoke an access token (RFC 7009)',
+          description: 'Answers 200 whether or not the token was valid, so tokens cannot be probed.',
+          consumes: [FORM],
+          body: RevokeRequest,
+          response: { 200: { type: 'null', description: 'Revoked, or already invalid.' }, 400: OAuthError, 401: OAuthError },
+        },
+      },
+      async (request, reply) => {
+        await oauth.revokeToken(clientCredentials(request, request.body), request.body.token);
+        return reply.code(200).send();
+      },
+    );
+  });
+
+  app.get(
+    '/.well-known/oauth-authorization-server',
+    { schema: { tags: ['OAuth'], summary: 'Authorization server metadata (RFC 8414)', response: { 200: ServerMetadata } } },
+    async () => ({
+      issuer: config.publicUrl,
+      token_endpoint: `${config.publicUrl}/api/dev/oauth/token`,
+      revocation_endpoint: `${config.publicUrl}/api/dev/oauth/revoke`,
+      grant_types_supported: ['client_credentials'],
+      response_types_supported: [],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      scopes_supported: [...SCOPES],
+      service_documentation: `${config.publicUrl}/docs`,
+    }),
+  );
+}

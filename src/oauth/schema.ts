@@ -1,0 +1,51 @@
+import { Type } from '@sinclair/typebox';
+import { SCOPES } from './scopes.js';
+
+/** RFC 6749 §4.4.2. Unknown parameters are ignored, as the RFC requires. */
+export const TokenRequest = Type.Object(
+  {
+    grant_type: Type.String({ description: 'Must be `client_credentials`.' }),
+    client_id: Type.Optional(Type.String({ maxLength: 200 })),
+    client_secret: Type.Optional(Type.String({ maxLength: 200 })),
+    scope: Type.Optional(Type.String({ maxLength: 500, description: `Space-separated, from: ${SCOPES.join(' ')}. Omit for every scope the app is allowed.` })),
+  },
+  { additionalProperties: true },
+);
+
+export const TokenResponse = Type.Object({
+  access_token: Type.String({ description: 'Opaque bearer token (`svc_at_…`).' }),
+  token_type: Type.Literal('Bearer'),
+  expires_in: Type.Integer({ description: 'Seconds: 3600.' }),
+  scope: Type.String({ description: 'Granted scopes, space-separated.' }),
+});
+
+export const OAuthError = Type.Object({
+  error: Type.Union(
+    ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope'].map((code) => Type.Literal(code)),
+  ),
+  error_description: Type.String(),
+});
+
+/** RFC 7009 §2.1. */
+export const RevokeRequest = Type.Object(
+  {
+    token: Type.String({ maxLength: 500 }),
+    token_type_hint: Type.Optional(Type.String({ maxLength: 50 })),
+    client_id: Type.Optional(Type.String({ maxLength: 200 })),
+    client_secret: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  { additionalProperties: true },
+);
+
+/** RFC 8414 §2. */
+export const ServerMetadata = Type.Object({
+  issuer: Type.String(),
+  token_endpoint: Type.String(),
+  revocation_endpoint: Type.String(),
+  grant_types_supported: Type.Array(Type.String()),
+  response_types_supported: Type.Array(Type.String()),
+  token_endpoint_auth_methods_supported: Type.Array(Type.String()),
+  revocation_endpoint_auth_methods_supported: Type.Array(Type.String()),
+  scopes_supported: Type.Array(Type.String()),
+  service_documentation: Type.String(),
+});
