@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { DestinationStream } from 'pino';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
@@ -22,6 +23,8 @@ export interface AppDeps {
   config: Config;
   database: Database;
   clock?: Clock;
+  /** Where logs go (default stdout); tests pass a stream to read them. */
+  logStream?: DestinationStream;
 }
 
 /** The Fastify instance with TypeBox types: routes infer body, query and reply types from their schemas. */
@@ -37,6 +40,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     logger: {
       level: config.logLevel,
       redact: { paths: redactPaths, censor: '[redacted]' },
+      ...(deps.logStream ? { stream: deps.logStream } : {}),
     },
     genReqId: () => newId('req'),
     // A hop count trusts that many proxies nearest to us.

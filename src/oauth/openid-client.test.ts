@@ -1,0 +1,63 @@
+import { createServer } from 'node:net';
+import * as client from 'openid-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
+import { createDeveloperWithApp, type DeveloperWithApp } from '../../test/support/factories.js';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** Interop with a real OAuth client library over real HTTP: openid-client's client_credentials grant. */
+describe.each(testDialects())('openid-client interop on %s', (dialect) => {
+  let t: TestContext;
+  let dev: DeveloperWithApp;
+  let base: string;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    t = await createTestContext(dialect, { env: { PUBLIC_URL: base } });
+    await t.app.listen({ port, host: '127.0.0.1' });
+    dev = await createDeveloperWithApp(t.database, t.clock);
+  });
+  afterAll(async () => t.close());
+
+  const useToken = (accessToken: string) => fetch(`${base}/api/dev/tools`, { headers: { authorization: `Bearer ${accessToken}` } });
+
+  for (const [label, auth] of [
+    ['client_secret_basic', (secret: string) => client.ClientSecretBasic(secret)],
+    ['client_secret_post', (secret: string) => client.ClientSecretPost(secret)],
+  ] as const) {
+    it(`gets a token with ${label} after discovery and uses it on the tools API`, async () => {
+      const config = await client.discovery(new URL(base), dev.app.clientId, undefined, auth(dev.app.clientSecret), {
+        algorithm: 'oauth2',
+        execute: [client.allowInsecureRequests],
+      });
+      const tokens = await client.clientCredentialsGrant(config, { scope: 'tools:read tools:write' });
+      expect(tokens.token_type.toLowerCase()).toBe('bearer');
+      expect(tokens.expires_in).toBe(3600);
+      expect(tokens.scope).toBe('tools:read tools:write');
+      const res = await useToken(tokens.access_token);
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { success: boolean }).success).toBe(true);
+    });
+  }
+
+  it('surfaces invalid_client to the library as an OAuth error', async () => {
+    const config = new client.Configuration(
+      { issuer: base, token_endpoint: `${base}/api/dev/oauth/token` },
+      dev.app.clientId,
+      undefined,
+      client.ClientSecretBasic('svc_cs_wrong'),
+    );
+    client.allowInsecureRequests(config);
+    await expect(client.clientCredentialsGrant(config)).rejects.toMatchObject({ error: 'invalid_client' });
+  });
+});
