@@ -1,0 +1,26 @@
+import { existsSync } from 'node:fs';
+import { benchDeveloperApi } from './developer-api.js';
+import { printTable, type Row } from './lib.js';
+
+/**
+ * `npm run bench`: every benchmark, each against a bare Fastify baseline measured in the same run.
+ * BENCH_SECONDS sets the length of each run (default 10); BENCH_DATABASE_URL adds PostgreSQL rows;
+ * BENCH_ONLY=developer|forms runs one group.
+ */
+const only = process.env.BENCH_ONLY;
+const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+const rows: Row[] = [];
+
+if (!only || only === 'developer') {
+  rows.push(...(await benchDeveloperApi()));
+  if (databaseUrl) rows.push(...(await benchDeveloperApi({ databaseUrl })));
+}
+if ((!only || only === 'forms') && existsSync(new URL('./forms.ts', import.meta.url))) {
+  const formsModule = './forms.js';
+  const { benchForms } = (await import(formsModule)) as { benchForms: (options: { databaseUrl?: string }) => Promise<Row[]> };
+  rows.push(...(await benchForms({})));
+  if (databaseUrl) rows.push(...(await benchForms({ databaseUrl })));
+}
+
+console.log(`\nSwitchboard benchmarks — ${new Date().toISOString()}, Node ${process.version}, ${(await import('node:os')).cpus().length} cores, 50 connections, ${process.env.BENCH_SECONDS ?? 10} s each\n`);
+printTable(rows);
