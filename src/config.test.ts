@@ -1,0 +1,52 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+
+const KEY = Buffer.alloc(32, 7).toString('base64');
+const dataDir = () => mkdtempSync(join(tmpdir(), 'switchboard-config-'));
+
+describe('loadConfig', () => {
+  it('serves a laptop with no variables at all', () => {
+    const dir = dataDir();
+    const config = loadConfig({ DATA_DIR: dir });
+    expect(config).toMatchObject({ env: 'development', port: 3000, host: '127.0.0.1', publicUrl: 'http://localhost:3000', databaseUrl: undefined, trustProxy: false });
+    expect(config.secretsKey).toHaveLength(32);
+    // The generated key is kept, so credentials stay readable after a restart.
+    expect(loadConfig({ DATA_DIR: dir }).secretsKey.equals(config.secretsKey)).toBe(true);
+    expect(Buffer.from(readFileSync(join(dir, 'secrets.key'), 'utf8').trim(), 'base64').equals(config.secretsKey)).toBe(true);
+  });
+
+  it('reads every documented variable', () => {
+    const config = loadConfig({
+      NODE_ENV: 'production', PORT: '8080', HOST: '0.0.0.0', PUBLIC_URL: 'https://sb.example.com/', DATA_DIR: dataDir(),
+      DATABASE_URL: 'postgres://u:p@db/sb', REDIS_URL: 'redis://cache:6379', SECRETS_KEY: KEY, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1',
+      LOG_LEVEL: 'warn', TOOL_CALL_TIMEOUT_MS: '20000',
+    });
+    expect(config).toMatchObject({
+      env: 'production', port: 8080, host: '0.0.0.0', publicUrl: 'https://sb.example.com', databaseUrl: 'postgres://u:p@db/sb',
+      redisUrl: 'redis://cache:6379', trustProxy: ['10.0.0.0/8', '127.0.0.1'], logLevel: 'warn', toolCallTimeoutMs: 20000,
+    });
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, /PORT/],
+    [{ PORT: '70000' }, /PORT/],
+    [{ PUBLIC_URL: 'not a url' }, /PUBLIC_URL/],
+    [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL must start with postgres/],
+    [{ SECRETS_KEY: 'c2hvcnQ=' }, /SECRETS_KEY must be 32 bytes/],
+    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
+    [{ TOOL_CALL_TIMEOUT_MS: '60000' }, /TOOL_CALL_TIMEOUT_MS/],
+    [{ TOOL_ALLOW_PRIVATE_ENDPOINTS: 'maybe' }, /TOOL_ALLOW_PRIVATE_ENDPOINTS/],
+    [{ NODE_ENV: 'staging' }, /NODE_ENV/],
+  ])('refuses %o with a message naming the variable', (env, message) => {
+    expect(() => loadConfig({ DATA_DIR: dataDir(), ...env })).toThrow(message);
+    expect(() => loadConfig({ DATA_DIR: dataDir(), ...env })).toThrow(ConfigError);
+  });
+
+  it('refuses unsafe defaults in production', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production', DATA_DIR: dataDir() })).toThrow(/SECRETS_KEY is required/);
+    expect(() => loadConfig({ NODE_ENV: 'production', SECRETS_KEY: KEY, TOOL_ALLOW_PRIVATE_ENDPOINTS: '1' })).toThrow(/TOOL_ALLOW_PRIVATE_ENDPOINTS/);
+  });
+});
