@@ -17,6 +17,8 @@ export interface EndpointPolicy {
 export type EndpointCheckPurpose = 'save' | 'publish';
 
 const DEFAULT_DNS_TIMEOUT_MS = 5000;
+// Control characters are exactly what this must catch (header and request-line injection).
+// eslint-disable-next-line no-control-regex
 const FORBIDDEN_CHARACTERS = /[\s\u0000-\u001f\u007f]/;
 
 function refuse(message: string): AppError {
