@@ -18,6 +18,8 @@ import { createDeveloperAuth } from './oauth/bearer.js';
 import { createOAuthRepo } from './oauth/repo.js';
 import { registerOAuthRoutes } from './oauth/routes.js';
 import { createOAuthService } from './oauth/service.js';
+import { createOrgAuth } from './orgs/auth.js';
+import { createOrgsRepo } from './orgs/repo.js';
 
 export interface AppDeps {
   config: Config;
@@ -69,9 +71,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // ── Tools and catalog ──
 
   // ── Organizations and CRM ──
+  // orgAuth.require guards every /api/org/* route; orgAuth.principal(request) → {orgId, actor}.
+  const orgAuth = createOrgAuth({ repo: createOrgsRepo(db), clock });
 
   // ── Forms ──
 
+  void orgAuth;
   void accounts;
   void developerAuth;
   return app;

@@ -1,0 +1,67 @@
+/**
+ * Kysely queries for the CRM: contacts, notes, opportunities, pipelines and stages,
+ * custom field definitions. `createCrmRepo(db)` accepts a Kysely instance or a
+ * transaction, so the same queries run inside a form submission's transaction.
+ * Every query takes the org id: rows of another org are invisible.
+ */
+import type { Kysely } from 'kysely';
+import type { ContactsTable, CustomFieldsTable, DB, NotesTable, OpportunitiesTable, PipelinesTable, StagesTable } from '../db/tables.js';
+
+export type ContactChanges = Partial<Pick<ContactsTable, 'email' | 'phone' | 'name' | 'company' | 'custom' | 'updated_at'>>;
+
+export function createCrmRepo(db: Kysely<DB>) {
+  return {
+    // ── Contacts ──
+    findContact: (orgId: string, id: string) =>
+      db.selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
+    findContactByEmail: (orgId: string, email: string) =>
+      db.selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('email', '=', email).executeTakeFirst(),
+    findContactByPhone: (orgId: string, phone: string) =>
+      db.selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('phone', '=', phone).executeTakeFirst(),
+    /** Inserts unless a contact of the org already has this email or phone; true when a row was written. */
+    insertContactIfAbsent: async (row: ContactsTable): Promise<boolean> => {
+      const inserted = await db.insertInto('contacts').values(row).onConflict((oc) => oc.doNothing()).returning('id').executeTakeFirst();
+      return inserted !== undefined;
+    },
+    updateContact: (orgId: string, id: string, changes: ContactChanges) =>
+      db.updateTable('contacts').set(changes).where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
+    deleteContact: (orgId: string, id: string) => db.deleteFrom('contacts').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
+
+    // ── Notes and opportunities ──
+    insertNote: (row: NotesTable) => db.insertInto('notes').values(row).execute(),
+    insertOpportunity: (row: OpportunitiesTable) => db.insertInto('opportunities').values(row).execute(),
+
+    // ── Pipelines and stages ──
+    findPipeline: (orgId: string, id: string) =>
+      db.selectFrom('pipelines').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
+    findDefaultPipeline: (orgId: string) =>
+      db.selectFrom('pipelines').selectAll().where('org_id', '=', orgId).where('is_default', '=', 1).executeTakeFirst(),
+    findStage: (orgId: string, id: string) =>
+      db.selectFrom('stages').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
+    firstStage: (orgId: string, pipelineId: string) =>
+      db
+        .selectFrom('stages')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .where('pipeline_id', '=', pipelineId)
+        .orderBy('position', 'asc')
+        .limit(1)
+        .executeTakeFirst(),
+    insertPipeline: (row: PipelinesTable) => db.insertInto('pipelines').values(row).execute(),
+    insertStages: (rows: StagesTable[]) => (rows.length === 0 ? Promise.resolve([]) : db.insertInto('stages').values(rows).execute()),
+
+    // ── Custom field definitions ──
+    activeCustomFieldsByIds: (orgId: string, ids: string[]): Promise<CustomFieldsTable[]> =>
+      ids.length === 0
+        ? Promise.resolve([])
+        : db.selectFrom('custom_fields').selectAll().where('org_id', '=', orgId).where('id', 'in', ids).where('archived_at', 'is', null).execute(),
+
+    // ── Orgs and agents, as the CRM sees them ──
+    orgDefaultCountry: async (orgId: string): Promise<string | undefined> =>
+      (await db.selectFrom('orgs').select('default_country').where('id', '=', orgId).executeTakeFirst())?.default_country,
+    findAgent: (orgId: string, id: string) =>
+      db.selectFrom('agents').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
+  };
+}
+
+export type CrmRepo = ReturnType<typeof createCrmRepo>;

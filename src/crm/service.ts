@@ -1,0 +1,322 @@
+/**
+ * CRM writes and look-ups that run INSIDE the caller's transaction, so a form
+ * submission commits its contact, note, opportunity and submission together or not at all.
+ *
+ *   const crm = createCrmService({ clock });
+ *   await db.transaction().execute(async (trx) => {
+ *     const { contactId, created } = await crm.upsertContact(trx, { orgId, email, phone, name, company, custom }, 'form');
+ *     await crm.addNote(trx, { orgId, contactId, body: message, source: 'form', submissionId });
+ *     const target = await crm.resolveOpportunityTarget(trx, orgId, form.pipeline_id, form.stage_id);
+ *     await crm.createOpportunity(trx, { orgId, contactId, ...target, title, source: 'form', submissionId });
+ *   });
+ *
+ * Contract:
+ * - `normalizeEmail(raw)` / `normalizePhone(raw, defaultCountry)` return `{ok: true, value} | {ok: false, message}`;
+ *   `orgDefaultCountry(trx, orgId)` gives the country for national numbers.
+ * - `upsertContact` matches by email first, then phone (DESIGN "Contact identity"). Values may be raw:
+ *   they are normalized here too (invalid → AppError INVALID_FIELD with `field`; neither → IDENTITY_REQUIRED).
+ *   Non-empty values overwrite, empty ones (undefined, null, blank) never clear; custom values merge by key.
+ *   A value the matched contact cannot take because another contact of the org holds it (an email or phone
+ *   is unique per org) is left out rather than failing the submission. A new contact gets `source`.
+ *   Safe under concurrency (one contact for N simultaneous submissions) at PostgreSQL's default READ
+ *   COMMITTED level: insert … on conflict do nothing, then re-select. Needs a real transaction (uses a savepoint).
+ * - Every other function takes `Kysely<DB>`: a transaction or the plain database both work.
+ * - `resolveOpportunityTarget(trx, orgId, pipelineId | null, stageId | null)`: the configured pipeline/stage
+ *   (a pipeline alone → its first stage; a stage alone → its pipeline), or with nothing configured the default
+ *   pipeline's first stage. A configured id that is gone, or a stage outside the pipeline → AppError
+ *   PIPELINE_NOT_FOUND / STAGE_NOT_FOUND (422).
+ * - `addNote`, `createOpportunity`: the contact (and stage) must belong to the org, else CONTACT_NOT_FOUND /
+ *   STAGE_NOT_FOUND. Return the new id.
+ * - `activeCustomFields(trx, orgId, ids)`: definitions in the order of `ids`; archived, deleted or another
+ *   org's ids are omitted. `agentBranding(trx, orgId, agentId | null)`: the agent's brand (the spec's Branding
+ *   object), or null when there is no agent or it is gone.
+ */
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { ContactsTable, DB } from '../db/tables.js';
+import { AppError } from '../http/errors.js';
+import { isoNow, type Clock } from '../lib/clock.js';
+import { newId } from '../lib/ids.js';
+import { normalizeEmail, normalizePhone } from './normalize.js';
+import { createCrmRepo, type ContactChanges, type CrmRepo } from './repo.js';
+
+export { normalizeEmail, normalizePhone, isE164, type Normalized } from './normalize.js';
+
+export type CrmSource = 'form' | 'api' | 'panel' | 'import';
+export type CustomValues = Record<string, string | number | boolean>;
+
+export interface ContactUpsert {
+  orgId: string;
+  email?: string | null | undefined;
+  phone?: string | null | undefined;
+  name?: string | null | undefined;
+  company?: string | null | undefined;
+  /** Values of contact custom fields, by key. Empty values are skipped. */
+  custom?: Record<string, unknown> | undefined;
+}
+
+export interface NoteInput {
+  orgId: string;
+  contactId: string;
+  body: string;
+  source: CrmSource;
+  submissionId?: string | null | undefined;
+}
+
+export interface OpportunityInput {
+  orgId: string;
+  contactId: string;
+  pipelineId: string;
+  stageId: string;
+  title: string;
+  source: CrmSource;
+  custom?: Record<string, unknown> | undefined;
+  submissionId?: string | null | undefined;
+}
+
+export interface OpportunityTarget {
+  pipelineId: string;
+  stageId: string;
+}
+
+export interface CustomFieldDefinition {
+  id: string;
+  key: string;
+  entity: 'contact' | 'opportunity';
+  label: string;
+  type: string;
+  options: string[];
+}
+
+export interface Branding {
+  name: string;
+  primaryColor: string;
+  backgroundColor: string;
+  textColor: string;
+  fontFamily: string | null;
+  logoUrl: string;
+}
+
+/** Up to this many insert/re-select rounds; only a contact deleted mid-race needs a second one. */
+const UPSERT_ROUNDS = 3;
+
+function isBlank(value: unknown): boolean {
+  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+}
+
+/** Custom values that carry something, with strings trimmed. */
+function nonEmptyCustom(custom: Record<string, unknown> | undefined): CustomValues {
+  const out: CustomValues = {};
+  for (const [key, value] of Object.entries(custom ?? {})) {
+    if (isBlank(value)) continue;
+    if (typeof value === 'string') out[key] = value.trim();
+    else if (typeof value === 'number' || typeof value === 'boolean') out[key] = value;
+  }
+  return out;
+}
+
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
+/**
+ * Runs `work` inside a savepoint; on a unique violation rolls back to it and returns false.
+ * PostgreSQL aborts the whole transaction on any error, so this is the only way to try a write
+ * that may collide and carry on.
+ */
+async function tryUnique(trx: Transaction<DB>, work: () => Promise<unknown>): Promise<boolean> {
+  // Never nested, so one name serves; PostgreSQL and SQLite both allow reusing it.
+  const name = sql.raw('crm_try_unique');
+  await sql`savepoint ${name}`.execute(trx);
+  try {
+    await work();
+    await sql`release savepoint ${name}`.execute(trx);
+    return true;
+  } catch (error) {
+    await sql`rollback to savepoint ${name}`.execute(trx);
+    await sql`release savepoint ${name}`.execute(trx);
+    if (isUniqueViolation(error)) return false;
+    throw error;
+  }
+}
+
+export function createCrmService(deps: { clock: Clock }) {
+  const { clock } = deps;
+
+  async function orgDefaultCountry(trx: Kysely<DB>, orgId: string): Promise<string> {
+    return (await createCrmRepo(trx).orgDefaultCountry(orgId)) ?? 'US';
+  }
+
+  async function identityOf(trx: Kysely<DB>, input: ContactUpsert): Promise<{ email: string | null; phone: string | null }> {
+    let email: string | null = null;
+    let phone: string | null = null;
+    if (!isBlank(input.email)) {
+      const result = normalizeEmail(String(input.email));
+      if (!result.ok) throw new AppError('INVALID_FIELD', result.message, { field: 'email' });
+      email = result.value;
+    }
+    if (!isBlank(input.phone)) {
+      const raw = String(input.phone).trim();
+      const result = normalizePhone(raw, raw.startsWith('+') ? 'US' : await orgDefaultCountry(trx, input.orgId));
+      if (!result.ok) throw new AppError('INVALID_FIELD', result.message, { field: 'phone' });
+      phone = result.value;
+    }
+    if (email === null && phone === null) {
+      throw new AppError('IDENTITY_REQUIRED', 'Enter an email address or a phone number, so we can get back to you.');
+    }
+    return { email, phone };
+  }
+
+  /** Applies the submitted values to an existing contact: non-empty ones overwrite, empty ones never clear. */
+  async function mergeInto(trx: Transaction<DB>, repo: CrmRepo, existing: ContactsTable, input: ContactUpsert, identity: { email: string | null; phone: string | null }) {
+    const now = isoNow(clock);
+    const changes: ContactChanges = { updated_at: now };
+    if (!isBlank(input.name)) changes.name = String(input.name).trim();
+    if (!isBlank(input.company)) changes.company = String(input.company).trim();
+    const custom = nonEmptyCustom(input.custom);
+    if (Object.keys(custom).length > 0) changes.custom = JSON.stringify({ ...(JSON.parse(existing.custom) as object), ...custom });
+    await repo.updateContact(existing.org_id, existing.id, changes);
+
+    // Email and phone are unique per org: take one only if no other contact holds it.
+    for (const column of ['email', 'phone'] as const) {
+      const value = identity[column];
+      if (value === null || existing[column] === value) continue;
+      const holder = column === 'email' ? await repo.findContactByEmail(existing.org_id, value) : await repo.findContactByPhone(existing.org_id, value);
+      if (holder) continue;
+      await tryUnique(trx, () => repo.updateContact(existing.org_id, existing.id, { [column]: value }));
+    }
+  }
+
+  async function upsertContact(trx: Transaction<DB>, input: ContactUpsert, source: CrmSource): Promise<{ contactId: string; created: boolean }> {
+    const repo = createCrmRepo(trx);
+    const identity = await identityOf(trx, input);
+    for (let round = 0; round < UPSERT_ROUNDS; round++) {
+      const existing =
+        (identity.email !== null ? await repo.findContactByEmail(input.orgId, identity.email) : undefined) ??
+        (identity.phone !== null ? await repo.findContactByPhone(input.orgId, identity.phone) : undefined);
+      if (existing) {
+        await mergeInto(trx, repo, existing, input, identity);
+        return { contactId: existing.id, created: false };
+      }
+      const now = isoNow(clock);
+      const row: ContactsTable = {
+        id: newId('ct'),
+        org_id: input.orgId,
+        email: identity.email,
+        phone: identity.phone,
+        name: isBlank(input.name) ? null : String(input.name).trim(),
+        company: isBlank(input.company) ? null : String(input.company).trim(),
+        source,
+        custom: JSON.stringify(nonEmptyCustom(input.custom)),
+        created_at: now,
+        updated_at: now,
+      };
+      // A concurrent writer may have created the same person since the look-up: then nothing is
+      // inserted (on conflict do nothing waits for that writer's commit) and the next round finds it.
+      if (await repo.insertContactIfAbsent(row)) return { contactId: row.id, created: true };
+    }
+    throw new Error('upsertContact: the contact kept changing under concurrent writes');
+  }
+
+  async function requireContact(repo: CrmRepo, orgId: string, contactId: string): Promise<void> {
+    if (!(await repo.findContact(orgId, contactId))) throw new AppError('CONTACT_NOT_FOUND', 'No contact has that id.');
+  }
+
+  async function addNote(trx: Kysely<DB>, input: NoteInput): Promise<{ noteId: string }> {
+    const repo = createCrmRepo(trx);
+    await requireContact(repo, input.orgId, input.contactId);
+    const id = newId('note');
+    await repo.insertNote({
+      id,
+      org_id: input.orgId,
+      contact_id: input.contactId,
+      body: input.body,
+      source: input.source,
+      submission_id: input.submissionId ?? null,
+      created_at: isoNow(clock),
+    });
+    return { noteId: id };
+  }
+
+  async function createOpportunity(trx: Kysely<DB>, input: OpportunityInput): Promise<{ opportunityId: string }> {
+    const repo = createCrmRepo(trx);
+    await requireContact(repo, input.orgId, input.contactId);
+    const stage = await repo.findStage(input.orgId, input.stageId);
+    if (!stage || stage.pipeline_id !== input.pipelineId) {
+      throw new AppError('STAGE_NOT_FOUND', 'That stage does not exist in that pipeline.', { field: 'stageId' });
+    }
+    const id = newId('opp');
+    const now = isoNow(clock);
+    await repo.insertOpportunity({
+      id,
+      org_id: input.orgId,
+      contact_id: input.contactId,
+      pipeline_id: input.pipelineId,
+      stage_id: input.stageId,
+      title: input.title,
+      source: input.source,
+      custom: JSON.stringify(nonEmptyCustom(input.custom)),
+      submission_id: input.submissionId ?? null,
+      created_at: now,
+      updated_at: now,
+    });
+    return { opportunityId: id };
+  }
+
+  async function resolveOpportunityTarget(trx: Kysely<DB>, orgId: string, pipelineId: string | null, stageId: string | null): Promise<OpportunityTarget> {
+    const repo = createCrmRepo(trx);
+    if (pipelineId === null && stageId === null) {
+      const pipeline = await repo.findDefaultPipeline(orgId);
+      if (!pipeline) throw new AppError('PIPELINE_NOT_FOUND', 'This organization has no default pipeline. Create a pipeline and choose it in the form.');
+      const first = await repo.firstStage(orgId, pipeline.id);
+      if (!first) throw new AppError('STAGE_NOT_FOUND', `The default pipeline "${pipeline.name}" has no stages. Add one in the panel.`);
+      return { pipelineId: pipeline.id, stageId: first.id };
+    }
+    let pipeline = pipelineId === null ? undefined : await repo.findPipeline(orgId, pipelineId);
+    if (pipelineId !== null && !pipeline) {
+      throw new AppError('PIPELINE_NOT_FOUND', 'The pipeline this form adds opportunities to no longer exists. Choose another one in the form settings.', { field: 'pipelineId' });
+    }
+    if (stageId === null) {
+      const first = await repo.firstStage(orgId, pipeline!.id);
+      if (!first) throw new AppError('STAGE_NOT_FOUND', `The pipeline "${pipeline!.name}" has no stages. Add one in the panel.`, { field: 'stageId' });
+      return { pipelineId: pipeline!.id, stageId: first.id };
+    }
+    const stage = await repo.findStage(orgId, stageId);
+    if (!stage || (pipeline !== undefined && stage.pipeline_id !== pipeline.id)) {
+      throw new AppError('STAGE_NOT_FOUND', 'The stage this form adds opportunities to no longer exists in its pipeline. Choose another one in the form settings.', { field: 'stageId' });
+    }
+    pipeline ??= await repo.findPipeline(orgId, stage.pipeline_id);
+    if (!pipeline) throw new AppError('PIPELINE_NOT_FOUND', 'The pipeline of this stage no longer exists.', { field: 'pipelineId' });
+    return { pipelineId: pipeline.id, stageId: stage.id };
+  }
+
+  async function activeCustomFields(trx: Kysely<DB>, orgId: string, ids: string[]): Promise<CustomFieldDefinition[]> {
+    const rows = await createCrmRepo(trx).activeCustomFieldsByIds(orgId, [...new Set(ids)]);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.flatMap((id) => {
+      const row = byId.get(id);
+      if (!row) return [];
+      byId.delete(id);
+      return [{ id: row.id, key: row.key, entity: row.entity as 'contact' | 'opportunity', label: row.label, type: row.type, options: JSON.parse(row.options) as string[] }];
+    });
+  }
+
+  async function agentBranding(trx: Kysely<DB>, orgId: string, agentId: string | null): Promise<Branding | null> {
+    if (agentId === null) return null;
+    const agent = await createCrmRepo(trx).findAgent(orgId, agentId);
+    // The API requires a logo; a row without one (written around the API) counts as unresolved.
+    if (!agent || agent.logo_url === null) return null;
+    return {
+      name: agent.brand_name,
+      primaryColor: agent.primary_color,
+      backgroundColor: agent.background_color,
+      textColor: agent.text_color,
+      fontFamily: agent.font_family,
+      logoUrl: agent.logo_url,
+    };
+  }
+
+  return { upsertContact, addNote, createOpportunity, resolveOpportunityTarget, activeCustomFields, agentBranding, orgDefaultCountry };
+}
+
+export type CrmService = ReturnType<typeof createCrmService>;

@@ -1,0 +1,85 @@
+import type { Kysely } from 'kysely';
+import type { DB, OrgApiKeysTable } from '../db/tables.js';
+import { decodeCursor, toPage } from '../http/cursor.js';
+import { AppError } from '../http/errors.js';
+import { isoNow, type Clock } from '../lib/clock.js';
+import { hashSecret } from '../lib/hashing.js';
+import { newId, newSecret } from '../lib/ids.js';
+import { createOrgsRepo, type OrgsRepo } from './repo.js';
+
+/** An org API key as the API shows it: never the secret, only its last four characters. */
+export interface ApiKeyView {
+  id: string;
+  name: string;
+  lastFour: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+export interface CreatedApiKey extends ApiKeyView {
+  /** `svc_org_…`, returned once at creation. */
+  key: string;
+}
+
+export function presentApiKey(row: OrgApiKeysTable): ApiKeyView {
+  return { id: row.id, name: row.name, lastFour: row.last_four, createdAt: row.created_at, lastUsedAt: row.last_used_at, revokedAt: row.revoked_at };
+}
+
+/** Makes a key and stores only its SHA-256: the caller shows `key` once. */
+export async function issueApiKey(repo: Pick<OrgsRepo, 'insertApiKey'>, orgId: string, name: string, now: string): Promise<CreatedApiKey> {
+  const key = newSecret('svc_org');
+  const row: OrgApiKeysTable = {
+    id: newId('key'),
+    org_id: orgId,
+    name,
+    key_hash: hashSecret(key),
+    last_four: key.slice(-4),
+    created_at: now,
+    last_used_at: null,
+    revoked_at: null,
+  };
+  await repo.insertApiKey(row);
+  return { ...presentApiKey(row), key };
+}
+
+export function createApiKeysService(deps: { db: Kysely<DB>; clock: Clock }) {
+  const { clock } = deps;
+  const repo = createOrgsRepo(deps.db);
+
+  async function get(orgId: string, id: string): Promise<ApiKeyView> {
+    const row = await repo.findApiKey(orgId, id);
+    if (!row) throw new AppError('NOT_FOUND', 'No API key has that id.');
+    return presentApiKey(row);
+  }
+
+  return {
+    create: (orgId: string, input: { name: string }) => issueApiKey(repo, orgId, input.name.trim(), isoNow(clock)),
+
+    list: async (orgId: string, query: { limit?: number | undefined; cursor?: string | undefined }) => {
+      const limit = query.limit ?? 20;
+      return toPage(
+        (await repo.listApiKeys(orgId, limit, decodeCursor(query.cursor))).map((row) => ({ ...row, createdAt: row.created_at })),
+        limit,
+        presentApiKey,
+      );
+    },
+
+    get,
+
+    /** Idempotent: revoking a revoked key keeps its first revocation time. */
+    revoke: async (orgId: string, id: string): Promise<ApiKeyView> => {
+      await get(orgId, id);
+      await repo.revokeApiKey(orgId, id, isoNow(clock));
+      return get(orgId, id);
+    },
+
+    remove: async (orgId: string, id: string): Promise<{ id: string; deleted: true }> => {
+      const result = await repo.deleteApiKey(orgId, id);
+      if (Number(result.numDeletedRows) === 0) throw new AppError('NOT_FOUND', 'No API key has that id.');
+      return { id, deleted: true };
+    },
+  };
+}
+
+export type ApiKeysService = ReturnType<typeof createApiKeysService>;

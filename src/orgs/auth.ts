@@ -1,0 +1,96 @@
+/**
+ * Authentication for the Operator API (`/api/org/*`).
+ *
+ * Contract (other features rely on it):
+ *   const orgAuth = createOrgAuth({ repo: createOrgsRepo(db), clock });
+ *   route options: `{ onRequest: orgAuth.require, … }`
+ *   handler:       `const { orgId, actor } = orgAuth.principal(request);`
+ *
+ * Accepted credentials, tried in order:
+ *   1. `Authorization: Bearer svc_org_…` — an org API key, looked up by its SHA-256 hash.
+ *      Revoked and unknown keys → 401 INVALID_TOKEN. Actor `{type: 'api_key', id: 'key_…'}`.
+ *   2. A session (cookie) — the `sessions` seam below: an operator signed in to the panel.
+ *      Actor `{type: 'user', id: 'usr_…'}`. Until it is wired, only API keys work.
+ * Nothing at all → 401 UNAUTHORIZED with `WWW-Authenticate: Bearer realm="switchboard"`.
+ *
+ * Runs as an onRequest hook, before the body is parsed, so an unauthenticated
+ * caller learns nothing about validation or about which ids exist.
+ */
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { AppError } from '../http/errors.js';
+import { createRequestSlot } from '../http/request-slot.js';
+import type { Clock } from '../lib/clock.js';
+import { hashSecret } from '../lib/hashing.js';
+import { bearerToken } from '../oauth/bearer.js';
+import type { OrgsRepo } from './repo.js';
+
+export interface OrgPrincipal {
+  orgId: string;
+  actor: { type: 'api_key' | 'user'; id: string };
+}
+
+/**
+ * The seam for panel sessions: given a request, the signed-in operator or undefined.
+ * It is consulted only when no Authorization header was sent, so a bad key is never
+ * rescued by a cookie (and a cookie-bearing browser cannot be confused into key auth).
+ */
+export interface OrgSessionResolver {
+  resolve(request: FastifyRequest): Promise<OrgPrincipal | undefined>;
+}
+
+export interface OrgAuthDeps {
+  repo: Pick<OrgsRepo, 'findApiKeyByHash' | 'touchApiKey'>;
+  clock: Clock;
+  sessions?: OrgSessionResolver;
+}
+
+export const ORG_KEY_PREFIX = 'svc_org_';
+const REALM = 'realm="switchboard"';
+/** `last_used_at` is informational: writing it at most once a minute keeps reads read-only. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+function invalidKey(message: string): AppError {
+  return new AppError('INVALID_TOKEN', message, {
+    headers: { 'WWW-Authenticate': `Bearer ${REALM}, error="invalid_token", error_description="${message}"` },
+  });
+}
+
+export function createOrgAuth(deps: OrgAuthDeps) {
+  const { repo, clock, sessions } = deps;
+  const slot = createRequestSlot<OrgPrincipal>('org principal');
+
+  async function fromApiKey(token: string): Promise<OrgPrincipal> {
+    if (!token.startsWith(ORG_KEY_PREFIX)) {
+      throw invalidKey('This is not an organization API key. Operator API keys start with svc_org_.');
+    }
+    const key = await repo.findApiKeyByHash(hashSecret(token));
+    if (!key) throw invalidKey('The API key is not valid.');
+    if (key.revoked_at !== null) throw invalidKey('The API key was revoked. Create a new one in the panel or with POST /api/org/api-keys.');
+    const now = clock.now();
+    if (key.last_used_at === null || now.getTime() - Date.parse(key.last_used_at) >= TOUCH_INTERVAL_MS) {
+      await repo.touchApiKey(key.id, now.toISOString());
+    }
+    return { orgId: key.org_id, actor: { type: 'api_key', id: key.id } };
+  }
+
+  const require: onRequestAsyncHookHandler = async (request) => {
+    if (request.headers.authorization !== undefined) {
+      const token = bearerToken(request);
+      if (token === undefined) throw invalidKey('Send the API key as Authorization: Bearer svc_org_….');
+      slot.set(request, await fromApiKey(token));
+      return;
+    }
+    const session = sessions ? await sessions.resolve(request) : undefined;
+    if (session) {
+      slot.set(request, session);
+      return;
+    }
+    throw new AppError('UNAUTHORIZED', 'This endpoint needs an organization API key: send Authorization: Bearer svc_org_….', {
+      headers: { 'WWW-Authenticate': `Bearer ${REALM}` },
+    });
+  };
+
+  return { require, principal: (request: FastifyRequest): OrgPrincipal => slot.get(request) };
+}
+
+export type OrgAuth = ReturnType<typeof createOrgAuth>;

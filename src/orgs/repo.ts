@@ -1,0 +1,56 @@
+import type { Kysely } from 'kysely';
+import type { CursorPosition } from '../http/cursor.js';
+import type { AgentsTable, DB, OrgApiKeysTable, OrgsTable, UsersTable } from '../db/tables.js';
+
+/** Kysely queries for organizations, operators, org API keys and agents. Every query on org data takes the org id. */
+export function createOrgsRepo(db: Kysely<DB>) {
+  return {
+    insertOrg: (row: OrgsTable) => db.insertInto('orgs').values(row).execute(),
+    findOrg: (id: string) => db.selectFrom('orgs').selectAll().where('id', '=', id).executeTakeFirst(),
+
+    insertUser: (row: UsersTable) => db.insertInto('users').values(row).execute(),
+    findUserByEmail: (email: string) => db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst(),
+
+    // ── API keys ──
+    insertApiKey: (row: OrgApiKeysTable) => db.insertInto('org_api_keys').values(row).execute(),
+    findApiKeyByHash: (hash: string) =>
+      db.selectFrom('org_api_keys').select(['id', 'org_id', 'revoked_at', 'last_used_at']).where('key_hash', '=', hash).executeTakeFirst(),
+    touchApiKey: (id: string, at: string) => db.updateTable('org_api_keys').set({ last_used_at: at }).where('id', '=', id).execute(),
+    findApiKey: (orgId: string, id: string) =>
+      db.selectFrom('org_api_keys').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
+    listApiKeys: (orgId: string, limit: number, cursor: CursorPosition | undefined) =>
+      db
+        .selectFrom('org_api_keys')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .$if(cursor !== undefined, (qb) => qb.where(({ eb, refTuple, tuple }) => eb(refTuple('created_at', 'id'), '<', tuple(cursor!.createdAt, cursor!.id))))
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit + 1)
+        .execute(),
+    revokeApiKey: (orgId: string, id: string, at: string) =>
+      db.updateTable('org_api_keys').set({ revoked_at: at }).where('org_id', '=', orgId).where('id', '=', id).where('revoked_at', 'is', null).execute(),
+    deleteApiKey: (orgId: string, id: string) =>
+      db.deleteFrom('org_api_keys').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
+
+    // ── Agents ──
+    insertAgent: (row: AgentsTable) => db.insertInto('agents').values(row).execute(),
+    findAgent: (orgId: string, id: string) =>
+      db.selectFrom('agents').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
+    listAgents: (orgId: string, limit: number, cursor: CursorPosition | undefined) =>
+      db
+        .selectFrom('agents')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .$if(cursor !== undefined, (qb) => qb.where(({ eb, refTuple, tuple }) => eb(refTuple('created_at', 'id'), '<', tuple(cursor!.createdAt, cursor!.id))))
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit + 1)
+        .execute(),
+    updateAgent: (orgId: string, id: string, changes: Partial<Omit<AgentsTable, 'id' | 'org_id' | 'created_at'>>) =>
+      db.updateTable('agents').set(changes).where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
+    deleteAgent: (orgId: string, id: string) => db.deleteFrom('agents').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
+  };
+}
+
+export type OrgsRepo = ReturnType<typeof createOrgsRepo>;
