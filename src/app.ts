@@ -19,12 +19,16 @@ import { createOAuthRepo } from './oauth/repo.js';
 import { registerOAuthRoutes } from './oauth/routes.js';
 import { createOAuthService } from './oauth/service.js';
 import { createOrgAuth } from './orgs/auth.js';
+import { createCrmService } from './crm/service.js';
+import { registerForms } from './forms/module.js';
 import { createOrgsRepo } from './orgs/repo.js';
 
 export interface AppDeps {
   config: Config;
   database: Database;
   clock?: Clock;
+  /** Namespace of Redis keys and pub/sub channels (default `switchboard:`); tests isolate themselves with it. */
+  redisPrefix?: string;
   /** Where logs go (default stdout); tests pass a stream to read them. */
   logStream?: DestinationStream;
 }
@@ -75,8 +79,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const orgAuth = createOrgAuth({ repo: createOrgsRepo(db), clock });
 
   // ── Forms ──
+  await registerForms(app, { config, db, clock, crm: createCrmService({ clock }), orgAuth, redisPrefix: deps.redisPrefix });
 
-  void orgAuth;
   void accounts;
   void developerAuth;
   return app;

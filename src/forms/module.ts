@@ -1,0 +1,71 @@
+import type { Kysely } from 'kysely';
+import type { App } from '../app.js';
+import type { Config } from '../config.js';
+import type { CrmService } from '../crm/service.js';
+import type { DB } from '../db/tables.js';
+import { createMemoryRateLimitStore, createRateLimiter, createRedisRateLimitStore, type RateLimitStore } from '../http/rate-limit.js';
+import type { Clock } from '../lib/clock.js';
+import { closeRedis, createRedisConnection } from '../lib/redis.js';
+import type { OrgAuth } from '../orgs/auth.js';
+import { createRedisInvalidationBus } from './cache-bus.js';
+import { createFormCache } from './form-cache.js';
+import { createLiveFormLoader, type LiveForm } from './public-form.js';
+import { registerPublicFormRoutes } from './public-routes.js';
+import { createFormsRepo } from './repo.js';
+import { registerFormRoutes } from './routes.js';
+import { createFormsService } from './service.js';
+import { createSubmitService } from './submit-service.js';
+
+export interface FormsModuleDeps {
+  config: Config;
+  db: Kysely<DB>;
+  clock: Clock;
+  crm: CrmService;
+  orgAuth: OrgAuth;
+  /** Namespace of Redis keys and channels (default `switchboard:`). */
+  redisPrefix?: string | undefined;
+}
+
+/**
+ * Wires the forms feature: the public config cache (with Redis pub/sub invalidation
+ * when REDIS_URL is set), the rate limiter (memory, or Redis shared by every node),
+ * the Operator API and the public Forms API.
+ *
+ * Returns `invalidateOrg`, for changes elsewhere that show on public forms
+ * (custom field definitions, agents' brands, the org's default country).
+ */
+export async function registerForms(app: App, deps: FormsModuleDeps) {
+  const { config, db, clock, crm, orgAuth } = deps;
+  const prefix = deps.redisPrefix ?? 'switchboard:';
+  const repo = createFormsRepo(db);
+  const cache = createFormCache<LiveForm>({ load: createLiveFormLoader({ db, repo, crm }), clock });
+
+  const memoryStore = createMemoryRateLimitStore();
+  let store: RateLimitStore = memoryStore;
+  if (config.redisUrl) {
+    const redis = createRedisConnection(config.redisUrl, 'forms');
+    const subscriber = createRedisConnection(config.redisUrl, 'forms-invalidation');
+    app.addHook('onClose', async () => {
+      await Promise.all([closeRedis(redis), closeRedis(subscriber)]);
+    });
+    store = createRedisRateLimitStore(redis, { prefix, fallback: memoryStore, log: app.log });
+    cache.attachBus(
+      await createRedisInvalidationBus({
+        publisher: redis,
+        subscriber,
+        channel: `${prefix}form-cache`,
+        apply: cache.applyLocally,
+        resync: () => cache.applyLocally({ all: true }),
+        log: app.log,
+      }),
+    );
+  }
+  const limiter = createRateLimiter({ store, clock });
+
+  const forms = createFormsService({ db, repo, crm, cache, clock, publicUrl: config.publicUrl });
+  const submit = createSubmitService({ db, repo, crm, cache, clock, log: app.log });
+  registerFormRoutes(app, { forms, orgAuth });
+  registerPublicFormRoutes(app, { cache, submit, limiter });
+
+  return { invalidateOrg: cache.invalidateOrg };
+}

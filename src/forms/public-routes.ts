@@ -1,0 +1,155 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { App } from '../app.js';
+import { Envelope, errorResponses } from '../http/envelope.js';
+import { AppError } from '../http/errors.js';
+import type { RateLimiter, RateLimitRule } from '../http/rate-limit.js';
+import type { FormCache } from './form-cache.js';
+import type { LiveForm } from './public-form.js';
+import { CONFIG_READS_PER_MINUTE, LIMITS, SUBMISSIONS_PER_MINUTE } from './rules.js';
+import { PublicFormConfig, PublicSlugParams, SubmitBody, SubmitResult } from './schema.js';
+import { formNotFound, type SubmitService } from './submit-service.js';
+
+/**
+ * The public Forms API (spec part C): no authentication, open CORS, a rate limit
+ * per client IP + slug. The org is resolved from the slug and never exposed.
+ */
+const CONFIG_READS: RateLimitRule = {
+  name: 'form-config',
+  limit: CONFIG_READS_PER_MINUTE,
+  windowMs: 60_000,
+  message: 'Too many requests for this form from your network.',
+};
+const SUBMISSIONS: RateLimitRule = {
+  name: 'form-submit',
+  limit: SUBMISSIONS_PER_MINUTE,
+  windowMs: 60_000,
+  message: 'Too many submissions of this form from your network.',
+};
+
+const CORS_HEADERS = {
+  'Access-Control-Allow-Origin': '*',
+  // Browsers hide other response headers from cross-origin scripts unless listed.
+  'Access-Control-Expose-Headers': 'ETag, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Idempotent-Replayed, X-Request-Id',
+};
+const PREFLIGHT_HEADERS = {
+  ...CORS_HEADERS,
+  'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
+  'Access-Control-Allow-Headers': 'Content-Type, Idempotency-Key, If-None-Match',
+  // A day: the longest Firefox honours (Chromium caps at 2 hours); the answer never changes.
+  'Access-Control-Max-Age': '86400',
+};
+
+const RATE_LIMIT_HEADERS = {
+  'RateLimit-Limit': { type: 'string', description: 'Requests allowed per window.' },
+  'RateLimit-Remaining': { type: 'string', description: 'Requests left in the current window.' },
+  'RateLimit-Reset': { type: 'string', description: 'Seconds until the window resets.' },
+  'RateLimit-Policy': { type: 'string', description: 'The limit and window, e.g. `10;w=60`.' },
+} as const;
+
+/** Per client IP (request.ip honours TRUST_PROXY) and slug; an over-long slug cannot be a form, so it is cut. */
+function clientAndSlug(request: FastifyRequest): string {
+  const slug = (request.params as { slug?: string }).slug ?? '';
+  return `${request.ip}|${slug.slice(0, 65)}`;
+}
+
+/** Weak comparison (RFC 9110 §13.1.2): `W/` is ignored, and `*` matches any current representation. */
+function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((candidate) => {
+    const tag = candidate.trim();
+    return tag === '*' || tag.replace(/^W\//, '') === etag;
+  });
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function registerPublicFormRoutes(app: App, deps: { cache: FormCache<LiveForm>; submit: SubmitService; limiter: RateLimiter }): void {
+  const { cache, submit, limiter } = deps;
+  const configLimit = limiter.hook(CONFIG_READS, clientAndSlug);
+  const submitLimit = limiter.hook(SUBMISSIONS, clientAndSlug);
+
+  app.register(async (plugin) => {
+    const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    // First hook of every public route, so even a 404 or a 429 carries the CORS headers.
+    scope.addHook('onRequest', async (_request, reply) => {
+      reply.headers(CORS_HEADERS);
+    });
+
+    const preflight = {
+      schema: { hide: true },
+    };
+    const answerPreflight = async (_request: FastifyRequest, reply: FastifyReply) => reply.code(204).headers(PREFLIGHT_HEADERS).send();
+    scope.options('/api/public/forms/:slug', preflight, answerPreflight);
+    scope.options('/api/public/forms/:slug/submit', preflight, answerPreflight);
+
+    scope.get(
+      '/api/public/forms/:slug',
+      {
+        onRequest: configLimit,
+        schema: {
+          tags: ['Public forms'],
+          summary: 'Get a form\'s public configuration',
+          description:
+            `No authentication; CORS open to every origin. Limited to ${CONFIG_READS_PER_MINUTE} requests per minute per client IP and slug. ` +
+            'Answers with an ETag; send it back in If-None-Match to get 304 Not Modified while the form is unchanged.',
+          params: PublicSlugParams,
+          headers: Type.Object({ 'if-none-match': Type.Optional(Type.String({ description: 'The ETag of a copy you hold.' })) }),
+          response: {
+            200: { ...Envelope(PublicFormConfig), headers: { ETag: { type: 'string' }, ...RATE_LIMIT_HEADERS } },
+            304: { type: 'null', description: 'Not modified: the copy whose ETag you sent is current.' },
+            ...errorResponses(404, 429),
+          },
+        },
+      },
+      async (request, reply) => {
+        const form = await cache.get(request.params.slug);
+        if (!form) throw formNotFound();
+        reply.header('ETag', form.etag).header('Cache-Control', 'no-cache');
+        if (matchesEtag(request.headers['if-none-match'], form.etag)) return reply.code(304).send();
+        return reply.type('application/json; charset=utf-8').send(form.configBody);
+      },
+    );
+
+    scope.post(
+      '/api/public/forms/:slug/submit',
+      {
+        onRequest: submitLimit,
+        bodyLimit: LIMITS.submitBodyBytes,
+        // The body schema documents the request; the submit rules check it in their spec order (see submission-check.ts).
+        validatorCompiler: () => () => true,
+        schema: {
+          tags: ['Public forms'],
+          summary: 'Submit a lead',
+          description:
+            `No authentication; CORS open to every origin. Limited to ${SUBMISSIONS_PER_MINUTE} submissions per minute per client IP and slug; ` +
+            'body at most 64 KB. Send an Idempotency-Key header (e.g. a UUID) to make retries safe: a repeat within 24 hours returns the first response and writes nothing. ' +
+            'Checks, in order: CONSENT_REQUIRED, IDENTITY_REQUIRED, FIELD_REQUIRED, INVALID_FIELD. A non-empty `_hp` (honeypot) gets a generic 200 and nothing is stored.',
+          params: PublicSlugParams,
+          headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ maxLength: LIMITS.idempotencyKey, description: '1–255 visible ASCII characters.' })) }),
+          body: SubmitBody,
+          response: {
+            200: { ...Envelope(SubmitResult), headers: { 'Idempotent-Replayed': { type: 'string', description: '`true` when this is the stored first response.' }, ...RATE_LIMIT_HEADERS } },
+            ...errorResponses(400, 404, 413, 415, 422, 429),
+          },
+        },
+      },
+      async (request, reply) => {
+        const body: unknown = request.body;
+        if (!isPlainObject(body)) throw new AppError('VALIDATION_ERROR', 'The request body must be a JSON object.');
+        const idempotencyKey = request.headers['idempotency-key'];
+        const outcome = await submit.submit(request.params.slug, body, {
+          ip: request.ip ?? null,
+          userAgent: request.headers['user-agent'] ?? null,
+          idempotencyKey: Array.isArray(idempotencyKey) ? idempotencyKey.join(',') : idempotencyKey,
+        });
+        reply.header('Cache-Control', 'no-store');
+        if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
+        return { success: true as const, data: outcome.result };
+      },
+    );
+  });
+}

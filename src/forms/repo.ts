@@ -1,0 +1,84 @@
+import type { Kysely } from 'kysely';
+import type { ConsentVersionsTable, DB, FormsTable, IdempotencyKeysTable, SubmissionsTable } from '../db/tables.js';
+import type { CursorPosition } from '../http/cursor.js';
+
+export type FormChanges = Partial<Omit<FormsTable, 'id' | 'org_id' | 'created_at'>>;
+
+/**
+ * Kysely queries for forms, consent versions, submissions and idempotency keys.
+ * Operator queries take the org id; only the public lookup by slug does not
+ * (slugs are global), and it is the one place a form is found without its org.
+ * Accepts a transaction too, so submit writes share the CRM's transaction.
+ */
+export function createFormsRepo(db: Kysely<DB>) {
+  return {
+    // ── Forms ──
+    insertForm: (row: FormsTable) => db.insertInto('forms').values(row).execute(),
+    findForm: (orgId: string, id: string) => db.selectFrom('forms').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
+    findFormBySlug: (slug: string) => db.selectFrom('forms').selectAll().where('slug', '=', slug).executeTakeFirst(),
+    slugExists: async (slug: string) => (await db.selectFrom('forms').select('id').where('slug', '=', slug).executeTakeFirst()) !== undefined,
+    listForms: (orgId: string, limit: number, after: CursorPosition | undefined) => {
+      let query = db.selectFrom('forms').selectAll().where('org_id', '=', orgId);
+      if (after) {
+        query = query.where((eb) =>
+          eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]),
+        );
+      }
+      return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+    },
+    updateForm: (orgId: string, id: string, changes: FormChanges) =>
+      db.updateTable('forms').set(changes).where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
+    /** Consent history, submissions and idempotency keys go with it (ON DELETE CASCADE); CRM records stay. */
+    deleteForm: async (orgId: string, id: string) =>
+      Number((await db.deleteFrom('forms').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst()).numDeletedRows) > 0,
+    /** Slugs of the org's forms, to drop them from the public config cache. */
+    formSlugsOfOrg: async (orgId: string) => (await db.selectFrom('forms').select('slug').where('org_id', '=', orgId).execute()).map((row) => row.slug),
+
+    // ── Custom field definitions, as a form refers to them ──
+    // Read-only look-ups the CRM service does not offer: by key, and including archived definitions.
+    customFieldsByKeys: (orgId: string, keys: string[]) =>
+      keys.length === 0
+        ? Promise.resolve([])
+        : db.selectFrom('custom_fields').select(['id', 'key', 'archived_at']).where('org_id', '=', orgId).where('key', 'in', keys).execute(),
+    customFieldsByIds: (orgId: string, ids: string[]) =>
+      ids.length === 0
+        ? Promise.resolve([])
+        : db.selectFrom('custom_fields').select(['id', 'key', 'archived_at']).where('org_id', '=', orgId).where('id', 'in', ids).execute(),
+
+    // ── Consent history ──
+    insertConsentVersion: (row: ConsentVersionsTable) => db.insertInto('consent_versions').values(row).execute(),
+
+    // ── Submissions ──
+    insertSubmission: (row: SubmissionsTable) => db.insertInto('submissions').values(row).execute(),
+    listSubmissions: (orgId: string, formId: string, limit: number, after: CursorPosition | undefined) => {
+      let query = db
+        .selectFrom('submissions as s')
+        .leftJoin('consent_versions as cv', (join) => join.onRef('cv.form_id', '=', 's.form_id').onRef('cv.version', '=', 's.consent_version'))
+        .selectAll('s')
+        .select('cv.text as consent_text')
+        .where('s.org_id', '=', orgId)
+        .where('s.form_id', '=', formId);
+      if (after) {
+        query = query.where((eb) =>
+          eb.or([eb('s.created_at', '<', after.createdAt), eb.and([eb('s.created_at', '=', after.createdAt), eb('s.id', '<', after.id)])]),
+        );
+      }
+      return query.orderBy('s.created_at', 'desc').orderBy('s.id', 'desc').limit(limit).execute();
+    },
+
+    // ── Idempotency keys ──
+    findIdempotencyKey: (formId: string, key: string) =>
+      db.selectFrom('idempotency_keys').select(['response', 'created_at']).where('form_id', '=', formId).where('key', '=', key).executeTakeFirst(),
+    /** Inserts unless the key is already recorded; false when another request got there first. */
+    insertIdempotencyKey: async (row: IdempotencyKeysTable): Promise<boolean> => {
+      const inserted = await db.insertInto('idempotency_keys').values(row).onConflict((oc) => oc.columns(['form_id', 'key']).doNothing()).returning('key').executeTakeFirst();
+      return inserted !== undefined;
+    },
+    /** Frees a key recorded before `before` (its 24 hours are over). */
+    deleteExpiredIdempotencyKey: (formId: string, key: string, before: string) =>
+      db.deleteFrom('idempotency_keys').where('form_id', '=', formId).where('key', '=', key).where('created_at', '<', before).execute(),
+    deleteExpiredIdempotencyKeys: (before: string) => db.deleteFrom('idempotency_keys').where('created_at', '<', before).execute(),
+  };
+}
+
+export type FormsRepo = ReturnType<typeof createFormsRepo>;

@@ -1,0 +1,214 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { ListQuery, Page } from '../http/envelope.js';
+import { BUILT_IN_FIELDS, LIMITS, UTM_KEYS } from './rules.js';
+
+/** Wire shapes of the forms feature: the Operator API (`/api/org/forms`) and the public Forms API. */
+
+// ── Shared pieces ──
+
+export const FieldSetting = Type.Object(
+  {
+    enabled: Type.Boolean({ description: 'The field is shown.' }),
+    required: Type.Boolean({ description: 'The field must carry a value. A required field must be enabled.' }),
+  },
+  { additionalProperties: false },
+);
+
+const fieldProperties = Object.fromEntries(BUILT_IN_FIELDS.map((name) => [name, FieldSetting])) as Record<(typeof BUILT_IN_FIELDS)[number], typeof FieldSetting>;
+
+/** All five built-in fields, as the public config and the operator record show them. */
+export const Fields = Type.Object(fieldProperties, { additionalProperties: false, description: 'Exactly five keys: name, email, phone, company, message.' });
+
+/** On create and update any subset of the five; the others keep their current (or default) setting. */
+const FieldsInput = Type.Partial(Fields, {
+  additionalProperties: false,
+  description:
+    'Any of name, email, phone, company, message, each {enabled, required}. Omitted ones keep their setting; on create the defaults are ' +
+    'name, email, phone and message enabled and optional, company off. A required field must be enabled; email or phone must be enabled.',
+});
+
+export const Slug = Type.String({ pattern: '^[a-z0-9-]{3,64}$', description: 'Lowercase letters, digits and hyphens, 3–64 characters; unique across the service.' });
+const Id = Type.String({ minLength: 1, maxLength: 64 });
+const NullableId = (description: string) => Type.Union([Id, Type.Null()], { description });
+const Url = Type.String({ maxLength: LIMITS.redirectUrl, description: 'An http:// or https:// URL.' });
+
+// ── Operator API ──
+
+const CustomFieldRefInput = Type.Object(
+  {
+    key: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Key of a custom field definition.' })),
+    id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Or its id (`cf_…`).' })),
+    required: Type.Optional(Type.Boolean({ default: false })),
+  },
+  { additionalProperties: false, description: 'A custom field definition of your organization, by key or by id (one of them), that is not archived.' },
+);
+
+const formInputProperties = {
+  title: Type.String({ minLength: 1, maxLength: LIMITS.title }),
+  active: Type.Boolean({ description: 'An inactive form answers 404 FORM_NOT_FOUND on the public endpoints.' }),
+  fields: FieldsInput,
+  customFields: Type.Array(CustomFieldRefInput, { maxItems: LIMITS.customFieldsPerForm, description: 'Custom CRM fields shown on the form, in display order.' }),
+  consentText: Type.String({ minLength: 1, maxLength: LIMITS.consentText, description: 'Changing it issues a new consentVersion.' }),
+  successMessage: Type.String({ minLength: 1, maxLength: LIMITS.successMessage }),
+  redirectUrl: Type.Union([Url, Type.Null()], { description: 'Where the visitor goes after success; null to stay and show the success message.' }),
+  agentId: NullableId('Agent whose brand styles the form (`agt_…`); null for the default style.'),
+  createOpportunity: Type.Boolean({ description: 'Open an opportunity on every submission.' }),
+  pipelineId: NullableId('Pipeline for the opportunities; null for the default pipeline.'),
+  stageId: NullableId('Stage for the opportunities; null for the first stage of the pipeline.'),
+};
+
+export const FormCreateBody = Type.Object(
+  {
+    slug: Slug,
+    title: formInputProperties.title,
+    active: Type.Optional(formInputProperties.active),
+    fields: Type.Optional(formInputProperties.fields),
+    customFields: Type.Optional(formInputProperties.customFields),
+    consentText: formInputProperties.consentText,
+    successMessage: Type.Optional(formInputProperties.successMessage),
+    redirectUrl: Type.Optional(formInputProperties.redirectUrl),
+    agentId: Type.Optional(formInputProperties.agentId),
+    createOpportunity: Type.Optional(formInputProperties.createOpportunity),
+    pipelineId: Type.Optional(formInputProperties.pipelineId),
+    stageId: Type.Optional(formInputProperties.stageId),
+  },
+  { additionalProperties: false },
+);
+export type FormCreateInput = Static<typeof FormCreateBody>;
+
+export const FormPatchBody = Type.Partial(Type.Object({ slug: Slug, ...formInputProperties }), {
+  additionalProperties: false,
+  description: 'Any subset of the form fields; only those given change.',
+});
+export type FormPatchInput = Static<typeof FormPatchBody>;
+
+export const FormCustomFieldRef = Type.Object({
+  id: Type.String(),
+  key: Type.String(),
+  required: Type.Boolean(),
+  archived: Type.Boolean({ description: 'The definition was archived: the public form no longer shows it.' }),
+});
+
+export const FormRecord = Type.Object({
+  id: Type.String({ description: '`frm_…`' }),
+  slug: Type.String(),
+  title: Type.String(),
+  active: Type.Boolean(),
+  fields: Fields,
+  customFields: Type.Array(FormCustomFieldRef),
+  consentText: Type.String(),
+  consentVersion: Type.String({ description: 'Version of consentText: "1", then "2" after the first change, and so on.' }),
+  successMessage: Type.String(),
+  redirectUrl: Type.Union([Type.String(), Type.Null()]),
+  agentId: Type.Union([Type.String(), Type.Null()]),
+  createOpportunity: Type.Boolean(),
+  pipelineId: Type.Union([Type.String(), Type.Null()]),
+  stageId: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+});
+export type FormRecord = Static<typeof FormRecord>;
+
+export const FormPage = Page(FormRecord);
+export const FormIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+export const FormListQuery = Type.Object(ListQuery);
+export const Deleted = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });
+
+export const SubmissionRecord = Type.Object({
+  id: Type.String({ description: '`sub_…`' }),
+  formId: Type.String(),
+  contactId: Type.String(),
+  opportunityId: Type.Union([Type.String(), Type.Null()]),
+  values: Type.Record(Type.String(), Type.String(), { description: 'Built-in field values as stored (email lowercased, phone in E.164).' }),
+  custom: Type.Record(Type.String(), Type.Unknown(), { description: 'Custom field values by key.' }),
+  consentVersion: Type.String(),
+  consentText: Type.Union([Type.String(), Type.Null()], { description: 'The consent text the visitor agreed to.' }),
+  metadata: Type.Record(Type.String(), Type.String(), { description: 'utm_* values.' }),
+  ip: Type.Union([Type.String(), Type.Null()]),
+  userAgent: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+export type SubmissionRecord = Static<typeof SubmissionRecord>;
+export const SubmissionPage = Page(SubmissionRecord);
+
+export const EmbedSnippets = Type.Object({
+  directLink: Type.String({ description: '`{base_url}/f/{slug}`' }),
+  iframe: Type.String({ description: 'An <iframe> of the hosted page with `?embed=1`.' }),
+  script: Type.String({ description: 'A <div data-svc-form> plus the one async script tag that renders every such div.' }),
+});
+
+// ── Public Forms API ──
+
+export const PublicSlugParams = Type.Object({ slug: Type.String({ description: 'The form\'s slug.' }) });
+
+const HexColor = Type.String({ description: 'Hex color, like #1a73e8.' });
+export const Branding = Type.Object(
+  {
+    name: Type.String(),
+    primaryColor: HexColor,
+    backgroundColor: HexColor,
+    textColor: HexColor,
+    fontFamily: Type.Union([Type.String(), Type.Null()]),
+    logoUrl: Type.String({ description: 'URL of the logo; an empty string when the brand has none.' }),
+  },
+  { additionalProperties: false },
+);
+
+export const PublicCustomField = Type.Object(
+  {
+    key: Type.String({ description: 'Key to use in the `custom` object of a submission.' }),
+    entity: Type.String({ description: '`contact` or `opportunity`.' }),
+    required: Type.Boolean(),
+    label: Type.String(),
+    type: Type.String({ description: 'Field type, e.g. `text` or `select`.' }),
+    options: Type.Array(Type.String(), { description: 'Choices of a select field; empty for other types.' }),
+  },
+  { additionalProperties: false },
+);
+
+export const PublicFormConfig = Type.Object(
+  {
+    slug: Type.String(),
+    title: Type.String(),
+    fields: Fields,
+    customFields: Type.Array(PublicCustomField),
+    consentText: Type.String(),
+    consentVersion: Type.String({ description: 'Send it back as consentVersion when submitting.' }),
+    successMessage: Type.String(),
+    redirectUrl: Type.Union([Type.String(), Type.Null()], { description: 'If not null, redirect the visitor here after success (http/https only).' }),
+    branding: Type.Union([Branding, Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+export type PublicFormConfig = Static<typeof PublicFormConfig>;
+
+/**
+ * Documents the submission body. Values are checked by the submit rules in their
+ * documented order (consent, identity, required, then each value), not by this
+ * schema, so a wrong type is an INVALID_FIELD naming the field, after the earlier rules.
+ */
+export const SubmitBody = Type.Object(
+  {
+    consentVersion: Type.String({ description: 'Must equal the form\'s current consentVersion.' }),
+    name: Type.Optional(Type.String({ maxLength: LIMITS.name })),
+    email: Type.Optional(Type.String({ maxLength: LIMITS.email })),
+    phone: Type.Optional(Type.String({ maxLength: LIMITS.phone })),
+    company: Type.Optional(Type.String({ maxLength: LIMITS.company })),
+    message: Type.Optional(Type.String({ maxLength: LIMITS.message })),
+    custom: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Values of the form\'s custom fields by key.' })),
+    metadata: Type.Optional(
+      Type.Object(Object.fromEntries(UTM_KEYS.map((key) => [key, Type.Optional(Type.String({ maxLength: LIMITS.utm }))])), {
+        description: 'UTM parameters; other keys are ignored.',
+      }),
+    ),
+    _hp: Type.Optional(Type.String({ description: 'Honeypot: leave empty. Any value makes the submission a silent no-op.' })),
+  },
+  { description: 'A lead. At least one of email or phone. Values of disabled fields and unknown keys are ignored.' },
+);
+
+export const SubmitResult = Type.Object({
+  ok: Type.Literal(true),
+  successMessage: Type.String(),
+  redirectUrl: Type.Union([Type.String(), Type.Null()]),
+});
+export type SubmitResult = Static<typeof SubmitResult>;

@@ -1,0 +1,294 @@
+import type { Kysely } from 'kysely';
+import { isUniqueViolation, type CrmService } from '../crm/service.js';
+import type { DB, FormsTable } from '../db/tables.js';
+import { decodeCursor, toPage } from '../http/cursor.js';
+import { AppError } from '../http/errors.js';
+import type { Clock } from '../lib/clock.js';
+import { newId } from '../lib/ids.js';
+import type { FormCache } from './form-cache.js';
+import { parseCustomFieldRefs, type LiveForm, type StoredCustomFieldRef } from './public-form.js';
+import { createFormsRepo, type FormChanges, type FormsRepo } from './repo.js';
+import { BUILT_IN_FIELDS, DEFAULT_FIELDS, DEFAULT_SUCCESS_MESSAGE, httpUrl, textProblem, type FieldSettings } from './rules.js';
+import type { FormCreateInput, FormPatchInput, FormRecord, SubmissionRecord } from './schema.js';
+
+/**
+ * The Operator API's rules for forms. Every query carries the caller's org id, so
+ * another org's form is indistinguishable from a missing one (404 FORM_NOT_FOUND).
+ * Every change drops the form from the public cache (on every node, with Redis).
+ */
+type CustomFieldRefInput = NonNullable<FormCreateInput['customFields']>[number];
+
+function formNotFound(): AppError {
+  return new AppError('FORM_NOT_FOUND', 'No form of your organization has that id.');
+}
+
+function validation(field: string, message: string): AppError {
+  return new AppError('VALIDATION_ERROR', message, { field });
+}
+
+function cleanText(value: string, field: string): string {
+  const problem = textProblem(value);
+  if (problem) throw validation(field, `${field} ${problem}.`);
+  const trimmed = value.trim();
+  if (trimmed === '') throw validation(field, `${field} cannot be blank.`);
+  return trimmed;
+}
+
+function checkRedirectUrl(value: string | null): string | null {
+  if (value === null) return null;
+  const url = httpUrl(value.trim());
+  if (!url) throw validation('redirectUrl', 'redirectUrl must be an http:// or https:// URL, or null.');
+  return url.href;
+}
+
+function mergeFields(current: FieldSettings, input: FormCreateInput['fields']): FieldSettings {
+  const fields = { ...current };
+  for (const name of BUILT_IN_FIELDS) {
+    const setting = input?.[name];
+    if (setting) fields[name] = { enabled: setting.enabled, required: setting.required };
+  }
+  for (const name of BUILT_IN_FIELDS) {
+    if (fields[name].required && !fields[name].enabled) {
+      throw validation(`fields.${name}`, `The ${name} field is required, so it must also be enabled.`);
+    }
+  }
+  if (!fields.email.enabled && !fields.phone.enabled) {
+    throw validation('fields', 'A form must ask for an email address or a phone number: enable email or phone.');
+  }
+  return fields;
+}
+
+function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+}
+
+export function createFormsService(deps: { db: Kysely<DB>; repo: FormsRepo; crm: CrmService; cache: FormCache<LiveForm>; clock: Clock; publicUrl: string }) {
+  const { db, repo, crm, cache, clock, publicUrl } = deps;
+
+  /** Custom field references by key or id → stored refs; each must be an active definition of the org. */
+  async function resolveCustomFields(orgId: string, input: CustomFieldRefInput[]): Promise<StoredCustomFieldRef[]> {
+    const keys = input.flatMap((ref) => (ref.key !== undefined ? [ref.key] : []));
+    const ids = input.flatMap((ref) => (ref.id !== undefined ? [ref.id] : []));
+    const [byKey, byId] = await Promise.all([repo.customFieldsByKeys(orgId, keys), repo.customFieldsByIds(orgId, ids)]);
+    const seen = new Set<string>();
+    return input.map((ref, index) => {
+      const field = `customFields[${index}]`;
+      if ((ref.key === undefined) === (ref.id === undefined)) throw validation(field, `${field} needs either key or id (one of them).`);
+      const definition = ref.key !== undefined ? byKey.find((row) => row.key === ref.key) : byId.find((row) => row.id === ref.id);
+      const name = ref.key ?? ref.id;
+      if (!definition) throw new AppError('CUSTOM_FIELD_NOT_FOUND', `Your organization has no custom field "${name}".`, { field });
+      if (definition.archived_at !== null) throw new AppError('CUSTOM_FIELD_NOT_FOUND', `The custom field "${name}" is archived; restore it or pick another one.`, { field });
+      if (seen.has(definition.id)) throw validation(field, `The custom field "${name}" is listed twice.`);
+      seen.add(definition.id);
+      return { customFieldId: definition.id, required: ref.required ?? false };
+    });
+  }
+
+  async function checkAgent(orgId: string, agentId: string | null): Promise<void> {
+    if (agentId !== null && (await crm.agentBranding(db, orgId, agentId)) === null) {
+      throw new AppError('AGENT_NOT_FOUND', 'Your organization has no agent with that id.', { field: 'agentId' });
+    }
+  }
+
+  /**
+   * The pipeline and stage must exist when opportunities are on or when ids are being set; at submit
+   * time they are resolved again (they may be deleted later). Turning opportunities off always works.
+   */
+  async function checkTarget(
+    orgId: string,
+    form: Pick<FormsTable, 'create_opportunity' | 'pipeline_id' | 'stage_id'>,
+    settingIds: boolean,
+  ): Promise<Pick<FormsTable, 'pipeline_id' | 'stage_id'>> {
+    const hasIds = form.pipeline_id !== null || form.stage_id !== null;
+    if (form.create_opportunity !== 1 && !(settingIds && hasIds)) return { pipeline_id: form.pipeline_id, stage_id: form.stage_id };
+    const target = await crm.resolveOpportunityTarget(db, orgId, form.pipeline_id, form.stage_id);
+    // A stage alone names its pipeline; a pipeline alone means "its first stage" at submit time.
+    return { pipeline_id: form.stage_id !== null ? target.pipelineId : form.pipeline_id, stage_id: form.stage_id };
+  }
+
+  async function present(rows: FormsTable[]): Promise<FormRecord[]> {
+    const ids = [...new Set(rows.flatMap((row) => parseCustomFieldRefs(row.custom_fields).map((ref) => ref.customFieldId)))];
+    const definitions = new Map((await repo.customFieldsByIds(rows[0]?.org_id ?? '', ids)).map((row) => [row.id, row]));
+    return rows.map((row) => ({
+      id: row.id,
+      slug: row.slug,
+      title: row.title,
+      active: row.active === 1,
+      fields: JSON.parse(row.fields) as FieldSettings,
+      // A deleted definition has nothing left to show.
+      customFields: parseCustomFieldRefs(row.custom_fields).flatMap((ref) => {
+        const definition = definitions.get(ref.customFieldId);
+        return definition ? [{ id: definition.id, key: definition.key, required: ref.required, archived: definition.archived_at !== null }] : [];
+      }),
+      consentText: row.consent_text,
+      consentVersion: row.consent_version,
+      successMessage: row.success_message,
+      redirectUrl: row.redirect_url,
+      agentId: row.agent_id,
+      createOpportunity: row.create_opportunity === 1,
+      pipelineId: row.pipeline_id,
+      stageId: row.stage_id,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    }));
+  }
+
+  async function presentOne(row: FormsTable): Promise<FormRecord> {
+    const [record] = await present([row]);
+    return record!;
+  }
+
+  function slugTaken(slug: string): AppError {
+    return new AppError('CONFLICT', `The slug "${slug}" is already taken. Slugs are unique across all organizations; try another one.`, { field: 'slug' });
+  }
+
+  async function create(orgId: string, input: FormCreateInput): Promise<FormRecord> {
+    const now = clock.now().toISOString();
+    const fields = mergeFields(DEFAULT_FIELDS, input.fields);
+    const row: FormsTable = {
+      id: newId('frm'),
+      org_id: orgId,
+      slug: input.slug,
+      title: cleanText(input.title, 'title'),
+      active: input.active === false ? 0 : 1,
+      fields: JSON.stringify(fields),
+      custom_fields: JSON.stringify(await resolveCustomFields(orgId, input.customFields ?? [])),
+      consent_text: cleanText(input.consentText, 'consentText'),
+      consent_version: '1',
+      success_message: input.successMessage === undefined ? DEFAULT_SUCCESS_MESSAGE : cleanText(input.successMessage, 'successMessage'),
+      redirect_url: checkRedirectUrl(input.redirectUrl ?? null),
+      agent_id: input.agentId ?? null,
+      create_opportunity: input.createOpportunity ? 1 : 0,
+      pipeline_id: input.pipelineId ?? null,
+      stage_id: input.stageId ?? null,
+      created_at: now,
+      updated_at: now,
+    };
+    await checkAgent(orgId, row.agent_id);
+    Object.assign(row, await checkTarget(orgId, row, true));
+    if (await repo.slugExists(row.slug)) throw slugTaken(row.slug);
+    try {
+      await db.transaction().execute(async (trx) => {
+        const forms = createFormsRepo(trx);
+        await forms.insertForm(row);
+        await forms.insertConsentVersion({ form_id: row.id, version: row.consent_version, text: row.consent_text, created_at: now });
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw slugTaken(row.slug);
+      throw error;
+    }
+    cache.invalidateSlugs(row.slug);
+    return presentOne(row);
+  }
+
+  async function find(orgId: string, id: string): Promise<FormsTable> {
+    const row = await repo.findForm(orgId, id);
+    if (!row) throw formNotFound();
+    return row;
+  }
+
+  async function update(orgId: string, id: string, patch: FormPatchInput): Promise<FormRecord> {
+    const current = await find(orgId, id);
+    const now = clock.now().toISOString();
+    const changes: FormChanges = {};
+    if (patch.slug !== undefined && patch.slug !== current.slug) {
+      if (await repo.slugExists(patch.slug)) throw slugTaken(patch.slug);
+      changes.slug = patch.slug;
+    }
+    if (patch.title !== undefined) changes.title = cleanText(patch.title, 'title');
+    if (patch.active !== undefined) changes.active = patch.active ? 1 : 0;
+    if (patch.fields !== undefined) changes.fields = JSON.stringify(mergeFields(JSON.parse(current.fields) as FieldSettings, patch.fields));
+    if (patch.customFields !== undefined) changes.custom_fields = JSON.stringify(await resolveCustomFields(orgId, patch.customFields));
+    if (patch.successMessage !== undefined) changes.success_message = cleanText(patch.successMessage, 'successMessage');
+    if (patch.redirectUrl !== undefined) changes.redirect_url = checkRedirectUrl(patch.redirectUrl);
+    if (patch.agentId !== undefined) {
+      await checkAgent(orgId, patch.agentId);
+      changes.agent_id = patch.agentId;
+    }
+    if (patch.createOpportunity !== undefined || patch.pipelineId !== undefined || patch.stageId !== undefined) {
+      Object.assign(
+        changes,
+        await checkTarget(orgId, {
+          create_opportunity: patch.createOpportunity === undefined ? current.create_opportunity : patch.createOpportunity ? 1 : 0,
+          pipeline_id: patch.pipelineId === undefined ? current.pipeline_id : patch.pipelineId,
+          stage_id: patch.stageId === undefined ? current.stage_id : patch.stageId,
+        }, patch.pipelineId !== undefined || patch.stageId !== undefined),
+      );
+      if (patch.createOpportunity !== undefined) changes.create_opportunity = patch.createOpportunity ? 1 : 0;
+    }
+    let newConsent: { version: string; text: string } | undefined;
+    if (patch.consentText !== undefined) {
+      const text = cleanText(patch.consentText, 'consentText');
+      if (text !== current.consent_text) {
+        // Versions count up per form: "1", "2", …; each one's text stays in consent_versions.
+        newConsent = { version: String(Number(current.consent_version) + 1), text };
+        changes.consent_text = text;
+        changes.consent_version = newConsent.version;
+      }
+    }
+    changes.updated_at = now;
+    try {
+      await db.transaction().execute(async (trx) => {
+        const forms = createFormsRepo(trx);
+        await forms.updateForm(orgId, id, changes);
+        if (newConsent) await forms.insertConsentVersion({ form_id: id, version: newConsent.version, text: newConsent.text, created_at: now });
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        if (changes.slug !== undefined && (await repo.slugExists(changes.slug))) throw slugTaken(changes.slug);
+        throw new AppError('CONFLICT', 'The form was changed by someone else at the same time. Load it again and retry.');
+      }
+      throw error;
+    }
+    cache.invalidateSlugs(current.slug, ...(changes.slug !== undefined ? [changes.slug] : []));
+    return presentOne(await find(orgId, id));
+  }
+
+  async function remove(orgId: string, id: string): Promise<{ id: string; deleted: true }> {
+    const current = await find(orgId, id);
+    if (!(await repo.deleteForm(orgId, id))) throw formNotFound();
+    cache.invalidateSlugs(current.slug);
+    return { id, deleted: true };
+  }
+
+  async function list(orgId: string, query: { limit?: number; cursor?: string }) {
+    const limit = query.limit ?? 20;
+    const rows = await repo.listForms(orgId, limit + 1, decodeCursor(query.cursor));
+    const page = toPage(rows.map((row) => ({ row, id: row.id, createdAt: row.created_at })), limit, (entry) => entry.row);
+    return { items: await present(page.items), nextCursor: page.nextCursor };
+  }
+
+  async function submissions(orgId: string, formId: string, query: { limit?: number; cursor?: string }) {
+    await find(orgId, formId);
+    const limit = query.limit ?? 20;
+    const rows = await repo.listSubmissions(orgId, formId, limit + 1, decodeCursor(query.cursor));
+    return toPage(rows.map((row) => ({ ...row, createdAt: row.created_at })), limit, (row): SubmissionRecord => ({
+      id: row.id,
+      formId: row.form_id,
+      contactId: row.contact_id,
+      opportunityId: row.opportunity_id,
+      values: JSON.parse(row.field_values) as Record<string, string>,
+      custom: JSON.parse(row.custom) as Record<string, unknown>,
+      consentVersion: row.consent_version,
+      consentText: row.consent_text ?? null,
+      metadata: JSON.parse(row.metadata) as Record<string, string>,
+      ip: row.ip,
+      userAgent: row.user_agent,
+      createdAt: row.created_at,
+    }));
+  }
+
+  async function embed(orgId: string, id: string) {
+    const form = await find(orgId, id);
+    const link = `${publicUrl}/f/${form.slug}`;
+    return {
+      directLink: link,
+      iframe: `<iframe src="${escapeHtml(`${link}?embed=1`)}" title="${escapeHtml(form.title)}" style="width:100%;min-height:480px;border:0" loading="lazy"></iframe>`,
+      script: `<div data-svc-form="${escapeHtml(form.slug)}"></div>\n<script async src="${escapeHtml(`${publicUrl}/form-embed.js`)}"></script>`,
+    };
+  }
+
+  return { create, get: async (orgId: string, id: string) => presentOne(await find(orgId, id)), update, remove, list, submissions, embed };
+}
+
+export type FormsService = ReturnType<typeof createFormsService>;

@@ -1,0 +1,211 @@
+import { normalizeEmail, normalizePhone } from '../crm/service.js';
+import { AppError } from '../http/errors.js';
+import type { LiveCustomField, LiveForm } from './public-form.js';
+import { BUILT_IN_FIELDS, LIMITS, UTM_KEYS, charLength, httpUrl, textProblem, type BuiltInField } from './rules.js';
+
+/**
+ * The submit rules of the spec and DESIGN, in their order: consent, identity,
+ * required fields, then each value. Pure: nothing here touches the database, so
+ * every refusal happens before the transaction and writes nothing.
+ */
+export type CustomValue = string | number | boolean | string[];
+
+export interface CheckedSubmission {
+  /** Enabled built-in fields that carry a value: trimmed, email lowercased, phone in E.164. */
+  values: Partial<Record<BuiltInField, string>>;
+  /** Every configured custom field that carries a value, by key. */
+  custom: Record<string, CustomValue>;
+  contactCustom: Record<string, CustomValue>;
+  opportunityCustom: Record<string, CustomValue>;
+  /** The utm_* keys that carry a value. */
+  metadata: Record<string, string>;
+}
+
+type Body = Record<string, unknown>;
+
+const LABELS: Record<BuiltInField, string> = { name: 'name', email: 'email address', phone: 'phone number', company: 'company', message: 'message' };
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function own(object: Record<string, unknown>, key: string): unknown {
+  return Object.prototype.hasOwnProperty.call(object, key) ? object[key] : undefined;
+}
+
+/** A value "carries something": not omitted, null, blank text, an empty list or an unticked box. */
+function present(value: unknown): boolean {
+  if (value === undefined || value === null || value === false) return false;
+  if (typeof value === 'string') return value.trim() !== '';
+  if (Array.isArray(value)) return value.length > 0;
+  return true;
+}
+
+/** Nothing was entered (a wrong type, like `false` for a text field, is not "nothing"). */
+function isEmpty(value: unknown): boolean {
+  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '') || (Array.isArray(value) && value.length === 0);
+}
+
+function invalid(field: string, message: string): AppError {
+  return new AppError('INVALID_FIELD', message, { field });
+}
+
+/** Trimmed, NFC-normalized text within `max` characters. */
+function text(value: unknown, field: string, label: string, max: number): string {
+  if (typeof value !== 'string') throw invalid(field, `The ${label} must be text.`);
+  const problem = textProblem(value);
+  if (problem) throw invalid(field, `The ${label} ${problem}.`);
+  const trimmed = value.trim().normalize('NFC');
+  if (charLength(trimmed) > max) throw invalid(field, `The ${label} can be at most ${max} characters long.`);
+  return trimmed;
+}
+
+function checkConsent(form: LiveForm, body: Body): void {
+  const version = own(body, 'consentVersion');
+  if (version === undefined || version === null || version === '') {
+    throw new AppError('CONSENT_REQUIRED', 'Please agree to the consent text: send the consentVersion shown with the form.', { field: 'consentVersion' });
+  }
+  if (version !== form.consentVersion) {
+    throw new AppError('CONSENT_REQUIRED', 'The consent text of this form has changed. Please read the current text and agree to it again.', {
+      field: 'consentVersion',
+    });
+  }
+}
+
+function checkIdentity(form: LiveForm, body: Body): void {
+  const email = form.fields.email.enabled && present(own(body, 'email'));
+  const phone = form.fields.phone.enabled && present(own(body, 'phone'));
+  if (email || phone) return;
+  const ask = form.fields.email.enabled && form.fields.phone.enabled ? 'an email address or a phone number' : form.fields.email.enabled ? 'an email address' : 'a phone number';
+  throw new AppError('IDENTITY_REQUIRED', `Please enter ${ask}, so we can get back to you.`);
+}
+
+function checkRequired(form: LiveForm, body: Body, custom: Record<string, unknown>): void {
+  for (const name of BUILT_IN_FIELDS) {
+    const setting = form.fields[name];
+    if (setting.enabled && setting.required && !present(own(body, name))) {
+      throw new AppError('FIELD_REQUIRED', `Please enter your ${LABELS[name]}.`, { field: name });
+    }
+  }
+  for (const field of form.customFields) {
+    if (field.required && !present(own(custom, field.key))) {
+      throw new AppError('FIELD_REQUIRED', `Please fill in "${field.label}".`, { field: `custom.${field.key}` });
+    }
+  }
+}
+
+function builtInValue(name: BuiltInField, raw: unknown, form: LiveForm): string {
+  const value = text(raw, name, LABELS[name], LIMITS[name]);
+  if (name === 'email') {
+    const email = normalizeEmail(value);
+    if (!email.ok) throw invalid(name, email.message);
+    return email.value;
+  }
+  if (name === 'phone') {
+    const phone = normalizePhone(value, form.defaultCountry);
+    if (!phone.ok) throw invalid(name, phone.message);
+    return phone.value;
+  }
+  return value;
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+function isRealDate(value: string): boolean {
+  const match = DATE.exec(value);
+  if (!match) return false;
+  const date = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
+}
+
+/** One custom value by its definition's type. Unknown types are taken as text, which is always safe to store. */
+function customValue(field: LiveCustomField, raw: unknown): CustomValue {
+  const name = `custom.${field.key}`;
+  const label = `"${field.label}"`;
+  switch (field.type) {
+    case 'select': {
+      const value = text(raw, name, `value of ${label}`, LIMITS.customText);
+      if (!field.options.includes(value)) throw invalid(name, `Choose one of the options of ${label}.`);
+      return value;
+    }
+    case 'multiselect': {
+      if (!Array.isArray(raw) || raw.length > field.options.length) throw invalid(name, `${label} takes a list of its options.`);
+      const values = raw.map((item) => text(item, name, `value of ${label}`, LIMITS.customText));
+      if (values.some((value) => !field.options.includes(value)) || new Set(values).size !== values.length) {
+        throw invalid(name, `Choose among the options of ${label}, each at most once.`);
+      }
+      return values;
+    }
+    case 'number': {
+      const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw.trim()) : raw;
+      if (typeof value !== 'number' || !Number.isFinite(value)) throw invalid(name, `${label} must be a number.`);
+      return value;
+    }
+    case 'boolean':
+    case 'checkbox':
+      if (typeof raw !== 'boolean') throw invalid(name, `${label} must be true or false.`);
+      return raw;
+    case 'date': {
+      const value = text(raw, name, `value of ${label}`, 10);
+      if (!isRealDate(value)) throw invalid(name, `${label} must be a date like 2026-01-31.`);
+      return value;
+    }
+    case 'email': {
+      const email = normalizeEmail(text(raw, name, `value of ${label}`, LIMITS.email));
+      if (!email.ok) throw invalid(name, email.message);
+      return email.value;
+    }
+    case 'url': {
+      const value = text(raw, name, `value of ${label}`, LIMITS.redirectUrl);
+      if (!httpUrl(value)) throw invalid(name, `${label} must be a web address starting with http:// or https://.`);
+      return value;
+    }
+    case 'textarea':
+      return text(raw, name, `value of ${label}`, LIMITS.message);
+    default:
+      if (typeof raw === 'number' || typeof raw === 'boolean') return String(raw);
+      return text(raw, name, `value of ${label}`, LIMITS.customText);
+  }
+}
+
+function checkMetadata(raw: unknown): Record<string, string> {
+  if (raw === undefined || raw === null) return {};
+  if (!isPlainObject(raw)) throw invalid('metadata', 'metadata must be an object of utm_* values.');
+  const metadata: Record<string, string> = {};
+  for (const key of UTM_KEYS) {
+    const value = own(raw, key);
+    if (value === undefined || value === null || value === '') continue;
+    metadata[key] = text(value, `metadata.${key}`, key, LIMITS.utm);
+  }
+  return metadata;
+}
+
+export function checkSubmission(form: LiveForm, body: Body): CheckedSubmission {
+  checkConsent(form, body);
+  checkIdentity(form, body);
+  const rawCustom = own(body, 'custom');
+  const custom = isPlainObject(rawCustom) ? rawCustom : {};
+  checkRequired(form, body, custom);
+
+  const values: CheckedSubmission['values'] = {};
+  for (const name of BUILT_IN_FIELDS) {
+    const raw = own(body, name);
+    // Disabled fields are ignored whatever they hold: nothing of theirs is stored.
+    if (!form.fields[name].enabled || isEmpty(raw)) continue;
+    values[name] = builtInValue(name, raw, form);
+  }
+
+  if (rawCustom !== undefined && rawCustom !== null && !isPlainObject(rawCustom)) {
+    throw invalid('custom', 'custom must be an object of values by field key.');
+  }
+  const checked: CheckedSubmission = { values, custom: {}, contactCustom: {}, opportunityCustom: {}, metadata: {} };
+  for (const field of form.customFields) {
+    const raw = own(custom, field.key);
+    if (isEmpty(raw)) continue;
+    const value = customValue(field, raw);
+    checked.custom[field.key] = value;
+    (field.entity === 'opportunity' ? checked.opportunityCustom : checked.contactCustom)[field.key] = value;
+  }
+  checked.metadata = checkMetadata(own(body, 'metadata'));
+  return checked;
+}

@@ -1,0 +1,161 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { CrmService } from '../crm/service.js';
+import type { DB } from '../db/tables.js';
+import { AppError } from '../http/errors.js';
+import type { Clock } from '../lib/clock.js';
+import { newId } from '../lib/ids.js';
+import type { FormCache } from './form-cache.js';
+import type { LiveForm } from './public-form.js';
+import { createFormsRepo, type FormsRepo } from './repo.js';
+import { HONEYPOT_RESPONSE, IDEMPOTENCY_TTL_MS, LIMITS } from './rules.js';
+import type { SubmitResult } from './schema.js';
+import { checkSubmission, type CheckedSubmission } from './submission-check.js';
+
+export interface SubmitContext {
+  ip: string | null;
+  userAgent: string | null;
+  idempotencyKey: string | undefined;
+}
+
+export interface SubmitOutcome {
+  result: SubmitResult;
+  /** The answer is the stored first response to this Idempotency-Key. */
+  replayed: boolean;
+}
+
+/** Thrown inside the transaction when a concurrent request with the same key committed first. */
+class AlreadySubmitted extends Error {}
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7E]{1,255}$/;
+/** Expired idempotency keys are swept at most this often, by whichever request comes along. */
+const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
+
+export function isHoneypotHit(value: unknown): boolean {
+  return value !== undefined && value !== null && value !== '';
+}
+
+function opportunityTitle(form: LiveForm, checked: CheckedSubmission): string {
+  const who = checked.values.name ?? checked.values.email ?? checked.values.phone ?? 'New lead';
+  return `${who} — ${form.title}`.slice(0, 300);
+}
+
+/**
+ * POST /api/public/forms/{slug}/submit after the rate limit and body parsing:
+ * form lookup → honeypot → idempotent replay → rules → one transaction for every write.
+ */
+export function createSubmitService(deps: { db: Kysely<DB>; repo: FormsRepo; crm: CrmService; cache: FormCache<LiveForm>; clock: Clock; log: FastifyBaseLogger }) {
+  const { db, repo, crm, cache, clock, log } = deps;
+  let lastSweep = 0;
+
+  function sweepExpiredKeys(now: number): void {
+    if (now - lastSweep < SWEEP_INTERVAL_MS) return;
+    lastSweep = now;
+    repo.deleteExpiredIdempotencyKeys(new Date(now - IDEMPOTENCY_TTL_MS).toISOString()).catch((error: unknown) => {
+      log.warn({ err: error }, 'could not delete expired idempotency keys');
+    });
+  }
+
+  async function storedResponse(formId: string, key: string, now: number): Promise<SubmitResult | undefined> {
+    const stored = await repo.findIdempotencyKey(formId, key);
+    if (!stored || Date.parse(stored.created_at) <= now - IDEMPOTENCY_TTL_MS) return undefined;
+    return JSON.parse(stored.response) as SubmitResult;
+  }
+
+  async function write(form: LiveForm, checked: CheckedSubmission, context: SubmitContext, result: SubmitResult, now: Date): Promise<void> {
+    const createdAt = now.toISOString();
+    await db.transaction().execute(async (trx) => {
+      const formsRepo = createFormsRepo(trx);
+      const key = context.idempotencyKey;
+      if (key !== undefined) {
+        // A key older than 24 h is free again; the insert below then claims it.
+        await formsRepo.deleteExpiredIdempotencyKey(form.id, key, new Date(now.getTime() - IDEMPOTENCY_TTL_MS).toISOString());
+        const claimed = await formsRepo.insertIdempotencyKey({ form_id: form.id, key, response: JSON.stringify(result), created_at: createdAt });
+        if (!claimed) throw new AlreadySubmitted();
+      }
+      // First, so a form pointing at a deleted pipeline fails before anything is written.
+      const target = form.createOpportunity ? await crm.resolveOpportunityTarget(trx, form.orgId, form.pipelineId, form.stageId) : undefined;
+      const { values } = checked;
+      const { contactId } = await crm.upsertContact(
+        trx,
+        { orgId: form.orgId, email: values.email, phone: values.phone, name: values.name, company: values.company, custom: flatten(checked.contactCustom) },
+        'form',
+      );
+      const submissionId = newId('sub');
+      if (values.message !== undefined) {
+        await crm.addNote(trx, { orgId: form.orgId, contactId, body: values.message, source: 'form', submissionId });
+      }
+      const opportunity = target
+        ? await crm.createOpportunity(trx, {
+            orgId: form.orgId,
+            contactId,
+            ...target,
+            title: opportunityTitle(form, checked),
+            source: 'form',
+            custom: flatten(checked.opportunityCustom),
+            submissionId,
+          })
+        : undefined;
+      await formsRepo.insertSubmission({
+        id: submissionId,
+        org_id: form.orgId,
+        form_id: form.id,
+        contact_id: contactId,
+        opportunity_id: opportunity?.opportunityId ?? null,
+        field_values: JSON.stringify(values),
+        custom: JSON.stringify(checked.custom),
+        consent_version: form.consentVersion,
+        metadata: JSON.stringify(checked.metadata),
+        ip: context.ip,
+        user_agent: context.userAgent === null ? null : context.userAgent.slice(0, LIMITS.userAgent),
+        created_at: createdAt,
+      });
+    });
+  }
+
+  async function submit(slug: string, body: Record<string, unknown>, context: SubmitContext): Promise<SubmitOutcome> {
+    const form = await cache.get(slug);
+    if (!form) throw formNotFound();
+    // A bot gets the same generic answer for every form and nothing is processed, not even its idempotency key.
+    if (isHoneypotHit(body._hp)) return { result: { ...HONEYPOT_RESPONSE }, replayed: false };
+
+    const key = context.idempotencyKey;
+    if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
+      throw new AppError('VALIDATION_ERROR', 'The Idempotency-Key header must be 1 to 255 visible ASCII characters, like a UUID.', { field: 'Idempotency-Key' });
+    }
+    const now = clock.now();
+    if (key !== undefined) {
+      sweepExpiredKeys(now.getTime());
+      const previous = await storedResponse(form.id, key, now.getTime());
+      if (previous) return { result: previous, replayed: true };
+    }
+
+    const checked = checkSubmission(form, body);
+    const result: SubmitResult = { ok: true, successMessage: form.successMessage, redirectUrl: form.redirectUrl };
+    try {
+      await write(form, checked, context, result, now);
+    } catch (error) {
+      if (error instanceof AlreadySubmitted && key !== undefined) {
+        const previous = await storedResponse(form.id, key, now.getTime());
+        if (previous) return { result: previous, replayed: true };
+      }
+      throw error;
+    }
+    return { result, replayed: false };
+  }
+
+  return { submit };
+}
+
+/** The CRM stores scalar custom values; a multi-select is kept there as its choices joined by ", ". */
+function flatten(custom: CheckedSubmission['custom']): Record<string, string | number | boolean> {
+  const out: Record<string, string | number | boolean> = {};
+  for (const [key, value] of Object.entries(custom)) out[key] = Array.isArray(value) ? value.join(', ') : value;
+  return out;
+}
+
+export function formNotFound(): AppError {
+  return new AppError('FORM_NOT_FOUND', 'This form does not exist or is no longer accepting submissions.');
+}
+
+export type SubmitService = ReturnType<typeof createSubmitService>;

@@ -1,0 +1,33 @@
+import { Redis } from 'ioredis';
+
+/**
+ * Redis connections for state shared between app nodes (rate-limit counters,
+ * config-cache invalidation). Only used when REDIS_URL is set.
+ *
+ * Commands fail fast instead of queueing while Redis is away: callers fall back
+ * (the rate limiter to its in-memory store) rather than hold requests hostage.
+ */
+export function createRedisConnection(url: string, name: string): Redis {
+  const redis = new Redis(url, {
+    connectionName: `switchboard:${name}`,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2000,
+    enableOfflineQueue: true,
+    // Reconnect with a capped back-off, forever: a restarted Redis is picked up again.
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+  });
+  // Without a listener ioredis prints every connection error; callers log what matters.
+  redis.on('error', () => undefined);
+  return redis;
+}
+
+/** Closes a connection, waiting for in-flight replies; never throws during shutdown. */
+export async function closeRedis(redis: Redis): Promise<void> {
+  try {
+    await redis.quit();
+  } catch {
+    redis.disconnect();
+  }
+}
+
+export type { Redis };
