@@ -1,0 +1,39 @@
+import type { App } from '../app.js';
+import { Envelope, Page, errorResponses, ok } from '../http/envelope.js';
+import { CatalogQuery, CatalogTool, CatalogToolParams } from './schema.js';
+import type { CatalogService } from './service.js';
+
+const TAGS = ['Catalog'];
+
+/** Public, no authentication: published tools only. */
+export function registerCatalogRoutes(app: App, deps: { catalog: CatalogService }): void {
+  const { catalog } = deps;
+
+  app.get(
+    '/api/catalog/tools',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'List published tools',
+        description: 'Newest first. Filter by `category` and `q` (text in name or description); page with `limit` and `cursor`.',
+        querystring: CatalogQuery,
+        response: { 200: Envelope(Page(CatalogTool)), ...errorResponses(400) },
+      },
+    },
+    async (request) => ok(await catalog.list(request.query)),
+  );
+
+  app.get(
+    '/api/catalog/tools/:tool_id',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Get a published tool',
+        description: 'A draft, withdrawn or deleted tool answers 404 TOOL_NOT_FOUND.',
+        params: CatalogToolParams,
+        response: { 200: Envelope(CatalogTool), ...errorResponses(400, 404) },
+      },
+    },
+    async (request) => ok(await catalog.get(request.params.tool_id)),
+  );
+}

@@ -1,0 +1,95 @@
+import { AppError, type ErrorDetail } from '../http/errors.js';
+
+/**
+ * What a tool is, independent of storage and wire: the developer-editable fields
+ * and the rules that hold whichever surface (API, portal) changes them.
+ */
+export const TOOL_METHODS = ['POST', 'GET', 'PUT', 'PATCH', 'DELETE'] as const;
+export const AUTH_TYPES = ['none', 'api_key', 'bearer', 'basic', 'hmac'] as const;
+export const TOOL_CATEGORIES = [
+  'crm', 'sales', 'marketing', 'support', 'scheduling', 'ecommerce', 'payments',
+  'finance', 'communication', 'productivity', 'data', 'developer', 'other',
+] as const;
+export const PARAMETER_TYPES = ['string', 'number', 'boolean', 'array'] as const;
+export const ITEM_TYPES = ['string', 'number', 'boolean'] as const;
+export const TOOL_STATUSES = ['draft', 'published'] as const;
+
+export type ToolMethod = (typeof TOOL_METHODS)[number];
+export type AuthType = (typeof AUTH_TYPES)[number];
+export type ToolCategory = (typeof TOOL_CATEGORIES)[number];
+export type ParameterType = (typeof PARAMETER_TYPES)[number];
+export type ItemType = (typeof ITEM_TYPES)[number];
+export type ToolStatus = (typeof TOOL_STATUSES)[number];
+
+export const TOOL_NAME_PATTERN = '^[A-Za-z][A-Za-z0-9_-]{0,63}$';
+export const PARAMETER_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]{0,63}$';
+/** RFC 9110 §5.6.2 token: what an HTTP header name may be. */
+export const HEADER_NAME_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$";
+export const MAX_PARAMETERS = 64;
+/** The service adds this key to every call body, so no parameter may use it. */
+export const RESERVED_PARAMETER = '_svc_context';
+
+/** Headers the service sets itself or that frame the request: an API key may not replace them. */
+const RESERVED_HEADERS = new Set([
+  'host', 'content-length', 'content-type', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive', 'te',
+  'trailer', 'upgrade', 'expect', 'proxy-authorization', 'proxy-connection', 'accept', 'user-agent',
+  'x-svc-timestamp', 'x-svc-signature',
+]);
+
+export interface ToolParameter {
+  name: string;
+  type: ParameterType;
+  description: string;
+  required: boolean;
+  items?: ItemType;
+}
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  endpoint: string;
+  method: ToolMethod;
+  authType: AuthType;
+  /** Header that carries the key for `api_key` (X-API-Key when null); null for other auth types. */
+  apiKeyHeader: string | null;
+  category: ToolCategory;
+  parameters: ToolParameter[];
+}
+
+export const DEFAULTS = { method: 'POST', authType: 'none', category: 'other', apiKeyHeader: null, parameters: [] } as const;
+
+/** Parameters as stored and compared: fixed key order, defaults filled in. */
+export function normalizeParameters(parameters: ReadonlyArray<Partial<ToolParameter> & Pick<ToolParameter, 'name' | 'type'>>): ToolParameter[] {
+  return parameters.map((p) => ({
+    name: p.name,
+    type: p.type,
+    description: p.description ?? '',
+    required: p.required ?? false,
+    ...(p.items !== undefined ? { items: p.items } : {}),
+  }));
+}
+
+/** Rules a JSON schema cannot say; every problem at once, as VALIDATION_ERROR details. */
+export function assertValidDefinition(definition: ToolDefinition): void {
+  const problems: ErrorDetail[] = [];
+  if (definition.description.trim() === '') problems.push({ path: 'description', message: 'must say what the tool does; the model reads it to decide when to call the tool' });
+
+  if (definition.apiKeyHeader !== null) {
+    if (definition.authType !== 'api_key') problems.push({ path: 'apiKeyHeader', message: 'only applies when authType is api_key' });
+    else if (RESERVED_HEADERS.has(definition.apiKeyHeader.toLowerCase())) problems.push({ path: 'apiKeyHeader', message: `cannot be ${definition.apiKeyHeader}: the service sets that header itself` });
+  }
+
+  const seen = new Set<string>();
+  definition.parameters.forEach((parameter, index) => {
+    const path = `parameters.${index}`;
+    if (parameter.name === RESERVED_PARAMETER) problems.push({ path: `${path}.name`, message: `cannot be ${RESERVED_PARAMETER}: the service uses that key for call context` });
+    else if (seen.has(parameter.name)) problems.push({ path: `${path}.name`, message: `repeats the parameter name "${parameter.name}"` });
+    seen.add(parameter.name);
+    if (parameter.items !== undefined && parameter.type !== 'array') problems.push({ path: `${path}.items`, message: 'only applies to parameters of type array' });
+  });
+
+  if (problems.length === 0) return;
+  const first = problems[0]!;
+  const message = problems.length === 1 ? `Invalid request: ${first.path} ${first.message}.` : `Invalid request: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}.`;
+  throw new AppError('VALIDATION_ERROR', message, { details: problems, ...(problems.length === 1 ? { field: first.path } : {}) });
+}

@@ -1,0 +1,52 @@
+import type { ToolRevisionsTable, ToolsTable } from '../db/tables.js';
+import type { AuthType, ToolCategory, ToolDefinition, ToolMethod, ToolParameter, ToolStatus } from './definition.js';
+import type { DefinitionColumns } from './repo.js';
+import type { ToolRecord } from './schema.js';
+
+/** Rows hold only values the service wrote after validation, so the casts are safe. */
+export function definitionFromRow(row: DefinitionColumns | ToolRevisionsTable): ToolDefinition {
+  return {
+    name: row.name,
+    description: row.description,
+    endpoint: row.endpoint,
+    method: row.method as ToolMethod,
+    authType: row.auth_type as AuthType,
+    apiKeyHeader: row.api_key_header,
+    category: row.category as ToolCategory,
+    parameters: JSON.parse(row.parameters) as ToolParameter[],
+  };
+}
+
+export function columnsFromDefinition(definition: ToolDefinition): DefinitionColumns {
+  return {
+    name: definition.name,
+    description: definition.description,
+    endpoint: definition.endpoint,
+    method: definition.method,
+    auth_type: definition.authType,
+    api_key_header: definition.apiKeyHeader,
+    category: definition.category,
+    parameters: JSON.stringify(definition.parameters),
+  };
+}
+
+/** Parameters are stored in a canonical form, so equal definitions have equal columns. */
+export function sameDefinition(a: DefinitionColumns, b: DefinitionColumns): boolean {
+  return (
+    a.name === b.name && a.description === b.description && a.endpoint === b.endpoint && a.method === b.method &&
+    a.auth_type === b.auth_type && a.api_key_header === b.api_key_header && a.category === b.category && a.parameters === b.parameters
+  );
+}
+
+export function presentTool(row: ToolsTable): ToolRecord {
+  return {
+    id: row.id,
+    ...definitionFromRow(row),
+    status: row.status as ToolStatus,
+    version: Number(row.version),
+    hasUnpublishedChanges: Number(row.has_unpublished_changes) === 1,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    publishedAt: row.published_at,
+  };
+}

@@ -1,0 +1,123 @@
+import { sql, type Kysely } from 'kysely';
+import type { DB, ToolRevisionsTable, ToolsTable } from '../db/tables.js';
+import type { CursorPosition } from '../http/cursor.js';
+
+/** The columns that make up a tool's definition, shared by the working copy and its revisions. */
+export type DefinitionColumns = Pick<ToolsTable, 'name' | 'description' | 'endpoint' | 'method' | 'auth_type' | 'api_key_header' | 'category' | 'parameters'>;
+
+export interface ToolFilters {
+  status?: string | undefined;
+  category?: string | undefined;
+  q?: string | undefined;
+  after?: CursorPosition | undefined;
+  limit: number;
+}
+
+/** `%text%` for LIKE, with LIKE's own wildcards taken literally. */
+export function containsPattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** Case-insensitive substring match on both dialects (PostgreSQL's LIKE is case-sensitive). */
+export function matchesText(column: string, text: string) {
+  return sql<boolean>`lower(${sql.ref(column)}) like ${containsPattern(text)} escape '\\'`;
+}
+
+/** Rows after the cursor in (created_at, id) descending order. */
+export function afterCursor(createdAt: string, id: string, after: CursorPosition) {
+  const created = sql.ref(createdAt);
+  return sql<boolean>`(${created} < ${after.createdAt} or (${created} = ${after.createdAt} and ${sql.ref(id)} < ${after.id}))`;
+}
+
+/** better-sqlite3 and pg report unique violations differently. */
+function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
+export type WriteResult = 'ok' | 'name_taken' | 'missing';
+
+/** Every query is scoped to the developer who owns the tool. */
+export function createToolsRepo(db: Kysely<DB>) {
+  return {
+    async insertTool(row: ToolsTable): Promise<WriteResult> {
+      try {
+        await db.insertInto('tools').values(row).execute();
+        return 'ok';
+      } catch (error) {
+        if (isUniqueViolation(error)) return 'name_taken';
+        throw error;
+      }
+    },
+
+    findTool: (developerId: string, id: string) =>
+      db.selectFrom('tools').selectAll().where('developer_id', '=', developerId).where('id', '=', id).executeTakeFirst(),
+
+    findToolByName: (developerId: string, name: string) =>
+      db.selectFrom('tools').select(['id']).where('developer_id', '=', developerId).where('name', '=', name).executeTakeFirst(),
+
+    listTools: (developerId: string, filters: ToolFilters) =>
+      db
+        .selectFrom('tools')
+        .selectAll()
+        .where('developer_id', '=', developerId)
+        .$if(filters.status !== undefined, (qb) => qb.where('status', '=', filters.status!))
+        .$if(filters.category !== undefined, (qb) => qb.where('category', '=', filters.category!))
+        .$if(filters.q !== undefined, (qb) => qb.where((eb) => eb.or([matchesText('name', filters.q!), matchesText('description', filters.q!)])))
+        .$if(filters.after !== undefined, (qb) => qb.where(afterCursor('created_at', 'id', filters.after!)))
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(filters.limit + 1)
+        .execute(),
+
+    /** The revision a tool's `version` points to (revisions are numbered 1, 2, …). */
+    findRevision: (developerId: string, toolId: string, version: number) =>
+      db
+        .selectFrom('tool_revisions as r')
+        .innerJoin('tools as t', 't.id', 'r.tool_id')
+        .selectAll('r')
+        .where('t.developer_id', '=', developerId)
+        .where('r.tool_id', '=', toolId)
+        .where('r.version', '=', version)
+        .executeTakeFirst(),
+
+    async updateTool(developerId: string, id: string, changes: Partial<ToolsTable>): Promise<WriteResult> {
+      try {
+        const result = await db.updateTable('tools').set(changes).where('developer_id', '=', developerId).where('id', '=', id).executeTakeFirst();
+        return result.numUpdatedRows === 0n ? 'missing' : 'ok';
+      } catch (error) {
+        if (isUniqueViolation(error)) return 'name_taken';
+        throw error;
+      }
+    },
+
+    /**
+     * Makes a tool live, in one transaction. `expected` is the working copy the caller
+     * checked: if a concurrent update changed it, nothing is written and false is returned,
+     * so a revision never holds a definition nobody checked.
+     */
+    publish: (developerId: string, id: string, expected: DefinitionColumns & { version: number }, changes: Partial<ToolsTable>, revision: ToolRevisionsTable | undefined) =>
+      db.transaction().execute(async (trx) => {
+        let update = trx.updateTable('tools').set(changes).where('developer_id', '=', developerId).where('id', '=', id);
+        for (const [column, value] of Object.entries(expected) as Array<[keyof DefinitionColumns | 'version', string | number | null]>) {
+          update = value === null ? update.where(column, 'is', null) : update.where(column, '=', value);
+        }
+        const result = await update.executeTakeFirst();
+        if (result.numUpdatedRows === 0n) return false;
+        if (revision) await trx.insertInto('tool_revisions').values(revision).execute();
+        return true;
+      }),
+
+    /** Deletes the tool and its revisions; false when the developer has no such tool. */
+    deleteTool: (developerId: string, id: string) =>
+      db.transaction().execute(async (trx) => {
+        const owned = await trx.selectFrom('tools').select('id').where('developer_id', '=', developerId).where('id', '=', id).executeTakeFirst();
+        if (!owned) return false;
+        await trx.deleteFrom('tool_revisions').where('tool_id', '=', id).execute();
+        await trx.deleteFrom('tools').where('developer_id', '=', developerId).where('id', '=', id).execute();
+        return true;
+      }),
+  };
+}
+
+export type ToolsRepo = ReturnType<typeof createToolsRepo>;

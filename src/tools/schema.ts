@@ -1,0 +1,125 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { ListQuery } from '../http/envelope.js';
+import {
+  AUTH_TYPES, HEADER_NAME_PATTERN, ITEM_TYPES, MAX_PARAMETERS, PARAMETER_NAME_PATTERN, PARAMETER_TYPES,
+  TOOL_CATEGORIES, TOOL_METHODS, TOOL_NAME_PATTERN, TOOL_STATUSES,
+} from './definition.js';
+
+/** A string from a fixed list, as one `enum` so a violation reads "must be one of: …". */
+export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string; default?: T[number] } = {}) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
+function Nullable<T extends TSchema>(schema: T) {
+  return Type.Union([schema, Type.Null()]);
+}
+
+const ToolName = Type.String({
+  pattern: TOOL_NAME_PATTERN,
+  description: 'Models call tools by name: a letter, then letters, digits, `_` or `-`; at most 64 characters. Unique among your tools.',
+  examples: ['get_quote'],
+});
+const Description = Type.String({ minLength: 1, maxLength: 1024, description: 'What the tool does; the model reads it to decide when to call the tool. 1–1024 characters.' });
+const Endpoint = Type.String({
+  minLength: 1,
+  maxLength: 2048,
+  description: 'An `https://` URL without user name, password or fragment, resolving only to public addresses.',
+  examples: ['https://api.example.com/tools/quote'],
+});
+const ApiKeyHeader = Type.String({ pattern: HEADER_NAME_PATTERN, description: 'For `authType: api_key`: the header that carries the key (default `X-API-Key`).' });
+
+const parameterFields = {
+  name: Type.String({ pattern: PARAMETER_NAME_PATTERN, description: 'A letter or `_`, then letters, digits or `_`; at most 64 characters; unique; never `_svc_context`.' }),
+  type: StringEnum(PARAMETER_TYPES),
+  description: Type.String({ maxLength: 512, description: 'What the value means; the model reads it. At most 512 characters.' }),
+  required: Type.Boolean({ description: 'Whether the model must supply a value.' }),
+  items: StringEnum(ITEM_TYPES, { description: 'For `type: array`: the type of its items.' }),
+};
+
+export const ToolParameterInput = Type.Object(
+  {
+    name: parameterFields.name,
+    type: parameterFields.type,
+    description: Type.Optional({ ...parameterFields.description, default: '' }),
+    required: Type.Optional({ ...parameterFields.required, default: false }),
+    items: Type.Optional(parameterFields.items),
+  },
+  { additionalProperties: false },
+);
+
+export const ToolParameter = Type.Object({
+  name: parameterFields.name,
+  type: parameterFields.type,
+  description: parameterFields.description,
+  required: parameterFields.required,
+  items: Type.Optional(parameterFields.items),
+});
+
+const Parameters = Type.Array(ToolParameterInput, { maxItems: MAX_PARAMETERS, description: `Parameters the model fills in; at most ${MAX_PARAMETERS}.` });
+
+export const CreateToolBody = Type.Object(
+  {
+    name: ToolName,
+    description: Description,
+    endpoint: Endpoint,
+    method: Type.Optional(StringEnum(TOOL_METHODS, { default: 'POST', description: 'HTTP method used to call the endpoint; the JSON body is sent whatever the method.' })),
+    authType: Type.Optional(StringEnum(AUTH_TYPES, { default: 'none', description: 'How a business\'s credentials are sent to the endpoint.' })),
+    apiKeyHeader: Type.Optional(Nullable(ApiKeyHeader)),
+    category: Type.Optional(StringEnum(TOOL_CATEGORIES, { default: 'other' })),
+    parameters: Type.Optional({ ...Parameters, default: [] }),
+  },
+  { additionalProperties: false },
+);
+export type CreateToolBody = Static<typeof CreateToolBody>;
+
+/** Any subset of the editable fields; only those given change. `apiKeyHeader: null` removes it. */
+export const UpdateToolBody = Type.Object(
+  {
+    name: Type.Optional(ToolName),
+    description: Type.Optional(Description),
+    endpoint: Type.Optional(Endpoint),
+    method: Type.Optional(StringEnum(TOOL_METHODS)),
+    authType: Type.Optional(StringEnum(AUTH_TYPES)),
+    apiKeyHeader: Type.Optional(Nullable(ApiKeyHeader)),
+    category: Type.Optional(StringEnum(TOOL_CATEGORIES)),
+    parameters: Type.Optional(Parameters),
+  },
+  { additionalProperties: false },
+);
+export type UpdateToolBody = Static<typeof UpdateToolBody>;
+
+const Timestamp = Type.String({ format: 'date-time' });
+
+export const ToolRecord = Type.Object({
+  id: Type.String({ description: 'Tool id (`tool_…`).' }),
+  name: ToolName,
+  description: Type.String(),
+  endpoint: Type.String(),
+  method: StringEnum(TOOL_METHODS),
+  authType: StringEnum(AUTH_TYPES),
+  apiKeyHeader: Nullable(Type.String()),
+  category: StringEnum(TOOL_CATEGORIES),
+  parameters: Type.Array(ToolParameter),
+  status: StringEnum(TOOL_STATUSES, { description: '`draft` (only you see it) or `published` (in the catalog).' }),
+  version: Type.Integer({ minimum: 0, description: 'Number of times published; 0 for never.' }),
+  hasUnpublishedChanges: Type.Boolean({ description: 'True when the working copy differs from the latest published revision.' }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  publishedAt: Nullable(Type.String({ format: 'date-time', description: 'When the tool last went live; null if never published.' })),
+});
+export type ToolRecord = Static<typeof ToolRecord>;
+
+export const DeletedTool = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });
+
+export const ToolIdParams = Type.Object({ tool_id: Type.String({ maxLength: 100, description: 'Tool id (`tool_…`).' }) });
+
+export const ToolListQuery = Type.Object(
+  {
+    status: Type.Optional(StringEnum(TOOL_STATUSES)),
+    category: Type.Optional(StringEnum(TOOL_CATEGORIES)),
+    q: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Case-insensitive text searched in name and description.' })),
+    ...ListQuery,
+  },
+  { additionalProperties: false },
+);
+export type ToolListQuery = Static<typeof ToolListQuery>;

@@ -1,0 +1,122 @@
+import { decodeCursor, toPage } from '../http/cursor.js';
+import { AppError } from '../http/errors.js';
+import { isoNow, type Clock } from '../lib/clock.js';
+import { newId } from '../lib/ids.js';
+import { checkEndpoint, type EndpointPolicy } from '../net/endpoint-check.js';
+import { nameTaken, toolNotFound } from './errors.js';
+import { assertValidDefinition, DEFAULTS, normalizeParameters, type ToolDefinition } from './definition.js';
+import { columnsFromDefinition, definitionFromRow, presentTool, sameDefinition } from './present.js';
+import { createPublishing } from './publishing.js';
+import type { ToolsRepo } from './repo.js';
+import type { CreateToolBody, ToolListQuery, ToolRecord, UpdateToolBody } from './schema.js';
+
+export interface ToolsServiceDeps {
+  repo: ToolsRepo;
+  clock: Clock;
+  endpointPolicy: EndpointPolicy;
+}
+
+/**
+ * A developer's tools: the working copy they edit. Every lookup is by
+ * (developer, id), so another developer's tool is indistinguishable from a missing one.
+ */
+export function createToolsService(deps: ToolsServiceDeps) {
+  const { repo, clock, endpointPolicy } = deps;
+
+  async function ownedRow(developerId: string, toolId: string) {
+    const row = await repo.findTool(developerId, toolId);
+    if (!row) throw toolNotFound();
+    return row;
+  }
+
+  async function create(developerId: string, input: CreateToolBody): Promise<ToolRecord> {
+    const definition: ToolDefinition = {
+      name: input.name,
+      description: input.description,
+      endpoint: input.endpoint,
+      method: input.method ?? DEFAULTS.method,
+      authType: input.authType ?? DEFAULTS.authType,
+      apiKeyHeader: input.apiKeyHeader ?? DEFAULTS.apiKeyHeader,
+      category: input.category ?? DEFAULTS.category,
+      parameters: normalizeParameters(input.parameters ?? DEFAULTS.parameters),
+    };
+    assertValidDefinition(definition);
+    await checkEndpoint(definition.endpoint, endpointPolicy, 'save');
+    const existing = await repo.findToolByName(developerId, definition.name);
+    if (existing) throw nameTaken(definition.name, existing.id);
+
+    const now = isoNow(clock);
+    const row = {
+      id: newId('tool'),
+      developer_id: developerId,
+      ...columnsFromDefinition(definition),
+      status: 'draft',
+      version: 0,
+      published_revision_id: null,
+      has_unpublished_changes: 0,
+      created_at: now,
+      updated_at: now,
+      published_at: null,
+    };
+    if ((await repo.insertTool(row)) === 'name_taken') throw nameTaken(definition.name);
+    return presentTool(row);
+  }
+
+  async function list(developerId: string, query: ToolListQuery) {
+    const limit = query.limit ?? 20;
+    const rows = await repo.listTools(developerId, { status: query.status, category: query.category, q: query.q, after: decodeCursor(query.cursor), limit });
+    return toPage(rows.map((row) => ({ ...row, createdAt: row.created_at })), limit, presentTool);
+  }
+
+  async function get(developerId: string, toolId: string): Promise<ToolRecord> {
+    return presentTool(await ownedRow(developerId, toolId));
+  }
+
+  /** Partial: only the fields given change. On a published tool this edits the working copy only. */
+  async function update(developerId: string, toolId: string, input: UpdateToolBody): Promise<ToolRecord> {
+    if (Object.keys(input).length === 0) {
+      throw new AppError('VALIDATION_ERROR', 'Send at least one field to change: name, description, endpoint, method, authType, apiKeyHeader, category or parameters.');
+    }
+    const row = await ownedRow(developerId, toolId);
+    const current = definitionFromRow(row);
+    const authType = input.authType ?? current.authType;
+    const definition: ToolDefinition = {
+      name: input.name ?? current.name,
+      description: input.description ?? current.description,
+      endpoint: input.endpoint ?? current.endpoint,
+      method: input.method ?? current.method,
+      authType,
+      // A header only means something for api_key: switching away drops the old one.
+      apiKeyHeader: input.apiKeyHeader !== undefined ? input.apiKeyHeader : authType === 'api_key' ? current.apiKeyHeader : null,
+      category: input.category ?? current.category,
+      parameters: input.parameters !== undefined ? normalizeParameters(input.parameters) : current.parameters,
+    };
+    assertValidDefinition(definition);
+    if (definition.endpoint !== current.endpoint) await checkEndpoint(definition.endpoint, endpointPolicy, 'save');
+    if (definition.name !== current.name) {
+      const existing = await repo.findToolByName(developerId, definition.name);
+      if (existing) throw nameTaken(definition.name, existing.id);
+    }
+
+    const columns = columnsFromDefinition(definition);
+    const latest = row.version > 0 ? await repo.findRevision(developerId, toolId, Number(row.version)) : undefined;
+    const changes = {
+      ...columns,
+      has_unpublished_changes: latest && !sameDefinition(columns, latest) ? 1 : 0,
+      updated_at: isoNow(clock),
+    };
+    const result = await repo.updateTool(developerId, toolId, changes);
+    if (result === 'name_taken') throw nameTaken(definition.name);
+    if (result === 'missing') throw toolNotFound();
+    return presentTool({ ...row, ...changes });
+  }
+
+  async function remove(developerId: string, toolId: string): Promise<{ id: string; deleted: true }> {
+    if (!(await repo.deleteTool(developerId, toolId))) throw toolNotFound();
+    return { id: toolId, deleted: true };
+  }
+
+  return { create, list, get, update, remove, ...createPublishing({ ...deps, ownedRow }) };
+}
+
+export type ToolsService = ReturnType<typeof createToolsService>;
