@@ -18,6 +18,13 @@ import { createDeveloperAuth } from './oauth/bearer.js';
 import { createOAuthRepo } from './oauth/repo.js';
 import { registerOAuthRoutes } from './oauth/routes.js';
 import { createOAuthService } from './oauth/service.js';
+import { systemResolver, type HostResolver } from './net/resolver.js';
+import { createToolsRepo } from './tools/repo.js';
+import { registerToolRoutes } from './tools/routes.js';
+import { createToolsService } from './tools/service.js';
+import { createCatalogRepo } from './catalog/repo.js';
+import { registerCatalogRoutes } from './catalog/routes.js';
+import { createCatalogService } from './catalog/service.js';
 import { createOrgAuth } from './orgs/auth.js';
 import { createCrmService } from './crm/service.js';
 import { registerForms } from './forms/module.js';
@@ -31,6 +38,8 @@ export interface AppDeps {
   redisPrefix?: string;
   /** Where logs go (default stdout); tests pass a stream to read them. */
   logStream?: DestinationStream;
+  /** DNS for tool endpoint checks (A and AAAA answers as text); tests pass a fixed table. */
+  resolveHost?: HostResolver;
 }
 
 /** The Fastify instance with TypeBox types: routes infer body, query and reply types from their schemas. */
@@ -73,6 +82,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerOAuthRoutes(app, { oauth, config });
 
   // ── Tools and catalog ──
+  const endpointPolicy = { allowPrivate: config.toolAllowPrivateEndpoints, resolver: deps.resolveHost ?? systemResolver };
+  const tools = createToolsService({ repo: createToolsRepo(db), clock, endpointPolicy });
+  registerToolRoutes(app, { tools, developerAuth });
+  registerCatalogRoutes(app, { catalog: createCatalogService({ repo: createCatalogRepo(db) }) });
 
   // ── Organizations and CRM ──
   // orgAuth.require guards every /api/org/* route; orgAuth.principal(request) → {orgId, actor}.
