@@ -29,6 +29,10 @@ import { createOrgAuth } from './orgs/auth.js';
 import { createCrmService } from './crm/service.js';
 import { registerForms } from './forms/module.js';
 import { createOrgsRepo } from './orgs/repo.js';
+import { createAgentsService } from './orgs/agents-service.js';
+import { createApiKeysService } from './orgs/api-keys-service.js';
+import { createOrgChangeFeed } from './orgs/changes.js';
+import { registerOrgRoutes } from './orgs/routes.js';
 
 export interface AppDeps {
   config: Config;
@@ -90,6 +94,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // ── Organizations and CRM ──
   // orgAuth.require guards every /api/org/* route; orgAuth.principal(request) → {orgId, actor}.
   const orgAuth = createOrgAuth({ repo: createOrgsRepo(db), clock });
+  // Fires after an agent's brand, a custom field or a pipeline changes: caches of public form configs subscribe.
+  const orgChanges = createOrgChangeFeed();
+  registerOrgRoutes(app, {
+    orgAuth,
+    apiKeys: createApiKeysService({ db, clock }),
+    agents: createAgentsService({ db, clock, changes: orgChanges }),
+  });
 
   // ── Forms ──
   await registerForms(app, { config, db, clock, crm: createCrmService({ clock }), orgAuth, redisPrefix: deps.redisPrefix });

@@ -6,6 +6,7 @@ import { isoNow, type Clock } from '../lib/clock.js';
 import { hashSecret } from '../lib/hashing.js';
 import { newId, newSecret } from '../lib/ids.js';
 import { createOrgsRepo, type OrgsRepo } from './repo.js';
+import { requiredText } from './text.js';
 
 /** An org API key as the API shows it: never the secret, only its last four characters. */
 export interface ApiKeyView {
@@ -54,7 +55,7 @@ export function createApiKeysService(deps: { db: Kysely<DB>; clock: Clock }) {
   }
 
   return {
-    create: (orgId: string, input: { name: string }) => issueApiKey(repo, orgId, input.name.trim(), isoNow(clock)),
+    create: (orgId: string, input: { name: string }) => issueApiKey(repo, orgId, requiredText(input.name, 'name', 'a name for the key'), isoNow(clock)),
 
     list: async (orgId: string, query: { limit?: number | undefined; cursor?: string | undefined }) => {
       const limit = query.limit ?? 20;

@@ -51,7 +51,8 @@ const TOUCH_INTERVAL_MS = 60_000;
 
 function invalidKey(message: string): AppError {
   return new AppError('INVALID_TOKEN', message, {
-    headers: { 'WWW-Authenticate': `Bearer ${REALM}, error="invalid_token", error_description="${message}"` },
+    // The message stays out of the header: it may hold non-ASCII characters, which headers cannot.
+    headers: { 'WWW-Authenticate': `Bearer ${REALM}, error="invalid_token"` },
   });
 }
 

@@ -1,0 +1,95 @@
+import type { Kysely } from 'kysely';
+import type { AgentsTable, DB } from '../db/tables.js';
+import { decodeCursor, toPage } from '../http/cursor.js';
+import { AppError } from '../http/errors.js';
+import { isoNow, type Clock } from '../lib/clock.js';
+import { newId } from '../lib/ids.js';
+import type { OrgChangeFeed } from './changes.js';
+import { createOrgsRepo } from './repo.js';
+import type { Agent, AgentCreate, AgentPatch } from './schema.js';
+import { httpsUrl, requiredText } from './text.js';
+
+export function presentAgent(row: AgentsTable): Agent {
+  return {
+    id: row.id,
+    name: row.name,
+    branding: {
+      name: row.brand_name,
+      primaryColor: row.primary_color,
+      backgroundColor: row.background_color,
+      textColor: row.text_color,
+      fontFamily: row.font_family,
+      logoUrl: row.logo_url ?? '',
+    },
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+const notFound = () => new AppError('AGENT_NOT_FOUND', 'No agent has that id.');
+
+/** Agents and their brand (the look of the forms they are attached to). */
+export function createAgentsService(deps: { db: Kysely<DB>; clock: Clock; changes: OrgChangeFeed }) {
+  const { clock, changes } = deps;
+  const repo = createOrgsRepo(deps.db);
+
+  async function get(orgId: string, id: string): Promise<Agent> {
+    const row = await repo.findAgent(orgId, id);
+    if (!row) throw notFound();
+    return presentAgent(row);
+  }
+
+  async function create(orgId: string, input: AgentCreate): Promise<Agent> {
+    const now = isoNow(clock);
+    const b = input.branding;
+    const row: AgentsTable = {
+      id: newId('agt'),
+      org_id: orgId,
+      name: requiredText(input.name, 'name', 'a name for the agent'),
+      brand_name: requiredText(b.name, 'branding.name', 'a brand name'),
+      primary_color: b.primaryColor,
+      background_color: b.backgroundColor,
+      text_color: b.textColor,
+      font_family: b.fontFamily?.trim() || null,
+      logo_url: httpsUrl(b.logoUrl, 'branding.logoUrl'),
+      created_at: now,
+      updated_at: now,
+    };
+    await repo.insertAgent(row);
+    return presentAgent(row);
+  }
+
+  async function update(orgId: string, id: string, patch: AgentPatch): Promise<Agent> {
+    if (!(await repo.findAgent(orgId, id))) throw notFound();
+    const b = patch.branding ?? {};
+    const set: Partial<AgentsTable> = { updated_at: isoNow(clock) };
+    if (patch.name !== undefined) set.name = requiredText(patch.name, 'name', 'a name for the agent');
+    if (b.name !== undefined) set.brand_name = requiredText(b.name, 'branding.name', 'a brand name');
+    if (b.primaryColor !== undefined) set.primary_color = b.primaryColor;
+    if (b.backgroundColor !== undefined) set.background_color = b.backgroundColor;
+    if (b.textColor !== undefined) set.text_color = b.textColor;
+    if (b.fontFamily !== undefined) set.font_family = b.fontFamily?.trim() || null;
+    if (b.logoUrl !== undefined) set.logo_url = httpsUrl(b.logoUrl, 'branding.logoUrl');
+    await repo.updateAgent(orgId, id, set);
+    changes.notify(orgId);
+    return get(orgId, id);
+  }
+
+  /** Forms that showed this brand fall back to no branding (the spec's `branding: null`). */
+  async function remove(orgId: string, id: string): Promise<{ id: string; deleted: true }> {
+    const result = await repo.deleteAgent(orgId, id);
+    if (Number(result.numDeletedRows) === 0) throw notFound();
+    changes.notify(orgId);
+    return { id, deleted: true };
+  }
+
+  async function list(orgId: string, query: { limit?: number | undefined; cursor?: string | undefined }) {
+    const limit = query.limit ?? 20;
+    const rows = await repo.listAgents(orgId, limit, decodeCursor(query.cursor));
+    return toPage(rows.map((row) => ({ ...row, createdAt: row.created_at })), limit, presentAgent);
+  }
+
+  return { create, get, list, update, remove };
+}
+
+export type AgentsService = ReturnType<typeof createAgentsService>;

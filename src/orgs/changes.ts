@@ -1,0 +1,29 @@
+/**
+ * "Something that public form configs are built from changed in this org": a custom field
+ * definition, an agent's brand, a pipeline or stage. Features that cache derived data
+ * (the public form cache) subscribe and drop the org's entries.
+ *
+ * In-process only: a cache that spans nodes relays the invalidation on its own bus.
+ */
+export type OrgChangeListener = (orgId: string) => void;
+
+export function createOrgChangeFeed() {
+  const listeners = new Set<OrgChangeListener>();
+  return {
+    subscribe(listener: OrgChangeListener): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    notify(orgId: string): void {
+      for (const listener of listeners) {
+        try {
+          listener(orgId);
+        } catch {
+          // The write already committed; a cache that missed this drops the entry at its TTL.
+        }
+      }
+    },
+  };
+}
+
+export type OrgChangeFeed = ReturnType<typeof createOrgChangeFeed>;

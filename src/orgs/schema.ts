@@ -1,0 +1,81 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { ListQuery, Page } from '../http/envelope.js';
+
+/** Wire schemas of the Operator API's organization resources: API keys and agents. */
+
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+export const Deleted = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });
+export const PageQuery = Type.Object(ListQuery, { additionalProperties: false });
+
+// ── API keys ──
+
+export const ApiKey = Type.Object({
+  id: Type.String({ description: '`key_…`' }),
+  name: Type.String(),
+  lastFour: Type.String({ description: 'The last four characters of the key, to tell keys apart.' }),
+  createdAt: Type.String({ format: 'date-time' }),
+  lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Updated at most once a minute.' }),
+  revokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+export const CreatedApiKey = Type.Intersect([ApiKey, Type.Object({ key: Type.String({ description: 'The key (`svc_org_…`). Shown only in this response: store it now.' }) })]);
+export const ApiKeyPage = Page(ApiKey);
+export const ApiKeyCreate = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 100, description: 'What the key is for, e.g. "Zapier".' }) },
+  { additionalProperties: false },
+);
+
+// ── Agents ──
+
+const HexColor = Type.String({ pattern: '^#(?:[0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$', description: 'Hex color: #rgb or #rrggbb.' });
+// No quotes, semicolons, braces or angle brackets: the value ends up in CSS.
+const FontFamily = Type.String({ minLength: 1, maxLength: 100, pattern: "^[A-Za-z0-9][A-Za-z0-9 ,'-]*$", description: 'A CSS font-family list, e.g. `Inter, sans-serif`.' });
+const LogoUrl = Type.String({ minLength: 1, maxLength: 2048, description: 'An https:// URL of the logo image.' });
+
+export const Branding = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100, description: 'Brand name shown on forms.' }),
+    primaryColor: HexColor,
+    backgroundColor: HexColor,
+    textColor: HexColor,
+    fontFamily: Type.Union([FontFamily, Type.Null()]),
+    logoUrl: LogoUrl,
+  },
+  { additionalProperties: false },
+);
+export type Branding = Static<typeof Branding>;
+
+export const BrandingInput = Type.Object(
+  {
+    name: Branding.properties.name,
+    primaryColor: HexColor,
+    backgroundColor: HexColor,
+    textColor: HexColor,
+    fontFamily: Type.Optional(Type.Union([FontFamily, Type.Null()], { description: 'Omit or null for the browser default.' })),
+    logoUrl: LogoUrl,
+  },
+  { additionalProperties: false },
+);
+
+export const BrandingPatch = Type.Partial(BrandingInput, { additionalProperties: false });
+
+export const Agent = Type.Object({
+  id: Type.String({ description: '`agt_…`' }),
+  name: Type.String(),
+  branding: Branding,
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+});
+export type Agent = Static<typeof Agent>;
+export const AgentPage = Page(Agent);
+
+export const AgentCreate = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 100, description: 'Internal name of the agent.' }), branding: BrandingInput },
+  { additionalProperties: false },
+);
+export type AgentCreate = Static<typeof AgentCreate>;
+
+export const AgentPatch = Type.Object(
+  { name: Type.Optional(AgentCreate.properties.name), branding: Type.Optional(BrandingPatch) },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type AgentPatch = Static<typeof AgentPatch>;
