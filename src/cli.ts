@@ -7,6 +7,7 @@ import { AppError } from './http/errors.js';
 import { systemClock } from './lib/clock.js';
 import { createAccountsRepo } from './accounts/repo.js';
 import { createAccountsService } from './accounts/service.js';
+import { createOrgsService } from './orgs/service.js';
 import { startServer } from './server.js';
 
 /**
@@ -55,6 +56,28 @@ const commands: Record<string, Command> = {
         ...(typeof options.scopes === 'string' ? { scopes: options.scopes } : {}),
       });
       return { clientId: app.clientId, clientSecret: app.clientSecret, name: app.name, scopes: app.scopes, note: 'Store the client secret now: it is shown only once.' };
+    },
+  },
+  'org create': {
+    usage: 'switchboard org create --name <organization> --email <operator email> --password <password> [--operator-name <name>] [--country <ISO code, default US>]',
+    options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' }, 'operator-name': { type: 'string' }, country: { type: 'string' } },
+    required: ['name', 'email', 'password'],
+    run: async ({ database, options }) => {
+      const orgs = createOrgsService({ db: database.db, clock: systemClock });
+      const created = await orgs.createOrganization({
+        name: String(options.name),
+        email: String(options.email),
+        password: String(options.password),
+        ...(typeof options['operator-name'] === 'string' ? { operatorName: options['operator-name'] } : {}),
+        ...(typeof options.country === 'string' ? { defaultCountry: options.country } : {}),
+      });
+      return {
+        orgId: created.org.id,
+        name: created.org.name,
+        operator: created.operator,
+        apiKey: created.apiKey.key,
+        note: 'Store the API key now: it is shown only once. Send it as Authorization: Bearer <key> to /api/org/*.',
+      };
     },
   },
 };
