@@ -281,7 +281,7 @@ describe.each(testDialects())('POST /api/dev/tools on %s', (dialect) => {
       expect(res.json().code).toBe('PAYLOAD_TOO_LARGE');
     });
 
-    it('escapes nothing it should not and executes nothing it is given: SQL-looking input is stored as text', async () => {
+    it('stores SQL- and HTML-looking input as plain text', async () => {
       const description = "Robert'); DROP TABLE tools;-- <script>alert(1)</script>";
       const res = await create(toolInput({ description }));
       expect(res.statusCode).toBe(201);
