@@ -33,6 +33,12 @@ import { createAgentsService } from './orgs/agents-service.js';
 import { createApiKeysService } from './orgs/api-keys-service.js';
 import { createOrgChangeFeed } from './orgs/changes.js';
 import { registerOrgRoutes } from './orgs/routes.js';
+import { createContactsService } from './crm/contacts-service.js';
+import { createCustomFieldsService } from './crm/custom-fields-service.js';
+import { createOpportunitiesService } from './crm/opportunities-service.js';
+import { createPipelinesService } from './crm/pipelines-service.js';
+import { registerCrmRecordRoutes } from './crm/records-routes.js';
+import { registerCrmSettingsRoutes } from './crm/settings-routes.js';
 
 export interface AppDeps {
   config: Config;
@@ -101,6 +107,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     apiKeys: createApiKeysService({ db, clock }),
     agents: createAgentsService({ db, clock, changes: orgChanges }),
   });
+  registerCrmSettingsRoutes(app, {
+    orgAuth,
+    customFields: createCustomFieldsService({ db, clock, changes: orgChanges }),
+    pipelines: createPipelinesService({ db, clock, changes: orgChanges }),
+  });
+  registerCrmRecordRoutes(app, { orgAuth, contacts: createContactsService({ db, clock }), opportunities: createOpportunitiesService({ db, clock }) });
 
   // ── Forms ──
   await registerForms(app, { config, db, clock, crm: createCrmService({ clock }), orgAuth, redisPrefix: deps.redisPrefix });

@@ -1,26 +1,16 @@
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../app.js';
 import { Envelope, errorResponses, ok } from '../http/envelope.js';
 import type { AgentsService } from './agents-service.js';
 import type { ApiKeysService } from './api-keys-service.js';
 import type { OrgAuth } from './auth.js';
+import { ORG_BODY_LIMIT, operatorRoute, registerOperatorScope } from './operator-scope.js';
 import { Agent, AgentCreate, AgentPage, AgentPatch, ApiKey, ApiKeyCreate, ApiKeyPage, CreatedApiKey, Deleted, IdParams, PageQuery } from './schema.js';
-
-/** Operator API request bodies are small JSON documents. */
-export const ORG_BODY_LIMIT = 64 * 1024;
-export const operatorRoute = { tags: ['Operator'], security: [{ orgApiKey: [] }] };
 
 /** `/api/org/api-keys` and `/api/org/agents`. */
 export function registerOrgRoutes(app: App, deps: { orgAuth: OrgAuth; apiKeys: ApiKeysService; agents: AgentsService }): void {
   const { orgAuth, apiKeys, agents } = deps;
-  const orgOf = (request: Parameters<OrgAuth['principal']>[0]) => orgAuth.principal(request).orgId;
 
-  app.register(async (plugin) => {
-    const r = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    r.addHook('onRequest', orgAuth.require);
-    // JSON only: a text/plain body is a 415, not a string that fails validation.
-    r.removeContentTypeParser('text/plain');
-
+  registerOperatorScope(app, orgAuth, (r, orgOf) => {
     // ── API keys ──
     r.post('/api/org/api-keys', {
       bodyLimit: ORG_BODY_LIMIT,

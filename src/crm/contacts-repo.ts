@@ -1,0 +1,68 @@
+import { sql, type Kysely } from 'kysely';
+import type { ContactsTable, DB, OpportunitiesTable } from '../db/tables.js';
+import type { CursorPosition } from '../http/cursor.js';
+import { before } from './keyset.js';
+
+export interface ContactFilter {
+  email?: string | undefined;
+  phone?: string | undefined;
+  /** A LIKE pattern, already lowercased and escaped with `\`. */
+  like?: string | undefined;
+  /** A LIKE pattern over digits, matched against the E.164 phone. */
+  digitsLike?: string | undefined;
+}
+
+const DETAIL_LIMIT = 100;
+
+export function createContactsRepo(db: Kysely<DB>) {
+  return {
+    list: (orgId: string, filter: ContactFilter, limit: number, cursor: CursorPosition | undefined) =>
+      db
+        .selectFrom('contacts')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .$if(filter.email !== undefined, (qb) => qb.where('email', '=', filter.email!))
+        .$if(filter.phone !== undefined, (qb) => qb.where('phone', '=', filter.phone!))
+        .$if(filter.like !== undefined, (qb) =>
+          qb.where((eb) => {
+            const like = (column: 'name' | 'email' | 'phone' | 'company') => sql<boolean>`lower(coalesce(${sql.ref(column)}, '')) like ${filter.like!} escape '\\'`;
+            const terms = [like('name'), like('email'), like('phone'), like('company')];
+            if (filter.digitsLike !== undefined) terms.push(sql<boolean>`coalesce(phone, '') like ${filter.digitsLike} escape '\\'`);
+            return eb.or(terms);
+          }),
+        )
+        .$if(cursor !== undefined, (qb) => qb.where(before(cursor!)))
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit + 1)
+        .execute(),
+    find: (orgId: string, id: string) => db.selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
+    findByEmail: (orgId: string, email: string) => db.selectFrom('contacts').select('id').where('org_id', '=', orgId).where('email', '=', email).executeTakeFirst(),
+    findByPhone: (orgId: string, phone: string) => db.selectFrom('contacts').select('id').where('org_id', '=', orgId).where('phone', '=', phone).executeTakeFirst(),
+    insertIfAbsent: async (row: ContactsTable): Promise<boolean> =>
+      (await db.insertInto('contacts').values(row).onConflict((oc) => oc.doNothing()).returning('id').executeTakeFirst()) !== undefined,
+    update: (orgId: string, id: string, changes: Partial<Omit<ContactsTable, 'id' | 'org_id' | 'created_at' | 'source'>>) =>
+      db.updateTable('contacts').set(changes).where('org_id', '=', orgId).where('id', '=', id).execute(),
+    remove: (orgId: string, id: string) => db.deleteFrom('contacts').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
+
+    findNote: (orgId: string, id: string) => db.selectFrom('notes').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirstOrThrow(),
+    notesOf: (orgId: string, contactId: string) =>
+      db.selectFrom('notes').selectAll().where('org_id', '=', orgId).where('contact_id', '=', contactId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(DETAIL_LIMIT).execute(),
+    opportunitiesOf: (orgId: string, contactId: string): Promise<OpportunitiesTable[]> =>
+      db.selectFrom('opportunities').selectAll().where('org_id', '=', orgId).where('contact_id', '=', contactId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(DETAIL_LIMIT).execute(),
+    submissionsOf: (orgId: string, contactId: string) =>
+      db
+        .selectFrom('submissions')
+        .leftJoin('consent_versions', (join) => join.onRef('consent_versions.form_id', '=', 'submissions.form_id').onRef('consent_versions.version', '=', 'submissions.consent_version'))
+        .selectAll('submissions')
+        .select('consent_versions.text as consent_text')
+        .where('submissions.org_id', '=', orgId)
+        .where('submissions.contact_id', '=', contactId)
+        .orderBy('submissions.created_at', 'desc')
+        .orderBy('submissions.id', 'desc')
+        .limit(DETAIL_LIMIT)
+        .execute(),
+  };
+}
+
+export type ContactsRepo = ReturnType<typeof createContactsRepo>;

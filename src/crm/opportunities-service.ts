@@ -1,0 +1,91 @@
+import type { Kysely } from 'kysely';
+import type { DB, OpportunitiesTable } from '../db/tables.js';
+import { decodeCursor, toPage } from '../http/cursor.js';
+import { AppError } from '../http/errors.js';
+import { isoNow, type Clock } from '../lib/clock.js';
+import type { OrgPrincipal } from '../orgs/auth.js';
+import { requiredText } from '../orgs/text.js';
+import { sourceOf } from './contacts-service.js';
+import { createCustomFieldsRepo } from './custom-fields-repo.js';
+import { checkCustomValues } from './custom-values.js';
+import { createOpportunitiesRepo } from './opportunities-repo.js';
+import { presentOpportunity } from './present.js';
+import type { Opportunity, OpportunityCreate, OpportunityListQuery, OpportunityPatch } from './schema.js';
+import { createCrmRepo } from './repo.js';
+import { createCrmService } from './service.js';
+
+const notFound = () => new AppError('OPPORTUNITY_NOT_FOUND', 'No opportunity has that id.');
+
+/**
+ * Opportunities through the Operator API. A pipeline or stage named in a body that does not
+ * exist in the org is PIPELINE_NOT_FOUND / STAGE_NOT_FOUND (422), as for forms; an unknown
+ * contact is CONTACT_NOT_FOUND (404).
+ */
+export function createOpportunitiesService(deps: { db: Kysely<DB>; clock: Clock }) {
+  const { db, clock } = deps;
+  const repo = createOpportunitiesRepo(db);
+  const crm = createCrmService({ clock });
+
+  async function find(orgId: string, id: string): Promise<OpportunitiesTable> {
+    const row = await repo.find(orgId, id);
+    if (!row) throw notFound();
+    return row;
+  }
+
+  async function customFor(orgId: string, values: Record<string, unknown> | undefined) {
+    if (values === undefined || Object.keys(values).length === 0) return {};
+    const definitions = (await createCustomFieldsRepo(db).activeFor(orgId, 'opportunity')).map((row) => ({ ...row, options: JSON.parse(row.options) as string[] }));
+    return checkCustomValues(definitions, values, await crm.orgDefaultCountry(db, orgId));
+  }
+
+  async function list(orgId: string, query: OpportunityListQuery) {
+    const limit = query.limit ?? 20;
+    const rows = await repo.list(orgId, { contactId: query.contactId, pipelineId: query.pipelineId, stageId: query.stageId }, limit, decodeCursor(query.cursor));
+    return toPage(rows.map((row) => ({ ...row, createdAt: row.created_at })), limit, presentOpportunity);
+  }
+
+  async function create(principal: OrgPrincipal, input: OpportunityCreate): Promise<Opportunity> {
+    const { orgId } = principal;
+    const title = requiredText(input.title, 'title', 'a title');
+    const custom = Object.fromEntries(Object.entries(await customFor(orgId, input.custom)).filter(([, v]) => v !== null));
+    const id = await db.transaction().execute(async (trx) => {
+      if (!(await createCrmRepo(trx).findContact(orgId, input.contactId))) throw new AppError('CONTACT_NOT_FOUND', 'No contact has that id.', { field: 'contactId' });
+      const target = await crm.resolveOpportunityTarget(trx, orgId, input.pipelineId ?? null, input.stageId ?? null);
+      const { opportunityId } = await crm.createOpportunity(trx, { orgId, contactId: input.contactId, ...target, title, source: sourceOf(principal), custom });
+      return opportunityId;
+    });
+    return presentOpportunity(await find(orgId, id));
+  }
+
+  async function update(orgId: string, id: string, patch: OpportunityPatch): Promise<Opportunity> {
+    const row = await find(orgId, id);
+    const changes: Parameters<typeof repo.update>[2] = { updated_at: isoNow(clock) };
+    if (patch.title !== undefined) changes.title = requiredText(patch.title, 'title', 'a title');
+    if (patch.pipelineId !== undefined || patch.stageId !== undefined) {
+      // A stage alone implies its pipeline; a pipeline alone means its first stage.
+      const target = await crm.resolveOpportunityTarget(db, orgId, patch.pipelineId ?? null, patch.stageId ?? null);
+      changes.pipeline_id = target.pipelineId;
+      changes.stage_id = target.stageId;
+    }
+    if (patch.custom !== undefined) {
+      const merged: Record<string, unknown> = { ...(JSON.parse(row.custom) as Record<string, unknown>) };
+      for (const [key, value] of Object.entries(await customFor(orgId, patch.custom))) {
+        if (value === null) delete merged[key];
+        else merged[key] = value;
+      }
+      changes.custom = JSON.stringify(merged);
+    }
+    await repo.update(orgId, id, changes);
+    return presentOpportunity(await find(orgId, id));
+  }
+
+  async function remove(orgId: string, id: string): Promise<{ id: string; deleted: true }> {
+    const result = await repo.remove(orgId, id);
+    if (Number(result.numDeletedRows) === 0) throw notFound();
+    return { id, deleted: true };
+  }
+
+  return { list, get: async (orgId: string, id: string) => presentOpportunity(await find(orgId, id)), create, update, remove };
+}
+
+export type OpportunitiesService = ReturnType<typeof createOpportunitiesService>;

@@ -1,0 +1,55 @@
+import type { ContactsTable, NotesTable, OpportunitiesTable, SubmissionsTable } from '../db/tables.js';
+import type { Contact, ContactSubmission, Note, Opportunity } from './schema.js';
+
+/** Rows → wire shapes (camelCase, JSON columns parsed). */
+
+const json = (text: string): Record<string, unknown> => JSON.parse(text) as Record<string, unknown>;
+
+export function presentContact(row: ContactsTable): Contact {
+  return {
+    id: row.id,
+    email: row.email,
+    phone: row.phone,
+    name: row.name,
+    company: row.company,
+    source: row.source,
+    custom: json(row.custom),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function presentNote(row: NotesTable): Note {
+  return { id: row.id, body: row.body, source: row.source, submissionId: row.submission_id, createdAt: row.created_at };
+}
+
+export function presentOpportunity(row: OpportunitiesTable): Opportunity {
+  return {
+    id: row.id,
+    contactId: row.contact_id,
+    pipelineId: row.pipeline_id,
+    stageId: row.stage_id,
+    title: row.title,
+    source: row.source,
+    custom: json(row.custom),
+    submissionId: row.submission_id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function presentSubmission(row: SubmissionsTable & { consent_text: string | null }): ContactSubmission {
+  return {
+    id: row.id,
+    formId: row.form_id,
+    opportunityId: row.opportunity_id,
+    values: json(row.field_values),
+    custom: json(row.custom),
+    consentVersion: row.consent_version,
+    consentText: row.consent_text,
+    metadata: json(row.metadata),
+    ip: row.ip,
+    userAgent: row.user_agent,
+    createdAt: row.created_at,
+  };
+}
