@@ -6,14 +6,13 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { newId } from './lib/ids.js';
-import { installErrorHandling } from './http/error-handler.js';
+import { frameworkErrors, installErrorHandling } from './http/error-handler.js';
+import { installJsonBodyParser } from './http/json-body.js';
 import { registerHealthRoutes } from './http/health.js';
 import { registerOpenApi } from './http/openapi.js';
 import { createValidatorCompiler } from './http/validation.js';
 import { redactPaths } from './http/redact.js';
 import { VERSION } from './version.js';
-import { createAccountsRepo } from './accounts/repo.js';
-import { createAccountsService } from './accounts/service.js';
 import { createDeveloperAuth } from './oauth/bearer.js';
 import { createOAuthRepo } from './oauth/repo.js';
 import { registerOAuthRoutes } from './oauth/routes.js';
@@ -74,10 +73,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // Keys like __proto__ are refused with a 400 instead of being silently dropped.
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
-    routerOptions: { ignoreTrailingSlash: true },
+    frameworkErrors,
+    // Long ids must reach the handler and answer 404 like any unknown id, not 414 from the router.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(createValidatorCompiler());
+  installJsonBodyParser(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
@@ -86,7 +88,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerHealthRoutes(app, database);
 
   const { db } = database;
-  const accounts = createAccountsService({ repo: createAccountsRepo(db), clock });
   const oauth = createOAuthService({ repo: createOAuthRepo(db), clock });
   const developerAuth = createDeveloperAuth(oauth);
   registerOAuthRoutes(app, { oauth, config });
@@ -117,7 +118,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // ── Forms ──
   await registerForms(app, { config, db, clock, crm: createCrmService({ clock }), orgAuth, redisPrefix: deps.redisPrefix });
 
-  void accounts;
-  void developerAuth;
   return app;
 }

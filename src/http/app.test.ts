@@ -45,3 +45,37 @@ describe.each(testDialects())('service foundation on %s', (dialect) => {
     expect(docs.headers['content-type']).toContain('text/html');
   });
 });
+
+describe('request hygiene', () => {
+  let t: TestContext;
+  beforeAll(async () => {
+    t = await createTestContext('sqlite');
+  });
+  afterAll(async () => t.close());
+
+  const post = (payload: string, contentType = 'application/json') =>
+    t.app.inject({ method: 'POST', url: '/api/dev/oauth/revoke-nothing', headers: { 'content-type': contentType }, payload });
+
+  it.each([
+    ['{"__proto__": {"admin": true}}', /__proto__/],
+    ['{"a": {"constructor": {"prototype": {"admin": true}}}}', /constructor\.prototype/],
+    ['{"a": ', /not valid JSON/],
+    ['', /empty/],
+  ])('refuses the JSON body %j with a 400 that says why', async (payload, message) => {
+    const res = await post(payload);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ success: false, code: 'VALIDATION_ERROR', error: expect.stringMatching(message) });
+  });
+
+  it('answers an over-long path segment with the error shape, not a router error', async () => {
+    const res = await t.app.inject({ method: 'GET', url: `/api/catalog/tools/${'x'.repeat(5000)}` });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toMatchObject({ success: false, code: 'NOT_FOUND' });
+  });
+
+  it('answers a malformed percent-encoding with the error shape', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/api/catalog/tools/%E0%A4%A' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ success: false, code: 'VALIDATION_ERROR' });
+  });
+});

@@ -47,7 +47,7 @@ const OAUTH_ERRORS: Partial<Record<ErrorCode, string>> = {
   INVALID_SCOPE: 'invalid_scope',
 };
 
-function send(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+export function send(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   const config = request.routeOptions.config as RouteErrorConfig | undefined;
   if (config?.errorFormat === 'oauth' && error.status < 500) {
@@ -79,4 +79,18 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) =>
     send(request, reply, new AppError('NOT_FOUND', `There is no ${request.method} ${request.url.split('?')[0]} endpoint. See /docs for the API reference.`)),
   );
+}
+
+/**
+ * Fastify's `frameworkErrors` option: failures found while routing (a malformed percent-encoding,
+ * an over-long path parameter) get the same error shape as everything else.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const appError =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? new AppError('NOT_FOUND', 'Nothing exists at this address: a path segment is too long.')
+      : error.code === 'FST_ERR_BAD_URL'
+        ? new AppError('VALIDATION_ERROR', 'The request URL is malformed (check its percent-encoding).')
+        : fromFastifyError(error);
+  void send(request, reply, appError);
 }

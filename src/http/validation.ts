@@ -13,6 +13,8 @@ function makeAjv(coerce: boolean): Ajv {
     useDefaults: true,
     removeAdditional: false,
     allErrors: true,
+    // verbose exposes each failing schema, so a schema's `errorMessage` can replace Ajv's wording.
+    verbose: true,
     strict: false,
   });
   addFormats.default(ajv);
@@ -28,12 +30,20 @@ export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
   };
 }
 
-/** Ajv errors as `{path, message}` pairs a person can act on. */
+/**
+ * Ajv errors as `{path, message}` pairs a person can act on. A schema may carry
+ * `errorMessage: "…"` (e.g. on a pattern) to say in plain words what is expected.
+ */
 export function describeValidationErrors(errors: ErrorObject[], part: string): ErrorDetail[] {
   return errors.map((error) => {
     let path = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
     let message = error.message ?? 'is invalid';
-    if (error.keyword === 'required') {
+    const custom = (error.parentSchema as { errorMessage?: unknown } | undefined)?.errorMessage;
+    if (typeof custom === 'string' && error.keyword !== 'required' && error.keyword !== 'additionalProperties') {
+      message = custom;
+    } else if (error.keyword === 'pattern') {
+      message = 'has characters or a format that is not allowed here';
+    } else if (error.keyword === 'required') {
       const missing = String((error.params as { missingProperty?: string }).missingProperty ?? '');
       path = path ? `${path}.${missing}` : missing;
       message = 'is required';
