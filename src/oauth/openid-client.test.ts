@@ -50,7 +50,7 @@ describe.each(testDialects())('openid-client interop on %s', (dialect) => {
     });
   }
 
-  it('surfaces invalid_client to the library as an OAuth error', async () => {
+  it('surfaces a wrong secret to the library as a 401 Basic challenge with invalid_client', async () => {
     const config = new client.Configuration(
       { issuer: base, token_endpoint: `${base}/api/dev/oauth/token` },
       dev.app.clientId,
@@ -58,6 +58,12 @@ describe.each(testDialects())('openid-client interop on %s', (dialect) => {
       client.ClientSecretBasic('svc_cs_wrong'),
     );
     client.allowInsecureRequests(config);
-    await expect(client.clientCredentialsGrant(config)).rejects.toMatchObject({ error: 'invalid_client' });
+    const error = await client.clientCredentialsGrant(config).then(
+      () => undefined,
+      (reason: unknown) => reason as { status?: number; response?: Response; cause?: Array<{ scheme: string }> },
+    );
+    expect(error?.status).toBe(401);
+    expect(error?.cause?.[0]?.scheme).toBe('basic');
+    expect(await error?.response?.json()).toMatchObject({ error: 'invalid_client' });
   });
 });
