@@ -1,18 +1,21 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { AppError } from './errors.js';
 
+type ParserDone = (error: Error | null, body?: unknown) => void;
+
 /**
- * The JSON body parser, replacing Fastify's so each failure gets a message a person can act on.
- * `__proto__` and `constructor.prototype` keys are refused rather than stripped: a body that tries
+ * A JSON body parser whose every failure says what to fix. `__proto__` and
+ * `constructor.prototype` keys are refused rather than stripped: a body that tries
  * prototype pollution is an error, never silently half-accepted.
+ * `allowEmpty` is for bodiless actions (publish, delete) whose clients still send Content-Type.
  */
-export function installJsonBodyParser(app: FastifyInstance): void {
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const text = body as string;
+export function jsonBodyParser(options: { allowEmpty?: boolean } = {}) {
+  return (_request: FastifyRequest, body: string | Buffer, done: ParserDone): void => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') {
-      done(new AppError('VALIDATION_ERROR', 'The request body is empty. Send a JSON object.'), undefined);
+      if (options.allowEmpty) done(null, undefined);
+      else done(new AppError('VALIDATION_ERROR', 'The request body is empty. Send a JSON object.'));
       return;
     }
     try {
@@ -22,7 +25,13 @@ export function installJsonBodyParser(app: FastifyInstance): void {
       const message = /prototype/i.test(reason)
         ? 'The request body may not contain "__proto__" or "constructor.prototype" keys.'
         : `The request body is not valid JSON (${reason.replace(/\.$/, '')}).`;
-      done(new AppError('VALIDATION_ERROR', message), undefined);
+      done(new AppError('VALIDATION_ERROR', message));
     }
-  });
+  };
+}
+
+/** Replaces Fastify's default JSON parser for the whole app. */
+export function installJsonBodyParser(app: FastifyInstance): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser());
 }

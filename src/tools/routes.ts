@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../app.js';
 import { Envelope, Page, errorResponses, ok } from '../http/envelope.js';
+import { jsonBodyParser } from '../http/json-body.js';
 import type { DeveloperAuth } from '../oauth/bearer.js';
 import { CreateToolBody, DeletedTool, ToolIdParams, ToolListQuery, ToolRecord, UpdateToolBody } from './schema.js';
 import type { ToolsService } from './service.js';
@@ -16,12 +17,8 @@ export function registerToolRoutes(app: App, deps: { tools: ToolsService; develo
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
     // JSON only: text/plain gets a 415 instead of reaching validation as a string.
     scope.removeAllContentTypeParsers();
-    const parseJson = scope.getDefaultJsonParser('error', 'error');
-    scope.addContentTypeParser(JSON_TYPE, { parseAs: 'string' }, (request, body, done) => {
-      // Clients often send Content-Type: application/json on bodiless calls like publish.
-      if (body === '') done(null, undefined);
-      else parseJson(request, body as string, done);
-    });
+    // Clients often send Content-Type: application/json on bodiless calls like publish.
+    scope.addContentTypeParser(JSON_TYPE, { parseAs: 'string' }, jsonBodyParser({ allowEmpty: true }));
 
     scope.post(
       '/api/dev/tools',
