@@ -1,3 +1,4 @@
+import type { App } from '../../src/app.js';
 import type { Database } from '../../src/db/database.js';
 import { randomBase62 } from '../../src/lib/ids.js';
 import type { Clock } from '../../src/lib/clock.js';
@@ -36,4 +37,12 @@ export async function createOrgWithKey(database: Database, clock: Clock, options
     operator: created.operator,
     defaultPipeline: { id: pipeline.id, stages },
   };
+}
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** `call('POST', '/api/org/agents', org, body)`; pass null as `who` for no credentials. */
+export function orgCaller(app: App) {
+  return (method: Method, url: string, who: { auth: { authorization: string } } | null, payload?: unknown) =>
+    app.inject({ method, url, headers: who ? who.auth : {}, ...(payload !== undefined ? { payload: payload as object } : {}) });
 }
