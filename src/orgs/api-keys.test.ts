@@ -102,6 +102,16 @@ describe.each(testDialects())('Operator API: auth and API keys on %s', (dialect)
       expect(use.json()).toMatchObject({ code: 'INVALID_TOKEN', error: expect.stringContaining('revoked') });
     });
 
+    it('accepts bodiless actions sent with a JSON content type', async () => {
+      const created = (await inject('POST', '/api/org/api-keys', org.auth, { name: 'bodiless' })).json().data;
+      const res = await ctx.app.inject({ method: 'POST', url: `/api/org/api-keys/${created.id}/revoke`, headers: { ...org.auth, 'content-type': 'application/json' } });
+      expect(res.statusCode).toBe(200);
+      const empty = await ctx.app.inject({ method: 'POST', url: '/api/org/api-keys', headers: { ...org.auth, 'content-type': 'application/json' } });
+      expect(empty.statusCode).toBe(400);
+      const proto = await ctx.app.inject({ method: 'POST', url: '/api/org/api-keys', headers: { ...org.auth, 'content-type': 'application/json' }, payload: '{"name":"x","__proto__":{"admin":true}}' });
+      expect(proto.statusCode).toBe(400);
+    });
+
     it('deletes a key, which then no longer authenticates', async () => {
       const created = (await inject('POST', '/api/org/api-keys', org.auth, { name: 'gone' })).json().data;
       const del = await inject('DELETE', `/api/org/api-keys/${created.id}`, org.auth);

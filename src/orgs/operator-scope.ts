@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../app.js';
+import { jsonBodyParser } from '../http/json-body.js';
 import type { OrgAuth } from './auth.js';
 
 /** Operator API request bodies are small JSON documents. */
@@ -17,8 +18,10 @@ export function registerOperatorScope(app: App, orgAuth: OrgAuth, register: (sco
   app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
     scope.addHook('onRequest', orgAuth.require);
-    // A text/plain body is a 415, not a string that fails validation.
-    scope.removeContentTypeParser('text/plain');
+    // JSON only: a text/plain body is a 415, not a string that fails validation. Clients often
+    // send Content-Type: application/json on bodiless actions (revoke, archive): that is allowed.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser({ allowEmpty: true }));
     register(scope, (request) => orgAuth.principal(request).orgId);
   });
 }
