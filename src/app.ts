@@ -116,7 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerCrmRecordRoutes(app, { orgAuth, contacts: createContactsService({ db, clock }), opportunities: createOpportunitiesService({ db, clock }) });
 
   // ── Forms ──
-  await registerForms(app, { config, db, clock, crm: createCrmService({ clock }), orgAuth, redisPrefix: deps.redisPrefix });
+  await registerForms(app, { config, database, clock, crm: createCrmService({ clock }), orgAuth, changes: orgChanges, redisPrefix: deps.redisPrefix });
 
   return app;
 }

@@ -61,9 +61,15 @@ export function createFormCache<T extends CachedForm>(options: FormCacheOptions<
     return value;
   }
 
-  function get(slug: string): Promise<T | null> {
+  /** The cached value when fresh (null: known missing), or undefined when it must be loaded: lets hits skip a promise. */
+  function peek(slug: string): T | null | undefined {
     const entry = entries.get(slug);
-    if (entry && entry.expiresAt > clock.now().getTime()) return Promise.resolve(entry.value);
+    return entry && entry.expiresAt > clock.now().getTime() ? entry.value : undefined;
+  }
+
+  function get(slug: string): Promise<T | null> {
+    const hit = peek(slug);
+    if (hit !== undefined) return Promise.resolve(hit);
     // One load per slug at a time, however many requests wait for it.
     let pending = loading.get(slug);
     if (!pending) {
@@ -98,6 +104,7 @@ export function createFormCache<T extends CachedForm>(options: FormCacheOptions<
 
   return {
     get,
+    peek,
     /** Drops these slugs (a form was created, edited, renamed or deleted). */
     invalidateSlugs: (...slugs: string[]) => invalidate({ slugs }),
     /** Drops every form of an org (its custom fields, agents/brands or settings changed). */

@@ -1,12 +1,12 @@
-import type { Kysely } from 'kysely';
 import type { App } from '../app.js';
 import type { Config } from '../config.js';
 import type { CrmService } from '../crm/service.js';
-import type { DB } from '../db/tables.js';
+import type { Database } from '../db/database.js';
 import { createMemoryRateLimitStore, createRateLimiter, createRedisRateLimitStore, type RateLimitStore } from '../http/rate-limit.js';
 import type { Clock } from '../lib/clock.js';
 import { closeRedis, createRedisConnection } from '../lib/redis.js';
 import type { OrgAuth } from '../orgs/auth.js';
+import type { OrgChangeFeed } from '../orgs/changes.js';
 import { createRedisInvalidationBus } from './cache-bus.js';
 import { createFormCache } from './form-cache.js';
 import { createLiveFormLoader, type LiveForm } from './public-form.js';
@@ -15,13 +15,16 @@ import { createFormsRepo } from './repo.js';
 import { registerFormRoutes } from './routes.js';
 import { createFormsService } from './service.js';
 import { createSubmitService } from './submit-service.js';
+import { createDirectRunner, createGroupCommitRunner } from './write-batcher.js';
 
 export interface FormsModuleDeps {
   config: Config;
-  db: Kysely<DB>;
+  database: Database;
   clock: Clock;
   crm: CrmService;
   orgAuth: OrgAuth;
+  /** Custom fields, brands and pipelines show on public forms: their changes drop the org's cached forms. */
+  changes: OrgChangeFeed;
   /** Namespace of Redis keys and channels (default `switchboard:`). */
   redisPrefix?: string | undefined;
 }
@@ -31,14 +34,16 @@ export interface FormsModuleDeps {
  * when REDIS_URL is set), the rate limiter (memory, or Redis shared by every node),
  * the Operator API and the public Forms API.
  *
- * Returns `invalidateOrg`, for changes elsewhere that show on public forms
- * (custom field definitions, agents' brands, the org's default country).
+ * Returns `invalidateOrg`, for changes the org change feed does not carry
+ * (e.g. the org's default country).
  */
 export async function registerForms(app: App, deps: FormsModuleDeps) {
-  const { config, db, clock, crm, orgAuth } = deps;
+  const { config, database, clock, crm, orgAuth } = deps;
+  const { db } = database;
   const prefix = deps.redisPrefix ?? 'switchboard:';
   const repo = createFormsRepo(db);
   const cache = createFormCache<LiveForm>({ load: createLiveFormLoader({ db, repo, crm }), clock });
+  deps.changes.subscribe(cache.invalidateOrg);
 
   const memoryStore = createMemoryRateLimitStore();
   let store: RateLimitStore = memoryStore;
@@ -63,7 +68,8 @@ export async function registerForms(app: App, deps: FormsModuleDeps) {
   const limiter = createRateLimiter({ store, clock });
 
   const forms = createFormsService({ db, repo, crm, cache, clock, publicUrl: config.publicUrl });
-  const submit = createSubmitService({ db, repo, crm, cache, clock, log: app.log });
+  const runner = database.dialect === 'sqlite' ? createGroupCommitRunner(db) : createDirectRunner(db);
+  const submit = createSubmitService({ runner, repo, crm, cache, clock, log: app.log });
   registerFormRoutes(app, { forms, orgAuth });
   registerPublicFormRoutes(app, { cache, submit, limiter });
 

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { CrmService } from '../crm/service.js';
+import type { CrmService, OpportunityTarget } from '../crm/service.js';
 import type { DB, FormsTable } from '../db/tables.js';
+import { isAppError } from '../http/errors.js';
 import type { CachedForm } from './form-cache.js';
 import type { FormsRepo } from './repo.js';
 import type { FieldSettings } from './rules.js';
@@ -35,6 +36,13 @@ export interface LiveForm extends CachedForm {
   createOpportunity: boolean;
   pipelineId: string | null;
   stageId: string | null;
+  /**
+   * Where opportunities go, resolved when the form was loaded (saves two queries per
+   * submission). Pipeline and stage changes invalidate the cache; should a deleted stage
+   * slip through, creating the opportunity fails and submit resolves the target again.
+   * Null when opportunities are off or the configuration is broken (submit then reports it).
+   */
+  opportunityTarget: OpportunityTarget | null;
   title: string;
   /** For national phone numbers (ISO 3166 alpha-2). */
   defaultCountry: string;
@@ -93,14 +101,25 @@ function publicConfig(form: FormsTable, fields: FieldSettings, customFields: Liv
 /** Loads one form by slug for the cache: null when it does not exist or is inactive. */
 export function createLiveFormLoader(deps: { db: Kysely<DB>; repo: FormsRepo; crm: CrmService }) {
   const { db, repo, crm } = deps;
+
+  async function resolveTarget(form: FormsTable): Promise<OpportunityTarget | null> {
+    try {
+      return await crm.resolveOpportunityTarget(db, form.org_id, form.pipeline_id, form.stage_id);
+    } catch (error) {
+      if (isAppError(error)) return null;
+      throw error;
+    }
+  }
+
   return async (slug: string): Promise<LiveForm | null> => {
     const form = await repo.findFormBySlug(slug);
     if (!form || form.active !== 1) return null;
     const refs = parseCustomFieldRefs(form.custom_fields);
-    const [definitions, branding, defaultCountry] = await Promise.all([
+    const [definitions, branding, defaultCountry, opportunityTarget] = await Promise.all([
       crm.activeCustomFields(db, form.org_id, refs.map((ref) => ref.customFieldId)),
       crm.agentBranding(db, form.org_id, form.agent_id),
       crm.orgDefaultCountry(db, form.org_id),
+      form.create_opportunity === 1 ? resolveTarget(form) : null,
     ]);
     const requiredById = new Map(refs.map((ref) => [ref.customFieldId, ref.required]));
     const customFields: LiveCustomField[] = definitions.map((definition) => ({ ...definition, required: requiredById.get(definition.id) ?? false }));
@@ -119,6 +138,7 @@ export function createLiveFormLoader(deps: { db: Kysely<DB>; repo: FormsRepo; cr
       createOpportunity: form.create_opportunity === 1,
       pipelineId: form.pipeline_id,
       stageId: form.stage_id,
+      opportunityTarget,
       defaultCountry,
       configBody,
       etag: `"${createHash('sha256').update(configBody).digest('base64url').slice(0, 27)}"`,

@@ -1,64 +1,59 @@
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../app.js';
 import { Envelope, errorResponses, ok } from '../http/envelope.js';
 import type { OrgAuth } from '../orgs/auth.js';
-import { Deleted, EmbedSnippets, FormCreateBody, FormIdParams, FormListQuery, FormPage, FormPatchBody, FormRecord, SubmissionPage } from './schema.js';
+import { ORG_BODY_LIMIT, operatorRoute, registerOperatorScope } from '../orgs/operator-scope.js';
+import { Deleted, PageQuery } from '../orgs/schema.js';
+import { EmbedSnippets, FormCreateBody, FormIdParams, FormPage, FormPatchBody, FormRecord, SubmissionPage } from './schema.js';
 import type { FormsService } from './service.js';
 
 /** Operator API for forms (`/api/org/forms`): everything the panel does with forms. */
 export function registerFormRoutes(app: App, deps: { forms: FormsService; orgAuth: OrgAuth }): void {
-  const { forms, orgAuth } = deps;
-  const tags = ['Operator'];
-  const security = [{ orgApiKey: [] }];
+  const { forms } = deps;
 
-  app.register(async (plugin) => {
-    const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    scope.addHook('onRequest', orgAuth.require);
-
+  registerOperatorScope(app, deps.orgAuth, (scope, orgOf) => {
     scope.post(
       '/api/org/forms',
       {
+        bodyLimit: ORG_BODY_LIMIT,
         schema: {
-          tags,
-          security,
+          ...operatorRoute,
           summary: 'Create a form',
           description: 'The slug is unique across the service (409 CONFLICT when taken). The first consent text gets consentVersion "1".',
           body: FormCreateBody,
           response: { 201: Envelope(FormRecord), ...errorResponses(400, 401, 404, 409, 413, 415, 422) },
         },
       },
-      async (request, reply) => reply.code(201).send(ok(await forms.create(orgAuth.principal(request).orgId, request.body))),
+      async (request, reply) => reply.code(201).send(ok(await forms.create(orgOf(request), request.body))),
     );
 
     scope.get(
       '/api/org/forms',
       {
         schema: {
-          tags,
-          security,
+          ...operatorRoute,
           summary: 'List forms',
           description: 'Newest first, paged with `limit` and `cursor`.',
-          querystring: FormListQuery,
+          querystring: PageQuery,
           response: { 200: Envelope(FormPage), ...errorResponses(400, 401) },
         },
       },
-      async (request) => ok(await forms.list(orgAuth.principal(request).orgId, request.query)),
+      async (request) => ok(await forms.list(orgOf(request), request.query)),
     );
 
     scope.get(
       '/api/org/forms/:id',
       {
-        schema: { tags, security, summary: 'Get a form', params: FormIdParams, response: { 200: Envelope(FormRecord), ...errorResponses(400, 401, 404) } },
+        schema: { ...operatorRoute, summary: 'Get a form', params: FormIdParams, response: { 200: Envelope(FormRecord), ...errorResponses(400, 401, 404) } },
       },
-      async (request) => ok(await forms.get(orgAuth.principal(request).orgId, request.params.id)),
+      async (request) => ok(await forms.get(orgOf(request), request.params.id)),
     );
 
     scope.patch(
       '/api/org/forms/:id',
       {
+        bodyLimit: ORG_BODY_LIMIT,
         schema: {
-          tags,
-          security,
+          ...operatorRoute,
           summary: 'Update a form',
           description:
             'Changes only the fields given, including `active`. A new consentText issues the next consentVersion; clients holding the old one get CONSENT_REQUIRED until they reload the form.',
@@ -67,53 +62,50 @@ export function registerFormRoutes(app: App, deps: { forms: FormsService; orgAut
           response: { 200: Envelope(FormRecord), ...errorResponses(400, 401, 404, 409, 413, 415, 422) },
         },
       },
-      async (request) => ok(await forms.update(orgAuth.principal(request).orgId, request.params.id, request.body)),
+      async (request) => ok(await forms.update(orgOf(request), request.params.id, request.body)),
     );
 
     scope.delete(
       '/api/org/forms/:id',
       {
         schema: {
-          tags,
-          security,
+          ...operatorRoute,
           summary: 'Delete a form',
           description: 'Deletes the form with its consent history and submission records; contacts, notes and opportunities stay in the CRM. To stop a form but keep its records, set `active: false`.',
           params: FormIdParams,
           response: { 200: Envelope(Deleted), ...errorResponses(400, 401, 404) },
         },
       },
-      async (request) => ok(await forms.remove(orgAuth.principal(request).orgId, request.params.id)),
+      async (request) => ok(await forms.remove(orgOf(request), request.params.id)),
     );
 
     scope.get(
       '/api/org/forms/:id/submissions',
       {
         schema: {
-          tags,
-          security,
+          ...operatorRoute,
           summary: 'List a form\'s submissions',
           description: 'Newest first, paged with `limit` and `cursor`. Each carries the consent text the visitor agreed to.',
           params: FormIdParams,
-          querystring: FormListQuery,
+          querystring: PageQuery,
           response: { 200: Envelope(SubmissionPage), ...errorResponses(400, 401, 404) },
         },
       },
-      async (request) => ok(await forms.submissions(orgAuth.principal(request).orgId, request.params.id, request.query)),
+      async (request) => ok(await forms.submissions(orgOf(request), request.params.id, request.query)),
     );
 
     scope.get(
       '/api/org/forms/:id/embed',
       {
         schema: {
-          tags,
-          security,
+          ...operatorRoute,
           summary: 'Embed snippets of a form',
           description: 'The direct link, the iframe snippet and the native script snippet, as the panel\'s Embed button shows them.',
           params: FormIdParams,
           response: { 200: Envelope(EmbedSnippets), ...errorResponses(400, 401, 404) },
         },
       },
-      async (request) => ok(await forms.embed(orgAuth.principal(request).orgId, request.params.id)),
+      async (request) => ok(await forms.embed(orgOf(request), request.params.id)),
     );
   });
 }

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ListQuery, Page } from '../http/envelope.js';
+import { Page } from '../http/envelope.js';
 import { BUILT_IN_FIELDS, LIMITS, UTM_KEYS } from './rules.js';
 
 /** Wire shapes of the forms feature: the Operator API (`/api/org/forms`) and the public Forms API. */
@@ -111,8 +111,6 @@ export type FormRecord = Static<typeof FormRecord>;
 
 export const FormPage = Page(FormRecord);
 export const FormIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
-export const FormListQuery = Type.Object(ListQuery);
-export const Deleted = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });
 
 export const SubmissionRecord = Type.Object({
   id: Type.String({ description: '`sub_…`' }),

@@ -8,7 +8,7 @@ import { BUILT_IN_FIELDS, LIMITS, UTM_KEYS, charLength, httpUrl, textProblem, ty
  * required fields, then each value. Pure: nothing here touches the database, so
  * every refusal happens before the transaction and writes nothing.
  */
-export type CustomValue = string | number | boolean | string[];
+export type CustomValue = string | number | boolean;
 
 export interface CheckedSubmission {
   /** Enabled built-in fields that carry a value: trimmed, email lowercased, phone in E.164. */
@@ -118,8 +118,8 @@ function isRealDate(value: string): boolean {
   return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
 }
 
-/** One custom value by its definition's type. Unknown types are taken as text, which is always safe to store. */
-function customValue(field: LiveCustomField, raw: unknown): CustomValue {
+/** One custom value by its definition's type (the CRM's types); an unknown type is taken as text, always safe to store. */
+function customValue(form: LiveForm, field: LiveCustomField, raw: unknown): CustomValue {
   const name = `custom.${field.key}`;
   const label = `"${field.label}"`;
   switch (field.type) {
@@ -128,20 +128,11 @@ function customValue(field: LiveCustomField, raw: unknown): CustomValue {
       if (!field.options.includes(value)) throw invalid(name, `Choose one of the options of ${label}.`);
       return value;
     }
-    case 'multiselect': {
-      if (!Array.isArray(raw) || raw.length > field.options.length) throw invalid(name, `${label} takes a list of its options.`);
-      const values = raw.map((item) => text(item, name, `value of ${label}`, LIMITS.customText));
-      if (values.some((value) => !field.options.includes(value)) || new Set(values).size !== values.length) {
-        throw invalid(name, `Choose among the options of ${label}, each at most once.`);
-      }
-      return values;
-    }
     case 'number': {
       const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw.trim()) : raw;
       if (typeof value !== 'number' || !Number.isFinite(value)) throw invalid(name, `${label} must be a number.`);
       return value;
     }
-    case 'boolean':
     case 'checkbox':
       if (typeof raw !== 'boolean') throw invalid(name, `${label} must be true or false.`);
       return raw;
@@ -154,6 +145,11 @@ function customValue(field: LiveCustomField, raw: unknown): CustomValue {
       const email = normalizeEmail(text(raw, name, `value of ${label}`, LIMITS.email));
       if (!email.ok) throw invalid(name, email.message);
       return email.value;
+    }
+    case 'phone': {
+      const phone = normalizePhone(text(raw, name, `value of ${label}`, LIMITS.phone), form.defaultCountry);
+      if (!phone.ok) throw invalid(name, phone.message);
+      return phone.value;
     }
     case 'url': {
       const value = text(raw, name, `value of ${label}`, LIMITS.redirectUrl);
@@ -202,7 +198,7 @@ export function checkSubmission(form: LiveForm, body: Body): CheckedSubmission {
   for (const field of form.customFields) {
     const raw = own(custom, field.key);
     if (isEmpty(raw)) continue;
-    const value = customValue(field, raw);
+    const value = customValue(form, field, raw);
     checked.custom[field.key] = value;
     (field.entity === 'opportunity' ? checked.opportunityCustom : checked.contactCustom)[field.key] = value;
   }

@@ -1,8 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Kysely } from 'kysely';
-import type { CrmService } from '../crm/service.js';
+import type { Transaction } from 'kysely';
+import type { CrmService, OpportunityTarget } from '../crm/service.js';
 import type { DB } from '../db/tables.js';
-import { AppError } from '../http/errors.js';
+import { AppError, isAppError } from '../http/errors.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import type { FormCache } from './form-cache.js';
@@ -11,6 +11,7 @@ import { createFormsRepo, type FormsRepo } from './repo.js';
 import { HONEYPOT_RESPONSE, IDEMPOTENCY_TTL_MS, LIMITS } from './rules.js';
 import type { SubmitResult } from './schema.js';
 import { checkSubmission, type CheckedSubmission } from './submission-check.js';
+import type { TransactionRunner } from './write-batcher.js';
 
 export interface SubmitContext {
   ip: string | null;
@@ -44,8 +45,15 @@ function opportunityTitle(form: LiveForm, checked: CheckedSubmission): string {
  * POST /api/public/forms/{slug}/submit after the rate limit and body parsing:
  * form lookup → honeypot → idempotent replay → rules → one transaction for every write.
  */
-export function createSubmitService(deps: { db: Kysely<DB>; repo: FormsRepo; crm: CrmService; cache: FormCache<LiveForm>; clock: Clock; log: FastifyBaseLogger }) {
-  const { db, repo, crm, cache, clock, log } = deps;
+export function createSubmitService(deps: {
+  runner: TransactionRunner;
+  repo: FormsRepo;
+  crm: CrmService;
+  cache: FormCache<LiveForm>;
+  clock: Clock;
+  log: FastifyBaseLogger;
+}) {
+  const { runner, repo, crm, cache, clock, log } = deps;
   let lastSweep = 0;
 
   function sweepExpiredKeys(now: number): void {
@@ -62,9 +70,32 @@ export function createSubmitService(deps: { db: Kysely<DB>; repo: FormsRepo; crm
     return JSON.parse(stored.response) as SubmitResult;
   }
 
-  async function write(form: LiveForm, checked: CheckedSubmission, context: SubmitContext, result: SubmitResult, now: Date): Promise<void> {
+  async function createOpportunity(trx: Transaction<DB>, form: LiveForm, checked: CheckedSubmission, contactId: string, submissionId: string) {
+    const create = (target: OpportunityTarget) =>
+      crm.createOpportunity(trx, {
+        orgId: form.orgId,
+        contactId,
+        ...target,
+        title: opportunityTitle(form, checked),
+        source: 'form',
+        custom: checked.opportunityCustom,
+        submissionId,
+      });
+    const cached = form.opportunityTarget;
+    // Without a cached target (or when it went stale), resolving in the transaction gives the precise 422.
+    if (!cached) return create(await crm.resolveOpportunityTarget(trx, form.orgId, form.pipelineId, form.stageId));
+    try {
+      return await create(cached);
+    } catch (error) {
+      if (!isAppError(error) || error.code !== 'STAGE_NOT_FOUND') throw error;
+      return create(await crm.resolveOpportunityTarget(trx, form.orgId, form.pipelineId, form.stageId));
+    }
+  }
+
+  /** Every write of one submission. Runs in a transaction (maybe with other submissions: see write-batcher.ts). */
+  function write(form: LiveForm, checked: CheckedSubmission, context: SubmitContext, result: SubmitResult, now: Date) {
     const createdAt = now.toISOString();
-    await db.transaction().execute(async (trx) => {
+    return async (trx: Transaction<DB>): Promise<void> => {
       const formsRepo = createFormsRepo(trx);
       const key = context.idempotencyKey;
       if (key !== undefined) {
@@ -73,29 +104,17 @@ export function createSubmitService(deps: { db: Kysely<DB>; repo: FormsRepo; crm
         const claimed = await formsRepo.insertIdempotencyKey({ form_id: form.id, key, response: JSON.stringify(result), created_at: createdAt });
         if (!claimed) throw new AlreadySubmitted();
       }
-      // First, so a form pointing at a deleted pipeline fails before anything is written.
-      const target = form.createOpportunity ? await crm.resolveOpportunityTarget(trx, form.orgId, form.pipelineId, form.stageId) : undefined;
       const { values } = checked;
       const { contactId } = await crm.upsertContact(
         trx,
-        { orgId: form.orgId, email: values.email, phone: values.phone, name: values.name, company: values.company, custom: flatten(checked.contactCustom) },
+        { orgId: form.orgId, email: values.email, phone: values.phone, name: values.name, company: values.company, custom: checked.contactCustom },
         'form',
       );
       const submissionId = newId('sub');
       if (values.message !== undefined) {
         await crm.addNote(trx, { orgId: form.orgId, contactId, body: values.message, source: 'form', submissionId });
       }
-      const opportunity = target
-        ? await crm.createOpportunity(trx, {
-            orgId: form.orgId,
-            contactId,
-            ...target,
-            title: opportunityTitle(form, checked),
-            source: 'form',
-            custom: flatten(checked.opportunityCustom),
-            submissionId,
-          })
-        : undefined;
+      const opportunity = form.createOpportunity ? await createOpportunity(trx, form, checked, contactId, submissionId) : undefined;
       await formsRepo.insertSubmission({
         id: submissionId,
         org_id: form.orgId,
@@ -110,7 +129,7 @@ export function createSubmitService(deps: { db: Kysely<DB>; repo: FormsRepo; crm
         user_agent: context.userAgent === null ? null : context.userAgent.slice(0, LIMITS.userAgent),
         created_at: createdAt,
       });
-    });
+    };
   }
 
   async function submit(slug: string, body: Record<string, unknown>, context: SubmitContext): Promise<SubmitOutcome> {
@@ -133,7 +152,7 @@ export function createSubmitService(deps: { db: Kysely<DB>; repo: FormsRepo; crm
     const checked = checkSubmission(form, body);
     const result: SubmitResult = { ok: true, successMessage: form.successMessage, redirectUrl: form.redirectUrl };
     try {
-      await write(form, checked, context, result, now);
+      await runner.run(write(form, checked, context, result, now));
     } catch (error) {
       if (error instanceof AlreadySubmitted && key !== undefined) {
         const previous = await storedResponse(form.id, key, now.getTime());
@@ -147,12 +166,6 @@ export function createSubmitService(deps: { db: Kysely<DB>; repo: FormsRepo; crm
   return { submit };
 }
 
-/** The CRM stores scalar custom values; a multi-select is kept there as its choices joined by ", ". */
-function flatten(custom: CheckedSubmission['custom']): Record<string, string | number | boolean> {
-  const out: Record<string, string | number | boolean> = {};
-  for (const [key, value] of Object.entries(custom)) out[key] = Array.isArray(value) ? value.join(', ') : value;
-  return out;
-}
 
 export function formNotFound(): AppError {
   return new AppError('FORM_NOT_FOUND', 'This form does not exist or is no longer accepting submissions.');

@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Clock } from '../lib/clock.js';
 import { AppError } from './errors.js';
@@ -22,8 +22,11 @@ export interface RateLimitRule {
 }
 
 export interface RateLimitStore {
-  /** Adds one hit to `key` in the window ending at `windowEnd` (epoch ms) and returns the window's count. */
-  increment(key: string, windowEnd: number, now: number): Promise<number>;
+  /**
+   * Adds one hit to `key` in the window ending at `windowEnd` (epoch ms) and returns the window's count.
+   * The memory store answers synchronously, so the hot path pays for no promise.
+   */
+  increment(key: string, windowEnd: number, now: number): number | Promise<number>;
 }
 
 export interface RateLimitDecision {
@@ -60,7 +63,7 @@ export function createMemoryRateLimitStore(options: { maxKeys?: number } = {}): 
 
   return {
     size: () => entries.size,
-    increment: async (key, windowEnd, now) => {
+    increment: (key, windowEnd, now) => {
       const entry = entries.get(key);
       if (entry && entry.windowEnd === windowEnd) return ++entry.count;
       if (entry) entries.delete(key);
@@ -108,10 +111,7 @@ export function createRedisRateLimitStore(redis: Redis, options: { prefix: strin
 export function createRateLimiter(deps: { store: RateLimitStore; clock: Clock }) {
   const { store, clock } = deps;
 
-  async function check(rule: RateLimitRule, key: string): Promise<RateLimitDecision> {
-    const now = clock.now().getTime();
-    const windowEnd = (Math.floor(now / rule.windowMs) + 1) * rule.windowMs;
-    const count = await store.increment(`${rule.name}:${key}`, windowEnd, now);
+  function decide(rule: RateLimitRule, count: number, windowEnd: number, now: number): RateLimitDecision {
     return {
       allowed: count <= rule.limit,
       limit: rule.limit,
@@ -120,28 +120,41 @@ export function createRateLimiter(deps: { store: RateLimitStore; clock: Clock })
     };
   }
 
+  /** Counts one request against `key`; synchronous with the memory store. */
+  function check(rule: RateLimitRule, key: string): RateLimitDecision | Promise<RateLimitDecision> {
+    const now = clock.now().getTime();
+    const windowEnd = (Math.floor(now / rule.windowMs) + 1) * rule.windowMs;
+    const count = store.increment(`${rule.name}:${key}`, windowEnd, now);
+    return typeof count === 'number' ? decide(rule, count, windowEnd, now) : count.then((n) => decide(rule, n, windowEnd, now));
+  }
+
+  function apply(rule: RateLimitRule, decision: RateLimitDecision, reply: FastifyReply): AppError | undefined {
+    reply.header('RateLimit-Limit', decision.limit);
+    reply.header('RateLimit-Remaining', decision.remaining);
+    reply.header('RateLimit-Reset', decision.resetSeconds);
+    if (decision.allowed) return undefined;
+    const seconds = decision.resetSeconds;
+    return new AppError('RATE_LIMIT_EXCEEDED', `${rule.message} Try again in ${seconds} second${seconds === 1 ? '' : 's'}.`, {
+      headers: { 'Retry-After': String(seconds) },
+    });
+  }
+
   /**
    * An onRequest hook: runs before the body is read, so a client over its budget
-   * costs no parsing. Sets the RateLimit-* headers on every answer, and Retry-After on 429.
+   * costs no parsing. Sets RateLimit-Limit/-Remaining/-Reset (draft-ietf-httpapi-ratelimit-headers)
+   * on every answer, and Retry-After on a 429. Callback style: no promise on the hot path.
    */
-  function hook(rule: RateLimitRule, keyOf: (request: FastifyRequest) => string): onRequestAsyncHookHandler {
-    const policy = `${rule.limit};w=${Math.round(rule.windowMs / 1000)}`;
-    return async (request, reply) => {
-      const decision = await check(rule, keyOf(request));
-      const headers: Record<string, string> = {
-        'RateLimit-Policy': policy,
-        'RateLimit-Limit': String(decision.limit),
-        'RateLimit-Remaining': String(decision.remaining),
-        'RateLimit-Reset': String(decision.resetSeconds),
-      };
-      if (decision.allowed) {
-        reply.headers(headers);
+  function hook(rule: RateLimitRule, keyOf: (request: FastifyRequest) => string): onRequestHookHandler {
+    return (request, reply, done) => {
+      let decision: RateLimitDecision | Promise<RateLimitDecision>;
+      try {
+        decision = check(rule, keyOf(request));
+      } catch (error) {
+        done(error as Error);
         return;
       }
-      const seconds = decision.resetSeconds;
-      throw new AppError('RATE_LIMIT_EXCEEDED', `${rule.message} Try again in ${seconds} second${seconds === 1 ? '' : 's'}.`, {
-        headers: { ...headers, 'Retry-After': String(seconds) },
-      });
+      if (decision instanceof Promise) decision.then((d) => done(apply(rule, d, reply)), done);
+      else done(apply(rule, decision, reply));
     };
   }
 

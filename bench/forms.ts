@@ -1,0 +1,153 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import pg from 'pg';
+import { openDatabase } from '../src/db/database.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { randomBase62 } from '../src/lib/ids.js';
+import { systemClock } from '../src/lib/clock.js';
+import { createOrgsService } from '../src/orgs/service.js';
+import { load, memoryMb, printTable, startChild, type Row } from './lib.js';
+
+/**
+ * Public Forms API under load, against Switchboard running as `npm start` runs it
+ * (its own process, TRUST_PROXY=1, LOG_LEVEL=warn):
+ *
+ * - GET /api/public/forms/{slug} vs a bare Fastify server sending the same JSON.
+ *   Every request carries its own X-Forwarded-For, so the per-IP rate limiter is in
+ *   the path and counts every request (each one a new key: its worst case) without
+ *   ever refusing one. The limiter stays in memory and bounded.
+ * - POST …/submit: each request a new person (own email, own client IP) on a form
+ *   with message and create-opportunity on, so each writes a contact, a note, an
+ *   opportunity and a submission in one transaction.
+ *
+ * Runs on SQLite, and on PostgreSQL when given a database URL (in a throwaway schema).
+ */
+export interface FormsBenchOptions {
+  databaseUrl?: string;
+  seconds?: number;
+  connections?: number;
+}
+
+/** A fresh PostgreSQL schema, so the benchmark never touches real data. */
+async function throwawaySchema(url: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const schema = `bench_${randomBase62(10).toLowerCase()}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  const scoped = new URL(url);
+  scoped.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    url: scoped.toString(),
+    drop: async () => {
+      const cleanup = new pg.Client({ connectionString: url });
+      await cleanup.connect();
+      await cleanup.query(`drop schema ${schema} cascade`);
+      await cleanup.end();
+    },
+  };
+}
+
+/** 10.0.0.1, 10.0.0.2, …: a new client address for every request. */
+function addressSequence(): () => string {
+  let n = 0;
+  return () => {
+    n++;
+    return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+  };
+}
+
+export async function benchForms(options: FormsBenchOptions = {}): Promise<Row[]> {
+  const label = options.databaseUrl ? 'PostgreSQL' : 'SQLite';
+  const seconds = options.seconds ?? Number(process.env.BENCH_SECONDS ?? 10);
+  const connections = options.connections ?? 50;
+  const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-forms-'));
+  const schema = options.databaseUrl ? await throwawaySchema(options.databaseUrl) : undefined;
+  const env: Record<string, string> = { DATA_DIR: dataDir, LOG_LEVEL: 'warn', NODE_ENV: 'development', TRUST_PROXY: '1', ...(schema ? { DATABASE_URL: schema.url } : {}) };
+
+  // The organization is made in-process, as the CLI would; the form through the Operator API.
+  const database = openDatabase({ databaseUrl: schema?.url, dataDir });
+  await migrateToLatest(database.db);
+  const org = await createOrgsService({ db: database.db, clock: systemClock }).createOrganization({
+    name: 'Bench Dental',
+    email: `bench-${randomBase62(8).toLowerCase()}@example.com`,
+    password: 'benchmark-password',
+  });
+  await database.close();
+
+  const server = await startChild('bench/server.ts', env);
+  const rows: Row[] = [];
+  try {
+    const slug = `bench-${randomBase62(8).toLowerCase()}`;
+    const created = await fetch(`${server.url}/api/org/forms`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${org.apiKey.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        slug,
+        title: 'Book a visit',
+        consentText: 'I agree that Bench Dental may contact me about my request.',
+        fields: { name: { enabled: true, required: true }, email: { enabled: true, required: true }, message: { enabled: true, required: false } },
+        createOpportunity: true,
+      }),
+    });
+    if (created.status !== 201) throw new Error(`could not create the form: ${created.status} ${await created.text()}`);
+    const configUrl = `${server.url}/api/public/forms/${slug}`;
+    const configBody = await (await fetch(configUrl, { headers: { 'x-forwarded-for': '192.0.2.1' } })).text();
+    const consentVersion = (JSON.parse(configBody) as { data: { consentVersion: string } }).data.consentVersion;
+
+    const bare = await startChild('bench/bare-server.ts', { BARE_BODY: configBody });
+    const bareResult = await load({ url: `${bare.url}/api/public/forms/${slug}`, connections, seconds });
+    await bare.stop();
+
+    const nextAddress = addressSequence();
+    const config = await load({
+      url: configUrl,
+      connections,
+      seconds,
+      setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'x-forwarded-for': nextAddress() } }),
+    });
+    rows.push({ scenario: 'bare Fastify, form-config JSON', result: bareResult });
+    rows.push({ scenario: `GET /api/public/forms/{slug} (${label})`, result: config, baseline: bareResult, rssMb: memoryMb(server.pid).peak, goal: '≥0.75× bare, p99 <10 ms' });
+
+    let person = 0;
+    const run = randomBase62(6).toLowerCase();
+    const submitResult = await load({
+      url: `${configUrl}/submit`,
+      method: 'POST',
+      connections,
+      seconds,
+      headers: { 'content-type': 'application/json' },
+      setupRequest: (request) => {
+        person++;
+        return {
+          ...request,
+          headers: { ...request.headers, 'content-type': 'application/json', 'x-forwarded-for': nextAddress() },
+          body: JSON.stringify({
+            consentVersion,
+            name: `Visitor ${person}`,
+            email: `visitor-${run}-${person}@example.com`,
+            message: 'I would like a check-up next week, mornings if possible.',
+            metadata: { utm_source: 'bench', utm_campaign: 'load' },
+          }),
+        };
+      },
+    });
+    const goal = options.databaseUrl ? '≥1,500/s, p99 <30 ms, RSS <200 MB' : '≥3,000/s, p99 <30 ms, RSS <200 MB';
+    rows.push({ scenario: `POST …/submit, new contact+note+opp (${label})`, result: submitResult, rssMb: memoryMb(server.pid).peak, goal });
+  } finally {
+    await server.stop();
+    await schema?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+// `npx tsx bench/forms.ts` runs this group alone (BENCH_DATABASE_URL or TEST_DATABASE_URL adds PostgreSQL).
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const rows = await benchForms();
+  const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+  if (databaseUrl) rows.push(...(await benchForms({ databaseUrl })));
+  printTable(rows);
+}

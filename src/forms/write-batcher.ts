@@ -1,0 +1,93 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { DB } from '../db/tables.js';
+
+/**
+ * Runs units of work, each atomically in a transaction.
+ *
+ * On PostgreSQL every unit gets its own transaction: the pool runs them in parallel.
+ *
+ * On SQLite there is one writer and one connection anyway, and a commit costs far
+ * more than the statements before it (the WAL append, and now and then a
+ * checkpoint). So units that queue up while a transaction runs are committed
+ * together ("group commit"): one transaction, one commit for the whole batch. At
+ * low load a unit runs alone at once; under load batches grow, which is when the
+ * saving matters.
+ *
+ * A batch is all or nothing. If any unit in it fails, nothing of the batch is
+ * written, and every unit is run again alone, so each caller gets exactly the
+ * outcome its own unit has by itself. Units must therefore only write through the
+ * transaction they are given (no other side effects), which makes running one
+ * again safe.
+ */
+export type Unit<T> = (trx: Transaction<DB>) => Promise<T>;
+
+export interface TransactionRunner {
+  run<T>(unit: Unit<T>): Promise<T>;
+}
+
+export function createDirectRunner(db: Kysely<DB>): TransactionRunner {
+  return { run: (unit) => db.transaction().execute(unit) };
+}
+
+interface Queued {
+  unit: Unit<unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+export function createGroupCommitRunner(db: Kysely<DB>, options: { maxBatch?: number } = {}): TransactionRunner {
+  // Bounds how long the last unit of a batch waits for the first ones.
+  const maxBatch = options.maxBatch ?? 32;
+  const queue: Queued[] = [];
+  let scheduled = false;
+  let running = false;
+
+  async function runAlone(item: Queued): Promise<void> {
+    try {
+      item.resolve(await db.transaction().execute(item.unit));
+    } catch (error) {
+      item.reject(error);
+    }
+  }
+
+  async function runBatch(batch: Queued[]): Promise<void> {
+    const results: unknown[] = [];
+    try {
+      await db.transaction().execute(async (trx) => {
+        for (const item of batch) results.push(await item.unit(trx));
+      });
+    } catch {
+      for (const item of batch) await runAlone(item);
+      return;
+    }
+    batch.forEach((item, index) => item.resolve(results[index]));
+  }
+
+  /**
+   * better-sqlite3 is synchronous, so a whole transaction runs in one turn of the event
+   * loop and no request is read meanwhile. Taking a batch from a setImmediate callback
+   * (after the poll phase) lets every request that has arrived reach the queue first.
+   */
+  function schedule(): void {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      running = true;
+      const batch = queue.splice(0, maxBatch);
+      const done = batch.length === 1 ? runAlone(batch[0]!) : runBatch(batch);
+      void done.finally(() => {
+        running = false;
+        if (queue.length > 0) schedule();
+      });
+    });
+  }
+
+  return {
+    run: <T>(unit: Unit<T>) =>
+      new Promise<T>((resolve, reject) => {
+        queue.push({ unit, resolve: resolve as (value: unknown) => void, reject });
+        if (!running) schedule();
+      }),
+  };
+}
