@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../app.js';
 import { Envelope, errorResponses } from '../http/envelope.js';
 import { AppError } from '../http/errors.js';
+import { jsonBodyParser } from '../http/json-body.js';
 import type { RateLimiter, RateLimitRule } from '../http/rate-limit.js';
 import type { FormCache } from './form-cache.js';
 import type { LiveForm } from './public-form.js';
@@ -71,6 +72,9 @@ export function registerPublicFormRoutes(app: App, deps: { cache: FormCache<Live
 
   app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    // The spec's Content-Type is application/json: anything else is a 415, not text that fails later.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser());
     // First hook of every public route, so even a 404 or a 429 carries the CORS headers.
     scope.addHook('onRequest', (_request, reply, done) => {
       reply.header('Access-Control-Allow-Origin', '*');

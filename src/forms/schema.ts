@@ -110,7 +110,7 @@ export const FormRecord = Type.Object({
 export type FormRecord = Static<typeof FormRecord>;
 
 export const FormPage = Page(FormRecord);
-export const FormIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+export const FormIdParams = Type.Object({ id: Type.String({ description: 'The form id (`frm_…`).' }) });
 
 export const SubmissionRecord = Type.Object({
   id: Type.String({ description: '`sub_…`' }),

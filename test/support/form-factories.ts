@@ -1,10 +1,9 @@
 import type { App } from '../../src/app.js';
 import type { Database } from '../../src/db/database.js';
-import type { Clock } from '../../src/lib/clock.js';
-import { newId, randomBase62 } from '../../src/lib/ids.js';
+import { randomBase62 } from '../../src/lib/ids.js';
 import type { OrgWithKey } from './org-factories.js';
 
-/** Test helpers for forms: definitions and agents in the database, forms through the Operator API. */
+/** Test helpers for forms: everything through the Operator API, as the panel does it. */
 
 export function uniqueSlug(prefix = 'form'): string {
   return `${prefix}-${randomBase62(10).toLowerCase()}`;
@@ -23,45 +22,43 @@ export interface CustomFieldSpec {
   label?: string;
   type?: string;
   options?: string[];
-  archived?: boolean;
 }
 
-/** A custom field definition row (the CRM's custom-field API is another feature; forms only read definitions). */
-export async function insertCustomField(database: Database, clock: Clock, orgId: string, spec: CustomFieldSpec = {}) {
-  const now = clock.now().toISOString();
-  const row = {
-    id: newId('cf'),
-    org_id: orgId,
+async function operatorPost(app: App, org: OrgWithKey, url: string, payload: unknown): Promise<Record<string, any>> {
+  const res = await app.inject({ method: 'POST', url, headers: org.auth, payload: payload as object });
+  if (res.statusCode !== 201 && res.statusCode !== 200) throw new Error(`POST ${url} failed: ${res.statusCode} ${res.body}`);
+  return (res.json() as { data: Record<string, any> }).data;
+}
+
+/** A custom field definition through POST /api/org/custom-fields. */
+export function createCustomField(app: App, org: OrgWithKey, spec: CustomFieldSpec = {}) {
+  return operatorPost(app, org, '/api/org/custom-fields', {
     key: spec.key ?? `field_${randomBase62(6).toLowerCase()}`,
     entity: spec.entity ?? 'contact',
     label: spec.label ?? 'Budget',
     type: spec.type ?? 'text',
-    options: JSON.stringify(spec.options ?? []),
-    archived_at: spec.archived ? now : null,
-    created_at: now,
-    updated_at: now,
-  };
-  await database.db.insertInto('custom_fields').values(row).execute();
-  return row;
+    ...(spec.options ? { options: spec.options } : {}),
+  }) as Promise<{ id: string; key: string; label: string; [key: string]: unknown }>;
 }
 
-export async function insertAgent(database: Database, clock: Clock, orgId: string, brand: Partial<{ brandName: string; logoUrl: string | null; fontFamily: string | null }> = {}) {
-  const now = clock.now().toISOString();
-  const row = {
-    id: newId('agt'),
-    org_id: orgId,
+export function archiveCustomField(app: App, org: OrgWithKey, id: string) {
+  return operatorPost(app, org, `/api/org/custom-fields/${id}/archive`, undefined);
+}
+
+/** An agent with a brand through POST /api/org/agents. */
+export function createAgent(app: App, org: OrgWithKey, branding: Record<string, unknown> = {}) {
+  return operatorPost(app, org, '/api/org/agents', {
     name: 'Front desk',
-    brand_name: brand.brandName ?? 'Acme Dental',
-    primary_color: '#1a73e8',
-    background_color: '#ffffff',
-    text_color: '#202124',
-    font_family: brand.fontFamily === undefined ? 'Inter, sans-serif' : brand.fontFamily,
-    logo_url: brand.logoUrl === undefined ? 'https://acme.example/logo.png' : brand.logoUrl,
-    created_at: now,
-    updated_at: now,
-  };
-  await database.db.insertInto('agents').values(row).execute();
-  return row;
+    branding: { name: 'Acme Dental', primaryColor: '#1a73e8', backgroundColor: '#ffffff', textColor: '#202124', fontFamily: 'Inter, sans-serif', logoUrl: 'https://acme.example/logo.png', ...branding },
+  }) as Promise<{ id: string; [key: string]: unknown }>;
+}
+
+/** A pipeline with stages through POST /api/org/pipelines. */
+export function createPipeline(app: App, org: OrgWithKey, stages: string[] = ['Inbox', 'Call back']) {
+  return operatorPost(app, org, '/api/org/pipelines', { name: `Pipeline ${randomBase62(4)}`, stages: stages.map((name) => ({ name })) }) as Promise<{
+    id: string;
+    stages: { id: string; name: string }[];
+  }>;
 }
 
 export interface FormRecordJson {
