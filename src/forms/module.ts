@@ -4,7 +4,7 @@ import type { CrmService } from '../crm/service.js';
 import type { Database } from '../db/database.js';
 import { createMemoryRateLimitStore, createRateLimiter, createRedisRateLimitStore, type RateLimitStore } from '../http/rate-limit.js';
 import type { Clock } from '../lib/clock.js';
-import { closeRedis, createRedisConnection } from '../lib/redis.js';
+import { closeRedis, createRedisConnection, waitUntilReady } from '../lib/redis.js';
 import type { OrgAuth } from '../orgs/auth.js';
 import type { OrgChangeFeed } from '../orgs/changes.js';
 import { createRedisInvalidationBus } from './cache-bus.js';
@@ -53,6 +53,7 @@ export async function registerForms(app: App, deps: FormsModuleDeps) {
     app.addHook('onClose', async () => {
       await Promise.all([closeRedis(redis), closeRedis(subscriber)]);
     });
+    if (!(await waitUntilReady(redis, 3000))) app.log.warn('Redis is not reachable yet: rate limits count per node until it is');
     store = createRedisRateLimitStore(redis, { prefix, fallback: memoryStore, log: app.log });
     cache.attachBus(
       await createRedisInvalidationBus({

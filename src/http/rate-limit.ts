@@ -92,17 +92,22 @@ export function createRedisRateLimitStore(redis: Redis, options: { prefix: strin
   }
   const client = redis as RedisWithIncrement;
   let lastWarning = 0;
+  function fallback(key: string, windowEnd: number, now: number, error: unknown): number | Promise<number> {
+    if (now - lastWarning > 60_000) {
+      lastWarning = now;
+      options.log.warn({ err: error }, 'rate limiter: Redis unavailable, counting in memory on this node');
+    }
+    return options.fallback.increment(key, windowEnd, now);
+  }
   return {
     increment: async (key, windowEnd, now) => {
+      // While disconnected, count locally at once rather than make every request wait for a reconnect.
+      if (client.status !== 'ready') return fallback(key, windowEnd, now, new Error(`Redis connection is ${client.status}`));
       try {
         // A second of slack so a counter never expires while its window is still open on a node with a slow clock.
         return Number(await client.switchboardRateIncrement(`${options.prefix}rl:${key}:${windowEnd}`, windowEnd - now + 1000));
       } catch (error) {
-        if (now - lastWarning > 60_000) {
-          lastWarning = now;
-          options.log.warn({ err: error }, 'rate limiter: Redis unavailable, counting in memory on this node');
-        }
-        return options.fallback.increment(key, windowEnd, now);
+        return fallback(key, windowEnd, now, error);
       }
     },
   };

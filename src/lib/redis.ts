@@ -21,6 +21,23 @@ export function createRedisConnection(url: string, name: string): Redis {
   return redis;
 }
 
+/** Resolves when the connection is ready, or after `ms` (callers then work without Redis until it connects). */
+export async function waitUntilReady(redis: Redis, ms: number): Promise<boolean> {
+  if (redis.status === 'ready') return true;
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      redis.off('ready', onReady);
+      resolve(false);
+    }, ms);
+    timer.unref();
+    function onReady() {
+      clearTimeout(timer);
+      resolve(true);
+    }
+    redis.once('ready', onReady);
+  });
+}
+
 /** Closes a connection, waiting for in-flight replies; never throws during shutdown. */
 export async function closeRedis(redis: Redis): Promise<void> {
   try {

@@ -1,0 +1,44 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../db/database.js';
+import { createTestDatabase, testDialects } from '../../test/support/context.js';
+import { createDirectRunner, createGroupCommitRunner } from './write-batcher.js';
+
+describe.each(testDialects())('transaction runners on %s', (dialect) => {
+  let database: Database;
+  let dispose: () => Promise<void>;
+  beforeAll(async () => {
+    ({ database, dispose } = await createTestDatabase(dialect));
+    await sql`create table batch_probe (id integer primary key, label text not null)`.execute(database.db);
+  });
+  afterAll(async () => dispose());
+
+  const rows = async () => (await sql<{ id: number }>`select id from batch_probe order by id`.execute(database.db)).rows.map((row) => Number(row.id));
+  const insert = (id: number) => async (trx: Parameters<Parameters<ReturnType<typeof createDirectRunner>['run']>[0]>[0]) => {
+    await sql`insert into batch_probe (id, label) values (${id}, ${`row ${id}`})`.execute(trx);
+    return id;
+  };
+
+  for (const [name, make] of [
+    ['group commit', (db: Database) => createGroupCommitRunner(db.db, { maxBatch: 8 })],
+    ['direct', (db: Database) => createDirectRunner(db.db)],
+  ] as const) {
+    it(`${name}: every unit commits, and a failing unit fails alone without writing`, async () => {
+      await sql`delete from batch_probe`.execute(database.db);
+      const runner = make(database);
+      const ids = Array.from({ length: 30 }, (_, i) => i + 1);
+      const outcomes = await Promise.allSettled(
+        ids.map((id) =>
+          runner.run(async (trx) => {
+            await insert(id)(trx);
+            if (id === 13) throw new Error('unit 13 fails after writing');
+            return id;
+          }),
+        ),
+      );
+      expect(outcomes.map((o) => o.status)).toEqual(ids.map((id) => (id === 13 ? 'rejected' : 'fulfilled')));
+      expect(outcomes.filter((o) => o.status === 'fulfilled').map((o) => (o as PromiseFulfilledResult<number>).value)).toEqual(ids.filter((id) => id !== 13));
+      expect(await rows()).toEqual(ids.filter((id) => id !== 13));
+    });
+  }
+});
