@@ -101,6 +101,10 @@ export async function benchForms(options: FormsBenchOptions = {}): Promise<Row[]
     const bareResult = await load({ url: `${bare.url}/api/public/forms/${slug}`, connections, seconds });
     await bare.stop();
 
+    // What every route of the app costs before any forms code runs (request id, logger, hooks).
+    const appBaseline = await load({ url: `${server.url}/healthz`, connections, seconds });
+    const appBaselineRss = memoryMb(server.pid).peak;
+
     const nextAddress = addressSequence();
     const config = await load({
       url: configUrl,
@@ -109,6 +113,7 @@ export async function benchForms(options: FormsBenchOptions = {}): Promise<Row[]
       setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'x-forwarded-for': nextAddress() } }),
     });
     rows.push({ scenario: 'bare Fastify, form-config JSON', result: bareResult });
+    rows.push({ scenario: `GET /healthz, app baseline (${label})`, result: appBaseline, baseline: bareResult, rssMb: appBaselineRss });
     rows.push({ scenario: `GET /api/public/forms/{slug} (${label})`, result: config, baseline: bareResult, rssMb: memoryMb(server.pid).peak, goal: '≥0.75× bare, p99 <10 ms' });
 
     let person = 0;

@@ -5,7 +5,7 @@ import type { DB, FormsTable } from '../db/tables.js';
 import { isAppError } from '../http/errors.js';
 import type { CachedForm } from './form-cache.js';
 import type { FormsRepo } from './repo.js';
-import type { FieldSettings } from './rules.js';
+import { SLUG_PATTERN, type FieldSettings } from './rules.js';
 import type { PublicFormConfig } from './schema.js';
 
 /** A custom field as a live form uses it: the definition resolved, plus the form's `required`. */
@@ -112,6 +112,8 @@ export function createLiveFormLoader(deps: { db: Kysely<DB>; repo: FormsRepo; cr
   }
 
   return async (slug: string): Promise<LiveForm | null> => {
+    // A string that cannot be a slug costs no query: floods of made-up slugs stay off the database.
+    if (!SLUG_PATTERN.test(slug)) return null;
     const form = await repo.findFormBySlug(slug);
     if (!form || form.active !== 1) return null;
     const refs = parseCustomFieldRefs(form.custom_fields);

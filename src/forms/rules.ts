@@ -5,6 +5,9 @@ export type BuiltInField = (typeof BUILT_IN_FIELDS)[number];
 
 export type FieldSettings = Record<BuiltInField, { enabled: boolean; required: boolean }>;
 
+/** Slugs are global, lowercase and short (DESIGN); anything else cannot name a form. */
+export const SLUG_PATTERN = /^[a-z0-9-]{3,64}$/;
+
 export const UTM_KEYS = ['utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content'] as const;
 
 /**

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Page } from '../http/envelope.js';
-import { BUILT_IN_FIELDS, LIMITS, UTM_KEYS } from './rules.js';
+import { BUILT_IN_FIELDS, LIMITS, SLUG_PATTERN, UTM_KEYS } from './rules.js';
 
 /** Wire shapes of the forms feature: the Operator API (`/api/org/forms`) and the public Forms API. */
 
@@ -27,7 +27,7 @@ const FieldsInput = Type.Partial(Fields, {
     'name, email, phone and message enabled and optional, company off. A required field must be enabled; email or phone must be enabled.',
 });
 
-export const Slug = Type.String({ pattern: '^[a-z0-9-]{3,64}$', description: 'Lowercase letters, digits and hyphens, 3–64 characters; unique across the service.' });
+export const Slug = Type.String({ pattern: SLUG_PATTERN.source, description: 'Lowercase letters, digits and hyphens, 3–64 characters; unique across the service.' });
 const Id = Type.String({ minLength: 1, maxLength: 64 });
 const NullableId = (description: string) => Type.Union([Id, Type.Null()], { description });
 const Url = Type.String({ maxLength: LIMITS.redirectUrl, description: 'An http:// or https:// URL.' });
