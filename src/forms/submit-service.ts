@@ -38,7 +38,7 @@ export function isHoneypotHit(value: unknown): boolean {
 
 function opportunityTitle(form: LiveForm, checked: CheckedSubmission): string {
   const who = checked.values.name ?? checked.values.email ?? checked.values.phone ?? 'New lead';
-  return `${who} — ${form.title}`.slice(0, 300);
+  return `${who} — ${form.title}`;
 }
 
 /**
