@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { load, memoryMb, startChild, type Row } from './lib.js';
+import { load, memoryMb, startChild, startSwitchboard, type Row } from './lib.js';
 
 /**
  * Developer API: the token endpoint (a client-credentials exchange: secret check + token insert)
@@ -21,7 +21,7 @@ export async function benchDeveloperApi(options: { databaseUrl?: string } = {}):
   const credentials = cli('app', 'create', '--developer', email, '--name', 'Bench');
   const tokenForm = new URLSearchParams({ grant_type: 'client_credentials', client_id: credentials.clientId, client_secret: credentials.clientSecret }).toString();
 
-  const server = await startChild('bench/server.ts', env);
+  const server = await startSwitchboard(env);
   const rows: Row[] = [];
   try {
     const tokenRes = await fetch(`${server.url}/api/dev/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: tokenForm });

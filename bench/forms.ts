@@ -8,7 +8,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { randomBase62 } from '../src/lib/ids.js';
 import { systemClock } from '../src/lib/clock.js';
 import { createOrgsService } from '../src/orgs/service.js';
-import { load, memoryMb, printTable, startChild, type Row } from './lib.js';
+import { load, memoryMb, printTable, startChild, startSwitchboard, type Row } from './lib.js';
 
 /**
  * Public Forms API under load, against Switchboard running as `npm start` runs it
@@ -77,7 +77,7 @@ export async function benchForms(options: FormsBenchOptions = {}): Promise<Row[]
   });
   await database.close();
 
-  const server = await startChild('bench/server.ts', env);
+  const server = await startSwitchboard(env);
   const rows: Row[] = [];
   try {
     const slug = `bench-${randomBase62(8).toLowerCase()}`;

@@ -21,10 +21,14 @@ export interface ChildServer {
   stop(): Promise<void>;
 }
 
-/** Starts `tsx <script>` with env, waits until GET <readyPath> answers. The server runs in its own process, as in production. */
+/**
+ * Starts a server script in its own process (a `.ts` one through tsx) and waits until
+ * GET <readyPath> answers.
+ */
 export async function startChild(script: string, env: Record<string, string>, readyPath = '/healthz'): Promise<ChildServer> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', script], {
+  const args = script.endsWith('.ts') ? ['--import', 'tsx', script] : [script];
+  const child: ChildProcess = spawn(process.execPath, args, {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -55,6 +59,11 @@ export async function startChild(script: string, env: Record<string, string>, re
         setTimeout(() => child.kill('SIGKILL'), 5000).unref();
       }),
   };
+}
+
+/** Switchboard exactly as `npm start` runs it: the compiled build (`npm run bench` builds first). */
+export function startSwitchboard(env: Record<string, string>): Promise<ChildServer> {
+  return startChild('dist/src/main.js', env);
 }
 
 /** Resident and peak resident memory of a process, in MB (Linux). */

@@ -1,3 +1,4 @@
+import { execSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { benchDeveloperApi } from './developer-api.js';
 import { printTable, type Row } from './lib.js';
@@ -7,6 +8,9 @@ import { printTable, type Row } from './lib.js';
  * BENCH_SECONDS sets the length of each run (default 10); BENCH_DATABASE_URL adds PostgreSQL rows;
  * BENCH_ONLY=developer|forms runs one group.
  */
+// The servers under test run the compiled build, as `npm start` does.
+execSync('npm run -s build', { stdio: 'inherit' });
+
 const only = process.env.BENCH_ONLY;
 const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
 const rows: Row[] = [];

@@ -80,8 +80,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   app.setValidatorCompiler(createValidatorCompiler());
   installJsonBodyParser(app);
-  app.addHook('onSend', async (request, reply) => {
+  // A synchronous hook: it runs on every request, and an async one costs a promise each time.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    done();
   });
   installErrorHandling(app);
   await registerOpenApi(app, config, VERSION);

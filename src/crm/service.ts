@@ -57,6 +57,11 @@ export interface ContactUpsert {
 export interface NoteInput {
   orgId: string;
   contactId: string;
+  /**
+   * True only when upsertContact returned this contact in the same transaction: it is
+   * known to exist in the org, so the check (one query on the submit hot path) is skipped.
+   */
+  contactUpserted?: boolean;
   body: string;
   source: CrmSource;
   submissionId?: string | null | undefined;
@@ -65,6 +70,11 @@ export interface NoteInput {
 export interface OpportunityInput {
   orgId: string;
   contactId: string;
+  /**
+   * True only when upsertContact returned this contact in the same transaction: it is
+   * known to exist in the org, so the check (one query on the submit hot path) is skipped.
+   */
+  contactUpserted?: boolean;
   pipelineId: string;
   stageId: string;
   title: string;
@@ -224,7 +234,7 @@ export function createCrmService(deps: { clock: Clock }) {
 
   async function addNote(trx: Kysely<DB>, input: NoteInput): Promise<{ noteId: string }> {
     const repo = createCrmRepo(trx);
-    await requireContact(repo, input.orgId, input.contactId);
+    if (!input.contactUpserted) await requireContact(repo, input.orgId, input.contactId);
     const id = newId('note');
     await repo.insertNote({
       id,
@@ -240,7 +250,7 @@ export function createCrmService(deps: { clock: Clock }) {
 
   async function createOpportunity(trx: Kysely<DB>, input: OpportunityInput): Promise<{ opportunityId: string }> {
     const repo = createCrmRepo(trx);
-    await requireContact(repo, input.orgId, input.contactId);
+    if (!input.contactUpserted) await requireContact(repo, input.orgId, input.contactId);
     const stage = await repo.findStage(input.orgId, input.stageId);
     if (!stage || stage.pipeline_id !== input.pipelineId) {
       throw new AppError('STAGE_NOT_FOUND', 'That stage does not exist in that pipeline.', { field: 'stageId' });

@@ -75,6 +75,7 @@ export function createSubmitService(deps: {
       crm.createOpportunity(trx, {
         orgId: form.orgId,
         contactId,
+        contactUpserted: true,
         ...target,
         title: opportunityTitle(form, checked),
         source: 'form',
@@ -112,7 +113,7 @@ export function createSubmitService(deps: {
       );
       const submissionId = newId('sub');
       if (values.message !== undefined) {
-        await crm.addNote(trx, { orgId: form.orgId, contactId, body: values.message, source: 'form', submissionId });
+        await crm.addNote(trx, { orgId: form.orgId, contactId, contactUpserted: true, body: values.message, source: 'form', submissionId });
       }
       const opportunity = form.createOpportunity ? await createOpportunity(trx, form, checked, contactId, submissionId) : undefined;
       await formsRepo.insertSubmission({
