@@ -25,9 +25,9 @@ export interface ChildServer {
  * Starts a server script in its own process (a `.ts` one through tsx) and waits until
  * GET <readyPath> answers.
  */
-export async function startChild(script: string, env: Record<string, string>, readyPath = '/healthz'): Promise<ChildServer> {
+export async function startChild(script: string, env: Record<string, string>, readyPath = '/healthz', nodeArgs: string[] = []): Promise<ChildServer> {
   const port = await freePort();
-  const args = script.endsWith('.ts') ? ['--import', 'tsx', script] : [script];
+  const args = [...nodeArgs, ...(script.endsWith('.ts') ? ['--import', 'tsx', script] : [script])];
   const child: ChildProcess = spawn(process.execPath, args, {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -63,7 +63,9 @@ export async function startChild(script: string, env: Record<string, string>, re
 
 /** Switchboard exactly as `npm start` runs it: the compiled build (`npm run bench` builds first). */
 export function startSwitchboard(env: Record<string, string>): Promise<ChildServer> {
-  return startChild('dist/src/main.js', env);
+  // BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server under load.
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  return startChild('dist/src/main.js', env, '/healthz', nodeArgs);
 }
 
 /** Resident and peak resident memory of a process, in MB (Linux). */
