@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { load, memoryMb, startChild, startSwitchboard, type Row } from './lib.js';
+import { load, memoryMb, startChild, startSwitchboard, throwawaySchema, type Row } from './lib.js';
 
 /**
  * Developer API: the token endpoint (a client-credentials exchange: secret check + token insert)
@@ -11,7 +11,8 @@ import { load, memoryMb, startChild, startSwitchboard, type Row } from './lib.js
  */
 export async function benchDeveloperApi(options: { databaseUrl?: string } = {}): Promise<Row[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-'));
-  const env: Record<string, string> = { DATA_DIR: dataDir, LOG_LEVEL: 'warn', NODE_ENV: 'development', ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}) };
+  const schema = options.databaseUrl ? await throwawaySchema(options.databaseUrl) : undefined;
+  const env: Record<string, string> = { DATA_DIR: dataDir, LOG_LEVEL: 'warn', NODE_ENV: 'development', ...(schema ? { DATABASE_URL: schema.url } : {}) };
   const label = options.databaseUrl ? 'PostgreSQL' : 'SQLite';
   const cli = (...args: string[]) =>
     JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args, '--json'], { env: { ...process.env, ...env }, encoding: 'utf8' })) as Record<string, any>;
@@ -64,6 +65,7 @@ export async function benchDeveloperApi(options: { databaseUrl?: string } = {}):
     rows.unshift({ scenario: 'bare Fastify, token-shaped JSON', result: bareToken }, { scenario: 'bare Fastify, tools-list JSON', result: bareListResult });
   } finally {
     await server.stop();
+    await schema?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   }
   return rows;

@@ -2,13 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import pg from 'pg';
 import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { randomBase62 } from '../src/lib/ids.js';
 import { systemClock } from '../src/lib/clock.js';
 import { createOrgsService } from '../src/orgs/service.js';
-import { load, memoryMb, printTable, startChild, startSwitchboard, type Row } from './lib.js';
+import { load, memoryMb, printTable, startChild, startSwitchboard, throwawaySchema, type Row } from './lib.js';
 
 /**
  * Public Forms API under load, against Switchboard running as `npm start` runs it
@@ -28,26 +27,6 @@ export interface FormsBenchOptions {
   databaseUrl?: string;
   seconds?: number;
   connections?: number;
-}
-
-/** A fresh PostgreSQL schema, so the benchmark never touches real data. */
-async function throwawaySchema(url: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const schema = `bench_${randomBase62(10).toLowerCase()}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
-  const scoped = new URL(url);
-  scoped.searchParams.set('options', `-c search_path=${schema}`);
-  return {
-    url: scoped.toString(),
-    drop: async () => {
-      const cleanup = new pg.Client({ connectionString: url });
-      await cleanup.connect();
-      await cleanup.query(`drop schema ${schema} cascade`);
-      await cleanup.end();
-    },
-  };
 }
 
 /** 10.0.0.1, 10.0.0.2, …: a new client address for every request. */

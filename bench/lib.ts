@@ -2,6 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import autocannon from 'autocannon';
+import pg from 'pg';
+import { randomBase62 } from '../src/lib/ids.js';
 
 /** Shared pieces of the benchmarks: child-process servers, autocannon runs, memory readings, the table. */
 
@@ -147,3 +149,24 @@ export function printTable(rows: Row[]): void {
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const line of lines) console.log(fmt(line));
 }
+
+/** A fresh PostgreSQL schema, so the benchmark never touches real data. */
+export async function throwawaySchema(url: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const schema = `bench_${randomBase62(10).toLowerCase()}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  const scoped = new URL(url);
+  scoped.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    url: scoped.toString(),
+    drop: async () => {
+      const cleanup = new pg.Client({ connectionString: url });
+      await cleanup.connect();
+      await cleanup.query(`drop schema ${schema} cascade`);
+      await cleanup.end();
+    },
+  };
+}
+
