@@ -44,6 +44,9 @@ export async function benchDeveloperApi(options: { databaseUrl?: string } = {}):
     }
     const listBody = await (await fetch(`${server.url}/api/dev/tools`, { headers: auth })).text();
 
+    // The list first: the token run adds thousands of rows that a read-only scenario should not pay for.
+    const list = await load({ url: `${server.url}/api/dev/tools`, headers: auth });
+    const listRss = memoryMb(server.pid).peak;
     const token = await load({
       url: `${server.url}/api/dev/oauth/token`,
       method: 'POST',
@@ -51,8 +54,7 @@ export async function benchDeveloperApi(options: { databaseUrl?: string } = {}):
       body: tokenForm,
     });
     rows.push({ scenario: `POST /api/dev/oauth/token (${label})`, result: token, rssMb: memoryMb(server.pid).peak });
-    const list = await load({ url: `${server.url}/api/dev/tools`, headers: auth });
-    rows.push({ scenario: `GET /api/dev/tools, 20 tools (${label})`, result: list, rssMb: memoryMb(server.pid).peak });
+    rows.push({ scenario: `GET /api/dev/tools, 20 tools (${label})`, result: list, rssMb: listRss });
 
     const bare = await startChild('bench/bare-server.ts', { BARE_BODY: JSON.stringify({ access_token: 'svc_at_x', token_type: 'Bearer', expires_in: 3600, scope: 'tools:read' }) });
     const bareToken = await load({ url: `${bare.url}/token`, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });

@@ -11,6 +11,7 @@ import { installJsonBodyParser } from './http/json-body.js';
 import { registerHealthRoutes } from './http/health.js';
 import { registerOpenApi } from './http/openapi.js';
 import { createValidatorCompiler } from './http/validation.js';
+import { serializerCompiler } from './http/serialization.js';
 import { redactPaths } from './http/redact.js';
 import { VERSION } from './version.js';
 import { createDeveloperAuth } from './oauth/bearer.js';
@@ -79,6 +80,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(createValidatorCompiler());
+  app.setSerializerCompiler(serializerCompiler);
   installJsonBodyParser(app);
   // A synchronous hook: it runs on every request, and an async one costs a promise each time.
   app.addHook('onRequest', (request, reply, done) => {
