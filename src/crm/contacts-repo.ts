@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { ContactsTable, DB, OpportunitiesTable } from '../db/tables.js';
 import type { CursorPosition } from '../http/cursor.js';
-import { before } from './keyset.js';
+import { olderThan } from '../db/query-helpers.js';
 
 export interface ContactFilter {
   email?: string | undefined;
@@ -31,7 +31,7 @@ export function createContactsRepo(db: Kysely<DB>) {
             return eb.or(terms);
           }),
         )
-        .$if(cursor !== undefined, (qb) => qb.where(before(cursor!)))
+        .$if(cursor !== undefined, (qb) => qb.where(olderThan(cursor!)))
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc')
         .limit(limit + 1)

@@ -12,7 +12,8 @@ import { checkCustomValues } from './custom-values.js';
 import { normalizeEmail, normalizePhone } from './normalize.js';
 import { presentContact, presentNote, presentOpportunity, presentSubmission } from './present.js';
 import type { Contact, ContactCreate, ContactDetail, ContactListQuery, ContactPatch, Note } from './schema.js';
-import { createCrmService, isUniqueViolation, type CrmSource } from './service.js';
+import { isUniqueViolation } from '../db/query-helpers.js';
+import { createCrmService, type CrmSource } from './service.js';
 
 /** Where a record made through the Operator API comes from: the panel (a signed-in operator) or an integration (an API key). */
 export function sourceOf(principal: OrgPrincipal): CrmSource {

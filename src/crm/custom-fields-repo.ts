@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { CustomFieldsTable, DB } from '../db/tables.js';
 import type { CursorPosition } from '../http/cursor.js';
-import { before } from './keyset.js';
+import { olderThan } from '../db/query-helpers.js';
 
 export interface CustomFieldFilter {
   entity?: string | undefined;
@@ -24,7 +24,7 @@ export function createCustomFieldsRepo(db: Kysely<DB>) {
         .$if(filter.entity !== undefined, (qb) => qb.where('entity', '=', filter.entity!))
         .$if(filter.archived === true, (qb) => qb.where('archived_at', 'is not', null))
         .$if(filter.archived === false, (qb) => qb.where('archived_at', 'is', null))
-        .$if(cursor !== undefined, (qb) => qb.where(before(cursor!)))
+        .$if(cursor !== undefined, (qb) => qb.where(olderThan(cursor!)))
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc')
         .limit(limit + 1)

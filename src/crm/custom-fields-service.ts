@@ -8,7 +8,7 @@ import type { OrgChangeFeed } from '../orgs/changes.js';
 import { requiredText } from '../orgs/text.js';
 import { createCustomFieldsRepo } from './custom-fields-repo.js';
 import type { CustomField, CustomFieldCreate, CustomFieldEntity, CustomFieldPatch, CustomFieldType } from './schema.js';
-import { isUniqueViolation } from './service.js';
+import { isUniqueViolation } from '../db/query-helpers.js';
 
 export function presentCustomField(row: CustomFieldsTable): CustomField {
   return {

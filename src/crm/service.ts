@@ -33,6 +33,7 @@
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { ContactsTable, DB } from '../db/tables.js';
+import { isUniqueViolation } from '../db/query-helpers.js';
 import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
@@ -122,11 +123,6 @@ function nonEmptyCustom(custom: Record<string, unknown> | undefined): CustomValu
     else if (typeof value === 'number' || typeof value === 'boolean') out[key] = value;
   }
   return out;
-}
-
-export function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
 }
 
 /**

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { CrmService, OpportunityTarget } from '../crm/service.js';
+import type { CrmService, CustomFieldDefinition, OpportunityTarget } from '../crm/service.js';
 import type { DB, FormsTable } from '../db/tables.js';
 import { isAppError } from '../http/errors.js';
 import type { CachedForm } from './form-cache.js';
@@ -9,13 +9,7 @@ import { SLUG_PATTERN, type FieldSettings } from './rules.js';
 import type { PublicFormConfig } from './schema.js';
 
 /** A custom field as a live form uses it: the definition resolved, plus the form's `required`. */
-export interface LiveCustomField {
-  id: string;
-  key: string;
-  entity: 'contact' | 'opportunity';
-  label: string;
-  type: string;
-  options: string[];
+export interface LiveCustomField extends CustomFieldDefinition {
   required: boolean;
 }
 

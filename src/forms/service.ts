@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import { isUniqueViolation, type CrmService } from '../crm/service.js';
+import { isUniqueViolation } from '../db/query-helpers.js';
+import type { CrmService } from '../crm/service.js';
 import type { DB, FormsTable } from '../db/tables.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
 import { AppError } from '../http/errors.js';

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { CursorPosition } from '../http/cursor.js';
 import type { AgentsTable, DB, OrgApiKeysTable, OrgsTable, UsersTable } from '../db/tables.js';
+import { olderThan } from '../db/query-helpers.js';
 
 /** Kysely queries for organizations, operators, org API keys and agents. Every query on org data takes the org id. */
 export function createOrgsRepo(db: Kysely<DB>) {
@@ -23,7 +24,7 @@ export function createOrgsRepo(db: Kysely<DB>) {
         .selectFrom('org_api_keys')
         .selectAll()
         .where('org_id', '=', orgId)
-        .$if(cursor !== undefined, (qb) => qb.where(({ eb, refTuple, tuple }) => eb(refTuple('created_at', 'id'), '<', tuple(cursor!.createdAt, cursor!.id))))
+        .$if(cursor !== undefined, (qb) => qb.where(olderThan(cursor!)))
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc')
         .limit(limit + 1)
@@ -42,7 +43,7 @@ export function createOrgsRepo(db: Kysely<DB>) {
         .selectFrom('agents')
         .selectAll()
         .where('org_id', '=', orgId)
-        .$if(cursor !== undefined, (qb) => qb.where(({ eb, refTuple, tuple }) => eb(refTuple('created_at', 'id'), '<', tuple(cursor!.createdAt, cursor!.id))))
+        .$if(cursor !== undefined, (qb) => qb.where(olderThan(cursor!)))
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc')
         .limit(limit + 1)

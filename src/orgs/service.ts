@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { insertDefaultPipeline } from '../crm/default-pipeline.js';
 import { normalizeEmail } from '../crm/normalize.js';
-import { isUniqueViolation } from '../crm/service.js';
+import { isUniqueViolation } from '../db/query-helpers.js';
 import type { DB } from '../db/tables.js';
 import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';

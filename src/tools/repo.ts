@@ -1,6 +1,7 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DB, ToolRevisionsTable, ToolsTable } from '../db/tables.js';
 import type { CursorPosition } from '../http/cursor.js';
+import { isUniqueViolation, matchesText, olderThan } from '../db/query-helpers.js';
 
 /** The columns that make up a tool's definition, shared by the working copy and its revisions. */
 export type DefinitionColumns = Pick<ToolsTable, 'name' | 'description' | 'endpoint' | 'method' | 'auth_type' | 'api_key_header' | 'category' | 'parameters'>;
@@ -11,28 +12,6 @@ export interface ToolFilters {
   q?: string | undefined;
   after?: CursorPosition | undefined;
   limit: number;
-}
-
-/** `%text%` for LIKE, with LIKE's own wildcards taken literally. */
-export function containsPattern(text: string): string {
-  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
-/** Case-insensitive substring match on both dialects (PostgreSQL's LIKE is case-sensitive). */
-export function matchesText(column: string, text: string) {
-  return sql<boolean>`lower(${sql.ref(column)}) like ${containsPattern(text)} escape '\\'`;
-}
-
-/** Rows after the cursor in (created_at, id) descending order. */
-export function afterCursor(createdAt: string, id: string, after: CursorPosition) {
-  const created = sql.ref(createdAt);
-  return sql<boolean>`(${created} < ${after.createdAt} or (${created} = ${after.createdAt} and ${sql.ref(id)} < ${after.id}))`;
-}
-
-/** better-sqlite3 and pg report unique violations differently. */
-function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
 }
 
 export type WriteResult = 'ok' | 'name_taken' | 'missing';
@@ -64,7 +43,7 @@ export function createToolsRepo(db: Kysely<DB>) {
         .$if(filters.status !== undefined, (qb) => qb.where('status', '=', filters.status!))
         .$if(filters.category !== undefined, (qb) => qb.where('category', '=', filters.category!))
         .$if(filters.q !== undefined, (qb) => qb.where((eb) => eb.or([matchesText('name', filters.q!), matchesText('description', filters.q!)])))
-        .$if(filters.after !== undefined, (qb) => qb.where(afterCursor('created_at', 'id', filters.after!)))
+        .$if(filters.after !== undefined, (qb) => qb.where(olderThan(filters.after!)))
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc')
         .limit(filters.limit + 1)

@@ -1,0 +1,30 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { CursorPosition } from '../http/cursor.js';
+
+/** Query pieces every repository shares, written once so they behave the same on SQLite and PostgreSQL. */
+
+/**
+ * `(created_at, id) < (cursor)` for newest-first keyset pages. Row-value comparison works
+ * on both dialects and uses the (tenant, created_at, id) indexes. `table` qualifies the
+ * columns when the query joins.
+ */
+export function olderThan(cursor: CursorPosition, table?: string): RawBuilder<boolean> {
+  const col = (name: string) => (table ? sql.ref(`${table}.${name}`) : sql.ref(name));
+  return sql<boolean>`(${col('created_at')}, ${col('id')}) < (${cursor.createdAt}, ${cursor.id})`;
+}
+
+/** `%text%` for LIKE, with LIKE's own wildcards taken literally. */
+export function containsPattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** Case-insensitive substring match on both dialects (PostgreSQL's LIKE is case-sensitive). */
+export function matchesText(column: string, text: string): RawBuilder<boolean> {
+  return sql<boolean>`lower(${sql.ref(column)}) like ${containsPattern(text)} escape '\\'`;
+}
+
+/** better-sqlite3 and pg report unique violations differently. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
