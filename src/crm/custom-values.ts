@@ -9,7 +9,8 @@ import type { CustomFieldDefinition } from './service.js';
 
 export type CheckedValue = { ok: true; value: string | number | boolean } | { ok: false; message: string };
 
-const TEXT_MAX = { text: 500, textarea: 5000 } as const;
+// The same limits as on form submissions (forms/rules.ts), so a value one path accepts the other does too.
+const TEXT_MAX = { text: 1000, textarea: 5000 } as const;
 
 function isCalendarDate(value: string): boolean {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);

@@ -280,7 +280,7 @@ export function createCrmService(deps: { clock: Clock }) {
     }
     let pipeline = pipelineId === null ? undefined : await repo.findPipeline(orgId, pipelineId);
     if (pipelineId !== null && !pipeline) {
-      throw new AppError('PIPELINE_NOT_FOUND', 'The pipeline this form adds opportunities to no longer exists. Choose another one in the form settings.', { field: 'pipelineId' });
+      throw new AppError('PIPELINE_NOT_FOUND', 'The pipeline chosen for new opportunities no longer exists. Choose another pipeline.', { field: 'pipelineId' });
     }
     if (stageId === null) {
       const first = await repo.firstStage(orgId, pipeline!.id);
@@ -289,7 +289,7 @@ export function createCrmService(deps: { clock: Clock }) {
     }
     const stage = await repo.findStage(orgId, stageId);
     if (!stage || (pipeline !== undefined && stage.pipeline_id !== pipeline.id)) {
-      throw new AppError('STAGE_NOT_FOUND', 'The stage this form adds opportunities to no longer exists in its pipeline. Choose another one in the form settings.', { field: 'stageId' });
+      throw new AppError('STAGE_NOT_FOUND', 'The stage chosen for new opportunities no longer exists in its pipeline. Choose another stage.', { field: 'stageId' });
     }
     pipeline ??= await repo.findPipeline(orgId, stage.pipeline_id);
     if (!pipeline) throw new AppError('PIPELINE_NOT_FOUND', 'The pipeline of this stage no longer exists.', { field: 'pipelineId' });

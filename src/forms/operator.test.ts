@@ -309,6 +309,18 @@ describe.each(testDialects())('Operator forms API on %s', (dialect) => {
       expect(on.statusCode).toBe(422);
       expect(on.json().code).toBe('PIPELINE_NOT_FOUND');
     });
+
+    it('refuses to reactivate a form whose pipeline was deleted while it was off, and keeps it off', async () => {
+      const pipeline = await createPipeline(t.app, org);
+      const form = await createForm(t.app, org, { createOpportunity: true, pipelineId: pipeline.id });
+      await call('PATCH', `/api/org/forms/${form.id}`, org, { active: false });
+      expect((await call('DELETE', `/api/org/pipelines/${pipeline.id}`, org)).statusCode).toBe(200);
+      const on = await call('PATCH', `/api/org/forms/${form.id}`, org, { active: true });
+      expect(on.statusCode).toBe(422);
+      expect(on.json().code).toBe('PIPELINE_NOT_FOUND');
+      expect((await call('GET', `/api/org/forms/${form.id}`, org)).json().data.active).toBe(false);
+      expect((await t.app.inject({ method: 'GET', url: `/api/public/forms/${form.slug}` })).statusCode).toBe(404);
+    });
   });
 
   describe('delete, submissions and embed', () => {

@@ -206,7 +206,9 @@ export function createFormsService(deps: { db: Kysely<DB>; repo: FormsRepo; crm:
       await checkAgent(orgId, patch.agentId);
       changes.agent_id = patch.agentId;
     }
-    if (patch.createOpportunity !== undefined || patch.pipelineId !== undefined || patch.stageId !== undefined) {
+    // Reactivating a form re-checks its pipeline too: it may have been deleted while the form was off.
+    const reactivating = patch.active === true && current.active === 0;
+    if (reactivating || patch.createOpportunity !== undefined || patch.pipelineId !== undefined || patch.stageId !== undefined) {
       Object.assign(
         changes,
         await checkTarget(orgId, {
