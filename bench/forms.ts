@@ -76,21 +76,19 @@ export async function benchForms(options: FormsBenchOptions = {}): Promise<Row[]
     const configBody = await (await fetch(configUrl, { headers: { 'x-forwarded-for': '192.0.2.1' } })).text();
     const consentVersion = (JSON.parse(configBody) as { data: { consentVersion: string } }).data.consentVersion;
 
+    // Both servers get the same request stream, a new X-Forwarded-For each time, so the load
+    // generator (on the same two cores) costs the same in both runs.
+    const nextAddress = addressSequence();
+    const withNewAddress = (request: { headers?: Record<string, string> }) => ({ ...request, headers: { ...request.headers, 'x-forwarded-for': nextAddress() } });
     const bare = await startChild('bench/bare-server.ts', { BARE_BODY: configBody });
-    const bareResult = await load({ url: `${bare.url}/api/public/forms/${slug}`, connections, seconds });
+    const bareResult = await load({ url: `${bare.url}/api/public/forms/${slug}`, connections, seconds, setupRequest: withNewAddress });
     await bare.stop();
 
     // What every route of the app costs before any forms code runs (request id, logger, hooks).
-    const appBaseline = await load({ url: `${server.url}/healthz`, connections, seconds });
+    const appBaseline = await load({ url: `${server.url}/healthz`, connections, seconds, setupRequest: withNewAddress });
     const appBaselineRss = memoryMb(server.pid).peak;
 
-    const nextAddress = addressSequence();
-    const config = await load({
-      url: configUrl,
-      connections,
-      seconds,
-      setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'x-forwarded-for': nextAddress() } }),
-    });
+    const config = await load({ url: configUrl, connections, seconds, setupRequest: withNewAddress });
     rows.push({ scenario: 'bare Fastify, form-config JSON', result: bareResult });
     rows.push({ scenario: `GET /healthz, app baseline (${label})`, result: appBaseline, baseline: bareResult, rssMb: appBaselineRss });
     rows.push({ scenario: `GET /api/public/forms/{slug} (${label})`, result: config, baseline: bareResult, rssMb: memoryMb(server.pid).peak, goal: '≥0.75× bare, p99 <10 ms' });
