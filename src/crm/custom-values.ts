@@ -4,13 +4,15 @@
  * endpoints; a value problem names its field (`custom.<key>`).
  */
 import { AppError } from '../http/errors.js';
+import { cleanText, httpUrl } from '../lib/text.js';
 import { normalizeEmail, normalizePhone, type Normalized } from './normalize.js';
 import type { CustomFieldDefinition } from './service.js';
 
 export type CheckedValue = { ok: true; value: string | number | boolean } | { ok: false; message: string };
 
 // The same limits as on form submissions (forms/rules.ts), so a value one path accepts the other does too.
-const TEXT_MAX = { text: 1000, textarea: 5000 } as const;
+/** Limits in characters (code points), the same for the API and form submissions. */
+export const CUSTOM_VALUE_MAX = { text: 1000, textarea: 5000, email: 254, phone: 40, url: 2048 } as const;
 
 function isCalendarDate(value: string): boolean {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
@@ -23,44 +25,47 @@ function fromNormalized(result: Normalized): CheckedValue {
   return result.ok ? { ok: true, value: result.value } : result;
 }
 
-export function checkCustomValue(definition: Pick<CustomFieldDefinition, 'type' | 'options' | 'label'>, raw: unknown, defaultCountry: string): CheckedValue {
-  const { type } = definition;
+export interface CustomValueOptions {
+  /** Read "12" as 12 for number fields (HTML forms send every value as text). */
+  numbersAsText?: boolean;
+}
+
+/**
+ * The one check of a custom value against its definition, used by the CRM API and by form
+ * submissions: text is trimmed and NFC-normalized, emails lowercased, phones put in E.164.
+ */
+export function checkCustomValue(
+  definition: Pick<CustomFieldDefinition, 'type' | 'options' | 'label'>,
+  raw: unknown,
+  defaultCountry: string,
+  options: CustomValueOptions = {},
+): CheckedValue {
+  const { type, label } = definition;
   if (type === 'number') {
-    return typeof raw === 'number' && Number.isFinite(raw) ? { ok: true, value: raw } : { ok: false, message: `${definition.label} must be a number.` };
+    const value = options.numbersAsText && typeof raw === 'string' && raw.trim() !== '' ? Number(raw.trim()) : raw;
+    return typeof value === 'number' && Number.isFinite(value) ? { ok: true, value } : { ok: false, message: `${label} must be a number.` };
   }
   if (type === 'checkbox') {
-    return typeof raw === 'boolean' ? { ok: true, value: raw } : { ok: false, message: `${definition.label} must be true or false.` };
+    return typeof raw === 'boolean' ? { ok: true, value: raw } : { ok: false, message: `${label} must be true or false.` };
   }
-  if (typeof raw !== 'string') return { ok: false, message: `${definition.label} must be text.` };
-  const text = raw.trim();
+  const max = type in CUSTOM_VALUE_MAX ? CUSTOM_VALUE_MAX[type as keyof typeof CUSTOM_VALUE_MAX] : CUSTOM_VALUE_MAX.text;
+  const cleaned = cleanText(raw, max);
+  if (!cleaned.ok) return { ok: false, message: `${label} ${cleaned.message}.` };
+  const text = cleaned.value;
   switch (type) {
     case 'email':
       return fromNormalized(normalizeEmail(text));
     case 'phone':
       return fromNormalized(normalizePhone(text, defaultCountry));
-    case 'url': {
-      let url: URL | undefined;
-      try {
-        url = new URL(text);
-      } catch {
-        url = undefined;
-      }
-      if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || text.length > 2048) {
-        return { ok: false, message: `${definition.label} must be a full http:// or https:// URL.` };
-      }
-      return { ok: true, value: text };
-    }
+    case 'url':
+      return httpUrl(text) ? { ok: true, value: text } : { ok: false, message: `${label} must be a full http:// or https:// URL.` };
     case 'date':
-      return isCalendarDate(text) ? { ok: true, value: text } : { ok: false, message: `${definition.label} must be a date like 2026-01-31.` };
+      return isCalendarDate(text) ? { ok: true, value: text } : { ok: false, message: `${label} must be a date like 2026-01-31.` };
     case 'select':
-      return definition.options.includes(text) ? { ok: true, value: text } : { ok: false, message: `${definition.label} must be one of: ${definition.options.join(', ')}.` };
-    case 'text':
-    case 'textarea': {
-      const max = TEXT_MAX[type];
-      return text.length <= max ? { ok: true, value: text } : { ok: false, message: `${definition.label} has at most ${max} characters.` };
-    }
+      return definition.options.includes(text) ? { ok: true, value: text } : { ok: false, message: `${label} must be one of: ${definition.options.join(', ')}.` };
     default:
-      return { ok: false, message: `${definition.label} has an unknown type.` };
+      // text, textarea, and any type added later: plain text is always safe to store.
+      return { ok: true, value: text };
   }
 }
 

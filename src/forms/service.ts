@@ -9,7 +9,8 @@ import { newId } from '../lib/ids.js';
 import type { FormCache } from './form-cache.js';
 import { parseCustomFieldRefs, type LiveForm, type StoredCustomFieldRef } from './public-form.js';
 import { createFormsRepo, type FormChanges, type FormsRepo } from './repo.js';
-import { BUILT_IN_FIELDS, DEFAULT_FIELDS, DEFAULT_SUCCESS_MESSAGE, httpUrl, textProblem, type FieldSettings } from './rules.js';
+import { httpUrl, textProblem } from '../lib/text.js';
+import { BUILT_IN_FIELDS, DEFAULT_FIELDS, DEFAULT_SUCCESS_MESSAGE, type FieldSettings } from './rules.js';
 import type { FormCreateInput, FormPatchInput, FormRecord, SubmissionRecord } from './schema.js';
 
 /**

@@ -1,7 +1,9 @@
+import { checkCustomValue } from '../crm/custom-values.js';
 import { normalizeEmail, normalizePhone } from '../crm/service.js';
 import { AppError } from '../http/errors.js';
 import type { LiveCustomField, LiveForm } from './public-form.js';
-import { BUILT_IN_FIELDS, LIMITS, UTM_KEYS, charLength, httpUrl, textProblem, type BuiltInField } from './rules.js';
+import { cleanText } from '../lib/text.js';
+import { BUILT_IN_FIELDS, LIMITS, UTM_KEYS, type BuiltInField } from './rules.js';
 
 /**
  * The submit rules of the spec and DESIGN, in their order: consent, identity,
@@ -52,12 +54,9 @@ function invalid(field: string, message: string): AppError {
 
 /** Trimmed, NFC-normalized text within `max` characters. */
 function text(value: unknown, field: string, label: string, max: number): string {
-  if (typeof value !== 'string') throw invalid(field, `The ${label} must be text.`);
-  const problem = textProblem(value);
-  if (problem) throw invalid(field, `The ${label} ${problem}.`);
-  const trimmed = value.trim().normalize('NFC');
-  if (charLength(trimmed) > max) throw invalid(field, `The ${label} can be at most ${max} characters long.`);
-  return trimmed;
+  const cleaned = cleanText(value, max);
+  if (!cleaned.ok) throw invalid(field, `The ${label} ${cleaned.message}.`);
+  return cleaned.value;
 }
 
 function checkConsent(form: LiveForm, body: Body): void {
@@ -109,59 +108,14 @@ function builtInValue(name: BuiltInField, raw: unknown, form: LiveForm): string 
   return value;
 }
 
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-function isRealDate(value: string): boolean {
-  const match = DATE.exec(value);
-  if (!match) return false;
-  const date = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
-}
-
-/** One custom value by its definition's type (the CRM's types); an unknown type is taken as text, always safe to store. */
+/**
+ * One custom value, checked by the CRM's own rules for its type, so a value the form
+ * accepts is one the CRM API accepts too. HTML forms send numbers as text, so those are read.
+ */
 function customValue(form: LiveForm, field: LiveCustomField, raw: unknown): CustomValue {
-  const name = `custom.${field.key}`;
-  const label = `"${field.label}"`;
-  switch (field.type) {
-    case 'select': {
-      const value = text(raw, name, `value of ${label}`, LIMITS.customText);
-      if (!field.options.includes(value)) throw invalid(name, `Choose one of the options of ${label}.`);
-      return value;
-    }
-    case 'number': {
-      const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw.trim()) : raw;
-      if (typeof value !== 'number' || !Number.isFinite(value)) throw invalid(name, `${label} must be a number.`);
-      return value;
-    }
-    case 'checkbox':
-      if (typeof raw !== 'boolean') throw invalid(name, `${label} must be true or false.`);
-      return raw;
-    case 'date': {
-      const value = text(raw, name, `value of ${label}`, 10);
-      if (!isRealDate(value)) throw invalid(name, `${label} must be a date like 2026-01-31.`);
-      return value;
-    }
-    case 'email': {
-      const email = normalizeEmail(text(raw, name, `value of ${label}`, LIMITS.email));
-      if (!email.ok) throw invalid(name, email.message);
-      return email.value;
-    }
-    case 'phone': {
-      const phone = normalizePhone(text(raw, name, `value of ${label}`, LIMITS.phone), form.defaultCountry);
-      if (!phone.ok) throw invalid(name, phone.message);
-      return phone.value;
-    }
-    case 'url': {
-      const value = text(raw, name, `value of ${label}`, LIMITS.redirectUrl);
-      if (!httpUrl(value)) throw invalid(name, `${label} must be a web address starting with http:// or https://.`);
-      return value;
-    }
-    case 'textarea':
-      return text(raw, name, `value of ${label}`, LIMITS.message);
-    default:
-      if (typeof raw === 'number' || typeof raw === 'boolean') return String(raw);
-      return text(raw, name, `value of ${label}`, LIMITS.customText);
-  }
+  const checked = checkCustomValue(field, raw, form.defaultCountry, { numbersAsText: true });
+  if (!checked.ok) throw invalid(`custom.${field.key}`, checked.message);
+  return checked.value;
 }
 
 function checkMetadata(raw: unknown): Record<string, string> {
