@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, type SqliteDatabase } from 'kysely';
+import { startCheckpointer } from './sqlite-checkpointer.js';
 import { FifoSqliteDialect } from './sqlite-driver.js';
 import pg from 'pg';
 import type { DB } from './tables.js';
@@ -56,8 +57,19 @@ function openSqlite(file: string): Database {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  // Checkpoints run on a worker thread (see sqlite-checkpointer.ts); this connection only
+  // steps in if the WAL grows past ~40 MB, say if the worker cannot keep up.
+  const checkpointer = file === ':memory:' ? undefined : startCheckpointer(file);
+  if (checkpointer) sqlite.pragma('wal_autocheckpoint = 10000');
   const db = new Kysely<DB>({ dialect: new FifoSqliteDialect({ database: withStatementCache(sqlite) }) });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'sqlite',
+    close: async () => {
+      await checkpointer?.stop();
+      await db.destroy();
+    },
+  };
 }
 
 function openPostgres(url: string, schema: string | undefined, poolSize: number): Database {
