@@ -29,7 +29,23 @@ export function createCrmRepo(db: Kysely<DB>) {
 
     // ── Notes and opportunities ──
     insertNote: (row: NotesTable) => db.insertInto('notes').values(row).execute(),
-    insertOpportunity: (row: OpportunitiesTable) => db.insertInto('opportunities').values(row).execute(),
+    /** Inserts the opportunity only if its stage exists in its pipeline and org; false otherwise. */
+    insertOpportunityInStage: async (row: OpportunitiesTable): Promise<boolean> => {
+      const columns = Object.keys(row) as Array<keyof OpportunitiesTable>;
+      const result = await db
+        .insertInto('opportunities')
+        .columns(columns)
+        .expression((eb) =>
+          eb
+            .selectFrom('stages')
+            .select(columns.map((column) => eb.val(row[column]).as(column)))
+            .where('stages.id', '=', row.stage_id)
+            .where('stages.pipeline_id', '=', row.pipeline_id)
+            .where('stages.org_id', '=', row.org_id),
+        )
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    },
 
     // ── Pipelines and stages ──
     findPipeline: (orgId: string, id: string) =>

@@ -196,16 +196,9 @@ export function createCrmService(deps: { clock: Clock }) {
   async function upsertContact(trx: Transaction<DB>, input: ContactUpsert, source: CrmSource): Promise<{ contactId: string; created: boolean }> {
     const repo = createCrmRepo(trx);
     const identity = await identityOf(trx, input);
-    for (let round = 0; round < UPSERT_ROUNDS; round++) {
-      const existing =
-        (identity.email !== null ? await repo.findContactByEmail(input.orgId, identity.email) : undefined) ??
-        (identity.phone !== null ? await repo.findContactByPhone(input.orgId, identity.phone) : undefined);
-      if (existing) {
-        await mergeInto(trx, repo, existing, input, identity);
-        return { contactId: existing.id, created: false };
-      }
+    const newRow = (): ContactsTable => {
       const now = isoNow(clock);
-      const row: ContactsTable = {
+      return {
         id: newId('ct'),
         org_id: input.orgId,
         email: identity.email,
@@ -217,8 +210,22 @@ export function createCrmService(deps: { clock: Clock }) {
         created_at: now,
         updated_at: now,
       };
-      // A concurrent writer may have created the same person since the look-up: then nothing is
-      // inserted (on conflict do nothing waits for that writer's commit) and the next round finds it.
+    };
+    // Most form leads are new people: try the insert first, one statement. It does nothing when
+    // the email or the phone is taken (on conflict do nothing, which also waits for a concurrent
+    // writer's commit), and then the look-ups below find who holds it: by email first, then phone.
+    const first = newRow();
+    if (await repo.insertContactIfAbsent(first)) return { contactId: first.id, created: true };
+    for (let round = 0; round < UPSERT_ROUNDS; round++) {
+      const existing =
+        (identity.email !== null ? await repo.findContactByEmail(input.orgId, identity.email) : undefined) ??
+        (identity.phone !== null ? await repo.findContactByPhone(input.orgId, identity.phone) : undefined);
+      if (existing) {
+        await mergeInto(trx, repo, existing, input, identity);
+        return { contactId: existing.id, created: false };
+      }
+      // The holder was deleted in between: try again.
+      const row = newRow();
       if (await repo.insertContactIfAbsent(row)) return { contactId: row.id, created: true };
     }
     throw new Error('upsertContact: the contact kept changing under concurrent writes');
@@ -247,13 +254,10 @@ export function createCrmService(deps: { clock: Clock }) {
   async function createOpportunity(trx: Kysely<DB>, input: OpportunityInput): Promise<{ opportunityId: string }> {
     const repo = createCrmRepo(trx);
     if (!input.contactUpserted) await requireContact(repo, input.orgId, input.contactId);
-    const stage = await repo.findStage(input.orgId, input.stageId);
-    if (!stage || stage.pipeline_id !== input.pipelineId) {
-      throw new AppError('STAGE_NOT_FOUND', 'That stage does not exist in that pipeline.', { field: 'stageId' });
-    }
     const id = newId('opp');
     const now = isoNow(clock);
-    await repo.insertOpportunity({
+    // One statement: the row is written only if the stage still exists in that pipeline.
+    const inserted = await repo.insertOpportunityInStage({
       id,
       org_id: input.orgId,
       contact_id: input.contactId,
@@ -266,6 +270,7 @@ export function createCrmService(deps: { clock: Clock }) {
       created_at: now,
       updated_at: now,
     });
+    if (!inserted) throw new AppError('STAGE_NOT_FOUND', 'That stage does not exist in that pipeline.', { field: 'stageId' });
     return { opportunityId: id };
   }
 
