@@ -22,11 +22,11 @@ describe('loadConfig', () => {
     const config = loadConfig({
       NODE_ENV: 'production', PORT: '8080', HOST: '0.0.0.0', PUBLIC_URL: 'https://sb.example.com/', DATA_DIR: dataDir(),
       DATABASE_URL: 'postgres://u:p@db/sb', REDIS_URL: 'redis://cache:6379', SECRETS_KEY: KEY, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1',
-      LOG_LEVEL: 'warn', TOOL_CALL_TIMEOUT_MS: '20000',
+      LOG_LEVEL: 'warn', TOOL_CALL_TIMEOUT_MS: '20000', DATABASE_POOL_SIZE: '40',
     });
     expect(config).toMatchObject({
       env: 'production', port: 8080, host: '0.0.0.0', publicUrl: 'https://sb.example.com', databaseUrl: 'postgres://u:p@db/sb',
-      redisUrl: 'redis://cache:6379', trustProxy: ['10.0.0.0/8', '127.0.0.1'], logLevel: 'warn', toolCallTimeoutMs: 20000,
+      redisUrl: 'redis://cache:6379', databasePoolSize: 40, trustProxy: ['10.0.0.0/8', '127.0.0.1'], logLevel: 'warn', toolCallTimeoutMs: 20000,
     });
   });
 
@@ -38,6 +38,7 @@ describe('loadConfig', () => {
     [{ SECRETS_KEY: 'c2hvcnQ=' }, /SECRETS_KEY must be 32 bytes/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
     [{ TOOL_CALL_TIMEOUT_MS: '60000' }, /TOOL_CALL_TIMEOUT_MS/],
+    [{ DATABASE_POOL_SIZE: '0' }, /DATABASE_POOL_SIZE/],
     [{ TOOL_ALLOW_PRIVATE_ENDPOINTS: 'maybe' }, /TOOL_ALLOW_PRIVATE_ENDPOINTS/],
     [{ NODE_ENV: 'staging' }, /NODE_ENV/],
   ])('refuses %o with a message naming the variable', (env, message) => {

@@ -15,6 +15,8 @@ export interface Config {
   dataDir: string;
   /** `postgres://…` for PostgreSQL; otherwise the embedded SQLite file. */
   databaseUrl: string | undefined;
+  /** PostgreSQL connections per node. */
+  databasePoolSize: number;
   redisUrl: string | undefined;
   /** 32-byte key for credentials at rest (AES-256-GCM). */
   secretsKey: Buffer;
@@ -126,6 +128,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl,
     dataDir,
     databaseUrl,
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 20, 1, 500),
     redisUrl,
     secretsKey: loadSecretsKey(env, production, dataDir),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
