@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/tables.js';
 import type { CursorPosition } from '../http/cursor.js';
-import { matchesText, olderThan } from '../db/query-helpers.js';
+import { matchesText, newestFirst } from '../db/query-helpers.js';
 
 export interface CatalogFilters {
   category?: string | undefined;
@@ -31,10 +31,7 @@ export function createCatalogRepo(db: Kysely<DB>) {
       published()
         .$if(filters.category !== undefined, (qb) => qb.where('r.category', '=', filters.category!))
         .$if(filters.q !== undefined, (qb) => qb.where((eb) => eb.or([matchesText('r.name', filters.q!), matchesText('r.description', filters.q!)])))
-        .$if(filters.after !== undefined, (qb) => qb.where(olderThan(filters.after!, 't')))
-        .orderBy('t.created_at', 'desc')
-        .orderBy('t.id', 'desc')
-        .limit(filters.limit + 1)
+        .$call((qb) => newestFirst(qb, filters.limit, filters.after, 't'))
         .execute(),
 
     findPublished: (id: string) => published().where('t.id', '=', id).executeTakeFirst(),

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { ContactsTable, DB, OpportunitiesTable } from '../db/tables.js';
 import type { CursorPosition } from '../http/cursor.js';
-import { olderThan } from '../db/query-helpers.js';
+import { newestFirst } from '../db/query-helpers.js';
 
 export interface ContactFilter {
   email?: string | undefined;
@@ -31,10 +31,7 @@ export function createContactsRepo(db: Kysely<DB>) {
             return eb.or(terms);
           }),
         )
-        .$if(cursor !== undefined, (qb) => qb.where(olderThan(cursor!)))
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(limit + 1)
+        .$call((qb) => newestFirst(qb, limit, cursor))
         .execute(),
     find: (orgId: string, id: string) => db.selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
     findByEmail: (orgId: string, email: string) => db.selectFrom('contacts').select('id').where('org_id', '=', orgId).where('email', '=', email).executeTakeFirst(),

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { CustomFieldsTable, DB } from '../db/tables.js';
 import type { CursorPosition } from '../http/cursor.js';
-import { olderThan } from '../db/query-helpers.js';
+import { newestFirst } from '../db/query-helpers.js';
 
 export interface CustomFieldFilter {
   entity?: string | undefined;
@@ -24,10 +24,7 @@ export function createCustomFieldsRepo(db: Kysely<DB>) {
         .$if(filter.entity !== undefined, (qb) => qb.where('entity', '=', filter.entity!))
         .$if(filter.archived === true, (qb) => qb.where('archived_at', 'is not', null))
         .$if(filter.archived === false, (qb) => qb.where('archived_at', 'is', null))
-        .$if(cursor !== undefined, (qb) => qb.where(olderThan(cursor!)))
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(limit + 1)
+        .$call((qb) => newestFirst(qb, limit, cursor))
         .execute(),
     update: (orgId: string, id: string, changes: Partial<Pick<CustomFieldsTable, 'label' | 'options' | 'archived_at' | 'updated_at'>>) =>
       db.updateTable('custom_fields').set(changes).where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),

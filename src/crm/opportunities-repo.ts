@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB, OpportunitiesTable } from '../db/tables.js';
 import type { CursorPosition } from '../http/cursor.js';
-import { olderThan } from '../db/query-helpers.js';
+import { newestFirst } from '../db/query-helpers.js';
 
 export interface OpportunityFilter {
   contactId?: string | undefined;
@@ -20,10 +20,7 @@ export function createOpportunitiesRepo(db: Kysely<DB>) {
         .$if(filter.contactId !== undefined, (qb) => qb.where('contact_id', '=', filter.contactId!))
         .$if(filter.pipelineId !== undefined, (qb) => qb.where('pipeline_id', '=', filter.pipelineId!))
         .$if(filter.stageId !== undefined, (qb) => qb.where('stage_id', '=', filter.stageId!))
-        .$if(cursor !== undefined, (qb) => qb.where(olderThan(cursor!)))
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(limit + 1)
+        .$call((qb) => newestFirst(qb, limit, cursor))
         .execute(),
     update: (orgId: string, id: string, changes: Partial<Pick<OpportunitiesTable, 'title' | 'pipeline_id' | 'stage_id' | 'custom' | 'updated_at'>>) =>
       db.updateTable('opportunities').set(changes).where('org_id', '=', orgId).where('id', '=', id).execute(),

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB, PipelinesTable, StagesTable } from '../db/tables.js';
 import type { CursorPosition } from '../http/cursor.js';
-import { olderThan } from '../db/query-helpers.js';
+import { newestFirst } from '../db/query-helpers.js';
 
 export function createPipelinesRepo(db: Kysely<DB>) {
   return {
@@ -12,10 +12,7 @@ export function createPipelinesRepo(db: Kysely<DB>) {
         .selectFrom('pipelines')
         .selectAll()
         .where('org_id', '=', orgId)
-        .$if(cursor !== undefined, (qb) => qb.where(olderThan(cursor!)))
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(limit + 1)
+        .$call((qb) => newestFirst(qb, limit, cursor))
         .execute(),
     update: (orgId: string, id: string, changes: Partial<Pick<PipelinesTable, 'name' | 'is_default' | 'updated_at'>>) =>
       db.updateTable('pipelines').set(changes).where('org_id', '=', orgId).where('id', '=', id).execute(),

@@ -1,4 +1,4 @@
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { CursorPosition } from '../http/cursor.js';
 
 /** Query pieces every repository shares, written once so they behave the same on SQLite and PostgreSQL. */
@@ -11,6 +11,25 @@ import type { CursorPosition } from '../http/cursor.js';
 export function olderThan(cursor: CursorPosition, table?: string): RawBuilder<boolean> {
   const col = (name: string) => (table ? sql.ref(`${table}.${name}`) : sql.ref(name));
   return sql<boolean>`(${col('created_at')}, ${col('id')}) < (${cursor.createdAt}, ${cursor.id})`;
+}
+
+/**
+ * One newest-first keyset page: rows older than the cursor, ordered by (created_at, id)
+ * descending, one more than `limit` so the caller knows whether another page follows
+ * (see `toPage`). `table` qualifies the columns when the query joins.
+ */
+export function newestFirst<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  limit: number,
+  cursor: CursorPosition | undefined,
+  table?: string,
+): SelectQueryBuilder<DB, TB, O> {
+  const col = (name: string) => sql.ref(table ? `${table}.${name}` : name);
+  return query
+    .$if(cursor !== undefined, (qb) => qb.where(olderThan(cursor as CursorPosition, table)))
+    .orderBy(col('created_at'), 'desc')
+    .orderBy(col('id'), 'desc')
+    .limit(limit + 1);
 }
 
 /** `%text%` for LIKE, with LIKE's own wildcards taken literally. */

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { ConsentVersionsTable, DB, FormsTable, IdempotencyKeysTable, SubmissionsTable } from '../db/tables.js';
 import type { CursorPosition } from '../http/cursor.js';
+import { newestFirst } from '../db/query-helpers.js';
 
 export type FormChanges = Partial<Omit<FormsTable, 'id' | 'org_id' | 'created_at'>>;
 
@@ -17,15 +18,9 @@ export function createFormsRepo(db: Kysely<DB>) {
     findForm: (orgId: string, id: string) => db.selectFrom('forms').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
     findFormBySlug: (slug: string) => db.selectFrom('forms').selectAll().where('slug', '=', slug).executeTakeFirst(),
     slugExists: async (slug: string) => (await db.selectFrom('forms').select('id').where('slug', '=', slug).executeTakeFirst()) !== undefined,
-    listForms: (orgId: string, limit: number, after: CursorPosition | undefined) => {
-      let query = db.selectFrom('forms').selectAll().where('org_id', '=', orgId);
-      if (after) {
-        query = query.where((eb) =>
-          eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]),
-        );
-      }
-      return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
-    },
+    /** One newest-first page: `limit` rows and one more to tell whether another page follows. */
+    listForms: (orgId: string, limit: number, after: CursorPosition | undefined) =>
+      newestFirst(db.selectFrom('forms').selectAll().where('org_id', '=', orgId), limit, after).execute(),
     updateForm: (orgId: string, id: string, changes: FormChanges) =>
       db.updateTable('forms').set(changes).where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
     /** Consent history, submissions and idempotency keys go with it (ON DELETE CASCADE); CRM records stay. */
@@ -51,19 +46,14 @@ export function createFormsRepo(db: Kysely<DB>) {
     // ── Submissions ──
     insertSubmission: (row: SubmissionsTable) => db.insertInto('submissions').values(row).execute(),
     listSubmissions: (orgId: string, formId: string, limit: number, after: CursorPosition | undefined) => {
-      let query = db
+      const query = db
         .selectFrom('submissions as s')
         .leftJoin('consent_versions as cv', (join) => join.onRef('cv.form_id', '=', 's.form_id').onRef('cv.version', '=', 's.consent_version'))
         .selectAll('s')
         .select('cv.text as consent_text')
         .where('s.org_id', '=', orgId)
         .where('s.form_id', '=', formId);
-      if (after) {
-        query = query.where((eb) =>
-          eb.or([eb('s.created_at', '<', after.createdAt), eb.and([eb('s.created_at', '=', after.createdAt), eb('s.id', '<', after.id)])]),
-        );
-      }
-      return query.orderBy('s.created_at', 'desc').orderBy('s.id', 'desc').limit(limit).execute();
+      return newestFirst(query, limit, after, 's').execute();
     },
 
     // ── Idempotency keys ──

@@ -257,7 +257,7 @@ export function createFormsService(deps: { db: Kysely<DB>; repo: FormsRepo; crm:
 
   async function list(orgId: string, query: { limit?: number; cursor?: string }) {
     const limit = query.limit ?? 20;
-    const rows = await repo.listForms(orgId, limit + 1, decodeCursor(query.cursor));
+    const rows = await repo.listForms(orgId, limit, decodeCursor(query.cursor));
     const page = toPage(rows.map((row) => ({ row, id: row.id, createdAt: row.created_at })), limit, (entry) => entry.row);
     return { items: await present(page.items), nextCursor: page.nextCursor };
   }
@@ -265,7 +265,7 @@ export function createFormsService(deps: { db: Kysely<DB>; repo: FormsRepo; crm:
   async function submissions(orgId: string, formId: string, query: { limit?: number; cursor?: string }) {
     await find(orgId, formId);
     const limit = query.limit ?? 20;
-    const rows = await repo.listSubmissions(orgId, formId, limit + 1, decodeCursor(query.cursor));
+    const rows = await repo.listSubmissions(orgId, formId, limit, decodeCursor(query.cursor));
     return toPage(rows.map((row) => ({ ...row, createdAt: row.created_at })), limit, (row): SubmissionRecord => ({
       id: row.id,
       formId: row.form_id,

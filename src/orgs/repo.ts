@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { CursorPosition } from '../http/cursor.js';
 import type { AgentsTable, DB, OrgApiKeysTable, OrgsTable, UsersTable } from '../db/tables.js';
-import { olderThan } from '../db/query-helpers.js';
+import { newestFirst } from '../db/query-helpers.js';
 
 /** Kysely queries for organizations, operators, org API keys and agents. Every query on org data takes the org id. */
 export function createOrgsRepo(db: Kysely<DB>) {
@@ -24,10 +24,7 @@ export function createOrgsRepo(db: Kysely<DB>) {
         .selectFrom('org_api_keys')
         .selectAll()
         .where('org_id', '=', orgId)
-        .$if(cursor !== undefined, (qb) => qb.where(olderThan(cursor!)))
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(limit + 1)
+        .$call((qb) => newestFirst(qb, limit, cursor))
         .execute(),
     revokeApiKey: (orgId: string, id: string, at: string) =>
       db.updateTable('org_api_keys').set({ revoked_at: at }).where('org_id', '=', orgId).where('id', '=', id).where('revoked_at', 'is', null).execute(),
@@ -43,10 +40,7 @@ export function createOrgsRepo(db: Kysely<DB>) {
         .selectFrom('agents')
         .selectAll()
         .where('org_id', '=', orgId)
-        .$if(cursor !== undefined, (qb) => qb.where(olderThan(cursor!)))
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(limit + 1)
+        .$call((qb) => newestFirst(qb, limit, cursor))
         .execute(),
     updateAgent: (orgId: string, id: string, changes: Partial<Omit<AgentsTable, 'id' | 'org_id' | 'created_at'>>) =>
       db.updateTable('agents').set(changes).where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB, ToolRevisionsTable, ToolsTable } from '../db/tables.js';
 import type { CursorPosition } from '../http/cursor.js';
-import { isUniqueViolation, matchesText, olderThan } from '../db/query-helpers.js';
+import { isUniqueViolation, matchesText, newestFirst } from '../db/query-helpers.js';
 
 /** The columns that make up a tool's definition, shared by the working copy and its revisions. */
 export type DefinitionColumns = Pick<ToolsTable, 'name' | 'description' | 'endpoint' | 'method' | 'auth_type' | 'api_key_header' | 'category' | 'parameters'>;
@@ -43,10 +43,7 @@ export function createToolsRepo(db: Kysely<DB>) {
         .$if(filters.status !== undefined, (qb) => qb.where('status', '=', filters.status!))
         .$if(filters.category !== undefined, (qb) => qb.where('category', '=', filters.category!))
         .$if(filters.q !== undefined, (qb) => qb.where((eb) => eb.or([matchesText('name', filters.q!), matchesText('description', filters.q!)])))
-        .$if(filters.after !== undefined, (qb) => qb.where(olderThan(filters.after!)))
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(filters.limit + 1)
+        .$call((qb) => newestFirst(qb, filters.limit, filters.after))
         .execute(),
 
     /** The revision a tool's `version` points to (revisions are numbered 1, 2, …). */
