@@ -32,7 +32,7 @@
  *   object), or null when there is no agent or it is gone.
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { ContactsTable, DB } from '../db/tables.js';
+import type { ContactsTable, DB, NotesTable, OpportunitiesTable } from '../db/tables.js';
 import { isUniqueViolation } from '../db/query-helpers.js';
 import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
@@ -146,6 +146,45 @@ async function tryUnique(trx: Transaction<DB>, work: () => Promise<unknown>): Pr
   }
 }
 
+/**
+ * The row of a contact that does not exist yet. `identity` is the normalized email and phone.
+ * Exported for writers that insert a new contact in the same statement as its other rows.
+ */
+export function newContactRow(input: ContactUpsert, identity: { email: string | null; phone: string | null }, source: CrmSource, now: string): ContactsTable {
+  return {
+    id: newId('ct'),
+    org_id: input.orgId,
+    email: identity.email,
+    phone: identity.phone,
+    name: isBlank(input.name) ? null : String(input.name).trim(),
+    company: isBlank(input.company) ? null : String(input.company).trim(),
+    source,
+    custom: JSON.stringify(nonEmptyCustom(input.custom)),
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+export function newNoteRow(input: NoteInput, now: string): NotesTable {
+  return { id: newId('note'), org_id: input.orgId, contact_id: input.contactId, body: input.body, source: input.source, submission_id: input.submissionId ?? null, created_at: now };
+}
+
+export function newOpportunityRow(input: OpportunityInput, now: string): OpportunitiesTable {
+  return {
+    id: newId('opp'),
+    org_id: input.orgId,
+    contact_id: input.contactId,
+    pipeline_id: input.pipelineId,
+    stage_id: input.stageId,
+    title: input.title,
+    source: input.source,
+    custom: JSON.stringify(nonEmptyCustom(input.custom)),
+    submission_id: input.submissionId ?? null,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
 export function createCrmService(deps: { clock: Clock }) {
   const { clock } = deps;
 
@@ -196,21 +235,7 @@ export function createCrmService(deps: { clock: Clock }) {
   async function upsertContact(trx: Transaction<DB>, input: ContactUpsert, source: CrmSource): Promise<{ contactId: string; created: boolean }> {
     const repo = createCrmRepo(trx);
     const identity = await identityOf(trx, input);
-    const newRow = (): ContactsTable => {
-      const now = isoNow(clock);
-      return {
-        id: newId('ct'),
-        org_id: input.orgId,
-        email: identity.email,
-        phone: identity.phone,
-        name: isBlank(input.name) ? null : String(input.name).trim(),
-        company: isBlank(input.company) ? null : String(input.company).trim(),
-        source,
-        custom: JSON.stringify(nonEmptyCustom(input.custom)),
-        created_at: now,
-        updated_at: now,
-      };
-    };
+    const newRow = () => newContactRow(input, identity, source, isoNow(clock));
     // Most form leads are new people: try the insert first, one statement. It does nothing when
     // the email or the phone is taken (on conflict do nothing, which also waits for a concurrent
     // writer's commit), and then the look-ups below find who holds it: by email first, then phone.
@@ -238,40 +263,18 @@ export function createCrmService(deps: { clock: Clock }) {
   async function addNote(trx: Kysely<DB>, input: NoteInput): Promise<{ noteId: string }> {
     const repo = createCrmRepo(trx);
     if (!input.contactUpserted) await requireContact(repo, input.orgId, input.contactId);
-    const id = newId('note');
-    await repo.insertNote({
-      id,
-      org_id: input.orgId,
-      contact_id: input.contactId,
-      body: input.body,
-      source: input.source,
-      submission_id: input.submissionId ?? null,
-      created_at: isoNow(clock),
-    });
-    return { noteId: id };
+    const row = newNoteRow(input, isoNow(clock));
+    await repo.insertNote(row);
+    return { noteId: row.id };
   }
 
   async function createOpportunity(trx: Kysely<DB>, input: OpportunityInput): Promise<{ opportunityId: string }> {
     const repo = createCrmRepo(trx);
     if (!input.contactUpserted) await requireContact(repo, input.orgId, input.contactId);
-    const id = newId('opp');
-    const now = isoNow(clock);
+    const row = newOpportunityRow(input, isoNow(clock));
     // One statement: the row is written only if the stage still exists in that pipeline.
-    const inserted = await repo.insertOpportunityInStage({
-      id,
-      org_id: input.orgId,
-      contact_id: input.contactId,
-      pipeline_id: input.pipelineId,
-      stage_id: input.stageId,
-      title: input.title,
-      source: input.source,
-      custom: JSON.stringify(nonEmptyCustom(input.custom)),
-      submission_id: input.submissionId ?? null,
-      created_at: now,
-      updated_at: now,
-    });
-    if (!inserted) throw new AppError('STAGE_NOT_FOUND', 'That stage does not exist in that pipeline.', { field: 'stageId' });
-    return { opportunityId: id };
+    if (!(await repo.insertOpportunityInStage(row))) throw new AppError('STAGE_NOT_FOUND', 'That stage does not exist in that pipeline.', { field: 'stageId' });
+    return { opportunityId: row.id };
   }
 
   async function resolveOpportunityTarget(trx: Kysely<DB>, orgId: string, pipelineId: string | null, stageId: string | null): Promise<OpportunityTarget> {

@@ -16,6 +16,7 @@ import { registerFormRoutes } from './routes.js';
 import { createFormsService } from './service.js';
 import { createSubmitService } from './submit-service.js';
 import { createDirectRunner, createGroupCommitRunner } from './write-batcher.js';
+import { insertNewLeadAtOnce, type NewLeadRows } from './new-lead-statement.js';
 
 export interface FormsModuleDeps {
   config: Config;
@@ -70,7 +71,15 @@ export async function registerForms(app: App, deps: FormsModuleDeps) {
 
   const forms = createFormsService({ db, repo, crm, cache, clock, publicUrl: config.publicUrl });
   const runner = database.dialect === 'sqlite' ? createGroupCommitRunner(db) : createDirectRunner(db);
-  const submit = createSubmitService({ runner, repo, crm, cache, clock, log: app.log });
+  const submit = createSubmitService({
+    runner,
+    repo,
+    crm,
+    cache,
+    clock,
+    log: app.log,
+    ...(database.dialect === 'postgres' ? { newLeadAtOnce: (rows: NewLeadRows) => insertNewLeadAtOnce(db, rows) } : {}),
+  });
   registerFormRoutes(app, { forms, orgAuth });
   registerPublicFormRoutes(app, { cache, submit, limiter });
 

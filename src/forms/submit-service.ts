@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Transaction } from 'kysely';
-import type { CrmService, OpportunityTarget } from '../crm/service.js';
-import type { DB } from '../db/tables.js';
+import { newContactRow, newNoteRow, newOpportunityRow, type CrmService, type OpportunityTarget } from '../crm/service.js';
+import type { DB, SubmissionsTable } from '../db/tables.js';
 import { AppError, isAppError } from '../http/errors.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
@@ -12,6 +12,7 @@ import { HONEYPOT_RESPONSE, IDEMPOTENCY_TTL_MS, LIMITS } from './rules.js';
 import type { SubmitResult } from './schema.js';
 import { checkSubmission, type CheckedSubmission } from './submission-check.js';
 import type { TransactionRunner } from './write-batcher.js';
+import type { NewLeadRows } from './new-lead-statement.js';
 
 export interface SubmitContext {
   ip: string | null;
@@ -41,6 +42,23 @@ function opportunityTitle(form: LiveForm, checked: CheckedSubmission): string {
   return `${who} — ${form.title}`;
 }
 
+function submissionRow(form: LiveForm, checked: CheckedSubmission, context: SubmitContext, contactId: string, opportunityId: string | null, createdAt: string): SubmissionsTable {
+  return {
+    id: newId('sub'),
+    org_id: form.orgId,
+    form_id: form.id,
+    contact_id: contactId,
+    opportunity_id: opportunityId,
+    field_values: JSON.stringify(checked.values),
+    custom: JSON.stringify(checked.custom),
+    consent_version: form.consentVersion,
+    metadata: JSON.stringify(checked.metadata),
+    ip: context.ip,
+    user_agent: context.userAgent === null ? null : context.userAgent.slice(0, LIMITS.userAgent),
+    created_at: createdAt,
+  };
+}
+
 /**
  * POST /api/public/forms/{slug}/submit after the rate limit and body parsing:
  * form lookup → honeypot → idempotent replay → rules → one transaction for every write.
@@ -52,8 +70,13 @@ export function createSubmitService(deps: {
   cache: FormCache<LiveForm>;
   clock: Clock;
   log: FastifyBaseLogger;
+  /**
+   * PostgreSQL: writes a new person's submission in one statement (see new-lead-statement.ts);
+   * false means "not a plain new lead", and the general path below takes over.
+   */
+  newLeadAtOnce?: (rows: NewLeadRows) => Promise<boolean>;
 }) {
-  const { runner, repo, crm, cache, clock, log } = deps;
+  const { runner, repo, crm, cache, clock, log, newLeadAtOnce } = deps;
   let lastSweep = 0;
 
   function sweepExpiredKeys(now: number): void {
@@ -93,6 +116,25 @@ export function createSubmitService(deps: {
     }
   }
 
+  /** The rows of a submission from someone not yet in the CRM, built by the CRM's own row builders. */
+  function newLeadRows(form: LiveForm, checked: CheckedSubmission, context: SubmitContext, createdAt: string): NewLeadRows {
+    const { values } = checked;
+    const contact = newContactRow(
+      { orgId: form.orgId, email: values.email, phone: values.phone, name: values.name, company: values.company, custom: checked.contactCustom },
+      { email: values.email ?? null, phone: values.phone ?? null },
+      'form',
+      createdAt,
+    );
+    const submission = submissionRow(form, checked, context, contact.id, null, createdAt);
+    const target = form.createOpportunity ? form.opportunityTarget : null;
+    const opportunity = target
+      ? newOpportunityRow({ orgId: form.orgId, contactId: contact.id, ...target, title: opportunityTitle(form, checked), source: 'form', custom: checked.opportunityCustom, submissionId: submission.id }, createdAt)
+      : null;
+    if (opportunity) submission.opportunity_id = opportunity.id;
+    const note = values.message !== undefined ? newNoteRow({ orgId: form.orgId, contactId: contact.id, body: values.message, source: 'form', submissionId: submission.id }, createdAt) : null;
+    return { contact, note, opportunity, submission };
+  }
+
   /** Every write of one submission. Runs in a transaction (maybe with other submissions: see write-batcher.ts). */
   function write(form: LiveForm, checked: CheckedSubmission, context: SubmitContext, result: SubmitResult, now: Date) {
     const createdAt = now.toISOString();
@@ -116,20 +158,7 @@ export function createSubmitService(deps: {
         await crm.addNote(trx, { orgId: form.orgId, contactId, contactUpserted: true, body: values.message, source: 'form', submissionId });
       }
       const opportunity = form.createOpportunity ? await createOpportunity(trx, form, checked, contactId, submissionId) : undefined;
-      await formsRepo.insertSubmission({
-        id: submissionId,
-        org_id: form.orgId,
-        form_id: form.id,
-        contact_id: contactId,
-        opportunity_id: opportunity?.opportunityId ?? null,
-        field_values: JSON.stringify(values),
-        custom: JSON.stringify(checked.custom),
-        consent_version: form.consentVersion,
-        metadata: JSON.stringify(checked.metadata),
-        ip: context.ip,
-        user_agent: context.userAgent === null ? null : context.userAgent.slice(0, LIMITS.userAgent),
-        created_at: createdAt,
-      });
+      await formsRepo.insertSubmission({ ...submissionRow(form, checked, context, contactId, opportunity?.opportunityId ?? null, createdAt), id: submissionId });
     };
   }
 
@@ -152,6 +181,11 @@ export function createSubmitService(deps: {
 
     const checked = checkSubmission(form, body);
     const result: SubmitResult = { ok: true, successMessage: form.successMessage, redirectUrl: form.redirectUrl };
+    // Without an Idempotency-Key and with a known opportunity target, a new person's submission
+    // needs no decisions from the database: one statement writes it, or writes nothing.
+    if (newLeadAtOnce && key === undefined && (!form.createOpportunity || form.opportunityTarget)) {
+      if (await newLeadAtOnce(newLeadRows(form, checked, context, now.toISOString()))) return { result, replayed: false };
+    }
     try {
       await runner.run(write(form, checked, context, result, now));
     } catch (error) {

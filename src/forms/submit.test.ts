@@ -102,6 +102,31 @@ describe.each(testDialects())('POST /api/public/forms/{slug}/submit on %s', (dia
       expect(JSON.parse(submission!.metadata)).toEqual({ utm_source: 'newsletter', utm_medium: 'email', utm_campaign: 'spring', utm_term: 'crm', utm_content: 'hero' });
     });
 
+    it('writes the same rows whichever way it goes: one statement (a new person, PostgreSQL) or the transaction (with an Idempotency-Key)', async () => {
+      const payload = (email: string) => ({ consentVersion: '1', name: 'Twin', email, message: 'Same words.', custom: { budget: 'large', deal_size: 5 }, metadata: { utm_source: 'x' } });
+      expect((await submit(t.app, form.slug, payload('twin-a@example.com'), { headers: { 'user-agent': 'UA' } })).statusCode).toBe(200);
+      expect((await submit(t.app, form.slug, payload('twin-b@example.com'), { headers: { 'user-agent': 'UA', 'idempotency-key': 'twin-b-1' } })).statusCode).toBe(200);
+      const shapeOf = async (email: string) => {
+        const contact = (await contactByEmail(email))!;
+        const notes = await t.database.db.selectFrom('notes').selectAll().where('contact_id', '=', contact.id).execute();
+        const opportunities = await t.database.db.selectFrom('opportunities').selectAll().where('contact_id', '=', contact.id).execute();
+        const submissions = await t.database.db.selectFrom('submissions').selectAll().where('contact_id', '=', contact.id).execute();
+        expect([notes.length, opportunities.length, submissions.length]).toEqual([1, 1, 1]);
+        expect(notes[0]!.submission_id).toBe(submissions[0]!.id);
+        expect(opportunities[0]!.submission_id).toBe(submissions[0]!.id);
+        expect(submissions[0]!.opportunity_id).toBe(opportunities[0]!.id);
+        const strip = (row: Record<string, unknown>) =>
+          Object.fromEntries(Object.entries(row).filter(([key]) => !['id', 'contact_id', 'submission_id', 'opportunity_id', 'created_at', 'updated_at', 'email', 'ip'].includes(key)));
+        return {
+          contact: strip(contact),
+          note: strip(notes[0]!),
+          opportunity: { ...strip(opportunities[0]!), title: opportunities[0]!.title.replace(email, '') },
+          submission: { ...strip(submissions[0]!), field_values: JSON.parse(submissions[0]!.field_values).name },
+        };
+      };
+      expect(await shapeOf('twin-a@example.com')).toEqual(await shapeOf('twin-b@example.com'));
+    });
+
     it('updates the same contact on a second submission (matched by email, then by phone)', async () => {
       await submit(t.app, form.slug, { consentVersion: '1', email: 'grace@example.com', name: 'Grace' });
       await submit(t.app, form.slug, { consentVersion: '1', email: 'GRACE@example.com', phone: '(415) 555-0199', company: 'Navy' });
