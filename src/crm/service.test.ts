@@ -37,6 +37,16 @@ describe.each(testDialects())('CRM transaction functions on %s', (dialect) => {
       expect(row).toMatchObject({ org_id: org.orgId, email: 'new.person@example.com', phone: '+14155552671', name: 'Ada', company: null, source: 'form' });
     });
 
+    it('gives the same outcome when told the contact probably exists, whether it does or not', async () => {
+      const hint = { probablyExists: true };
+      const created = await tx((trx) => crm.upsertContact(trx, { orgId: org.orgId, email: 'hinted@example.com', name: 'Hint' }, 'form', hint));
+      expect(created.created).toBe(true);
+      const matched = await tx((trx) => crm.upsertContact(trx, { orgId: org.orgId, email: 'HINTED@example.com', company: 'Acme' }, 'form', hint));
+      expect(matched).toEqual({ contactId: created.contactId, created: false });
+      const row = await database.db.selectFrom('contacts').selectAll().where('id', '=', created.contactId).executeTakeFirstOrThrow();
+      expect(row).toMatchObject({ name: 'Hint', company: 'Acme' });
+    });
+
     it('matches by email first, then phone; non-empty values overwrite, empty ones never clear', async () => {
       const first = await tx((trx) => crm.upsertContact(trx, { orgId: org.orgId, email: 'merge@example.com', name: 'Grace', company: 'Navy', custom: { plan: 'pro', seats: 3 } }, 'form'));
       const again = await tx((trx) => crm.upsertContact(trx, { orgId: org.orgId, email: 'MERGE@example.com', name: '', company: null, phone: '+14155550101', custom: { plan: '', region: 'EU' } }, 'api'));

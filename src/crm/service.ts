@@ -232,15 +232,26 @@ export function createCrmService(deps: { clock: Clock }) {
     }
   }
 
-  async function upsertContact(trx: Transaction<DB>, input: ContactUpsert, source: CrmSource): Promise<{ contactId: string; created: boolean }> {
+  /**
+   * `probablyExists`: the caller already saw the email or phone taken (say, a one-statement insert
+   * wrote nothing), so the insert-first attempt would only cost a wasted statement.
+   */
+  async function upsertContact(
+    trx: Transaction<DB>,
+    input: ContactUpsert,
+    source: CrmSource,
+    options: { probablyExists?: boolean } = {},
+  ): Promise<{ contactId: string; created: boolean }> {
     const repo = createCrmRepo(trx);
     const identity = await identityOf(trx, input);
     const newRow = () => newContactRow(input, identity, source, isoNow(clock));
     // Most form leads are new people: try the insert first, one statement. It does nothing when
     // the email or the phone is taken (on conflict do nothing, which also waits for a concurrent
     // writer's commit), and then the look-ups below find who holds it: by email first, then phone.
-    const first = newRow();
-    if (await repo.insertContactIfAbsent(first)) return { contactId: first.id, created: true };
+    if (!options.probablyExists) {
+      const first = newRow();
+      if (await repo.insertContactIfAbsent(first)) return { contactId: first.id, created: true };
+    }
     for (let round = 0; round < UPSERT_ROUNDS; round++) {
       const existing =
         (identity.email !== null ? await repo.findContactByEmail(input.orgId, identity.email) : undefined) ??

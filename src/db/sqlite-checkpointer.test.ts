@@ -15,8 +15,9 @@ describe('SQLite WAL checkpoints on a worker thread', () => {
       const now = new Date().toISOString();
       await database.db.insertInto('orgs').values({ id: 'org_wal', name: 'WAL', default_country: 'US', created_at: now }).execute();
       const before = statSync(file).size;
-      // Well under the main connection's own autocheckpoint threshold (10,000 pages).
-      for (let i = 0; i < 300; i++) {
+      // About 500 WAL frames: under SQLite's default autocheckpoint (1,000 pages), so only the
+      // worker can have moved them into the database file.
+      for (let i = 0; i < 100; i++) {
         await database.db
           .insertInto('contacts')
           .values({ id: `ct_wal${i}`, org_id: 'org_wal', email: `p${i}@example.com`, phone: null, name: 'x'.repeat(500), company: null, source: 'api', custom: '{}', created_at: now, updated_at: now })
@@ -28,7 +29,7 @@ describe('SQLite WAL checkpoints on a worker thread', () => {
         after = statSync(file).size;
       }
       expect(after).toBeGreaterThan(before);
-      expect(await database.db.selectFrom('contacts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).toEqual({ n: 300 });
+      expect(await database.db.selectFrom('contacts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).toEqual({ n: 100 });
     } finally {
       await database.close();
       rmSync(dir, { recursive: true, force: true });

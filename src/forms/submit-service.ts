@@ -136,7 +136,7 @@ export function createSubmitService(deps: {
   }
 
   /** Every write of one submission. Runs in a transaction (maybe with other submissions: see write-batcher.ts). */
-  function write(form: LiveForm, checked: CheckedSubmission, context: SubmitContext, result: SubmitResult, now: Date) {
+  function write(form: LiveForm, checked: CheckedSubmission, context: SubmitContext, result: SubmitResult, now: Date, contactProbablyExists: boolean) {
     const createdAt = now.toISOString();
     return async (trx: Transaction<DB>): Promise<void> => {
       const formsRepo = createFormsRepo(trx);
@@ -152,6 +152,7 @@ export function createSubmitService(deps: {
         trx,
         { orgId: form.orgId, email: values.email, phone: values.phone, name: values.name, company: values.company, custom: checked.contactCustom },
         'form',
+        { probablyExists: contactProbablyExists },
       );
       const submissionId = newId('sub');
       if (values.message !== undefined) {
@@ -183,11 +184,13 @@ export function createSubmitService(deps: {
     const result: SubmitResult = { ok: true, successMessage: form.successMessage, redirectUrl: form.redirectUrl };
     // Without an Idempotency-Key and with a known opportunity target, a new person's submission
     // needs no decisions from the database: one statement writes it, or writes nothing.
+    let contactProbablyExists = false;
     if (newLeadAtOnce && key === undefined && (!form.createOpportunity || form.opportunityTarget)) {
       if (await newLeadAtOnce(newLeadRows(form, checked, context, now.toISOString()))) return { result, replayed: false };
+      contactProbablyExists = true;
     }
     try {
-      await runner.run(write(form, checked, context, result, now));
+      await runner.run(write(form, checked, context, result, now, contactProbablyExists));
     } catch (error) {
       if (error instanceof AlreadySubmitted && key !== undefined) {
         const previous = await storedResponse(form.id, key, now.getTime());
