@@ -1,18 +1,11 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from './db/database.js';
+import { runCli } from '../test/support/cli.js';
 
-/** The CLI as an operator runs it: a real process on a real database file. */
-function cli(dataDir: string, ...args: string[]) {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-    env: { ...process.env, DATA_DIR: dataDir, NODE_ENV: 'development', LOG_LEVEL: 'silent' },
-    encoding: 'utf8',
-  });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+const cli = runCli;
 
 describe('switchboard CLI', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-cli-'));

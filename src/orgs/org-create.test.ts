@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,16 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../db/database.js';
 import { hashSecret, verifyPassword } from '../lib/hashing.js';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
+import { runCli } from '../../test/support/cli.js';
 import { DEFAULT_PIPELINE } from '../crm/default-pipeline.js';
 import { createOrgsService } from './service.js';
 
-function cli(dataDir: string, ...args: string[]) {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-    env: { ...process.env, DATA_DIR: dataDir, NODE_ENV: 'development', LOG_LEVEL: 'silent', DATABASE_URL: '' },
-    encoding: 'utf8',
-  });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+const cli = runCli;
 
 describe('switchboard org create', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-org-cli-'));
