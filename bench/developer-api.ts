@@ -45,10 +45,11 @@ export async function benchDeveloperApi(options: { databaseUrl?: string } = {}):
     const listBody = await (await fetch(`${server.url}/api/dev/tools`, { headers: auth })).text();
 
     // The list first: the token run adds thousands of rows that a read-only scenario should not pay for.
-    const list = await load({ url: `${server.url}/api/dev/tools`, headers: auth });
+    const list = await load({ url: `${server.url}/api/dev/tools`, serverPid: server.pid, headers: auth });
     const listRss = memoryMb(server.pid).peak;
     const token = await load({
       url: `${server.url}/api/dev/oauth/token`,
+      serverPid: server.pid,
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: tokenForm,
@@ -57,10 +58,10 @@ export async function benchDeveloperApi(options: { databaseUrl?: string } = {}):
     rows.push({ scenario: `GET /api/dev/tools, 20 tools (${label})`, result: list, rssMb: listRss });
 
     const bare = await startChild('bench/bare-server.ts', { BARE_BODY: JSON.stringify({ access_token: 'svc_at_x', token_type: 'Bearer', expires_in: 3600, scope: 'tools:read' }) });
-    const bareToken = await load({ url: `${bare.url}/token`, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const bareToken = await load({ url: `${bare.url}/token`, serverPid: bare.pid, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     await bare.stop();
     const bareList = await startChild('bench/bare-server.ts', { BARE_BODY: listBody });
-    const bareListResult = await load({ url: `${bareList.url}/tools` });
+    const bareListResult = await load({ url: `${bareList.url}/tools`, serverPid: bareList.pid });
     await bareList.stop();
     rows[0]!.baseline = bareToken;
     rows[1]!.baseline = bareListResult;

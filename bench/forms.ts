@@ -81,14 +81,14 @@ export async function benchForms(options: FormsBenchOptions = {}): Promise<Row[]
     const nextAddress = addressSequence();
     const withNewAddress = (request: { headers?: Record<string, string> }) => ({ ...request, headers: { ...request.headers, 'x-forwarded-for': nextAddress() } });
     const bare = await startChild('bench/bare-server.ts', { BARE_BODY: configBody });
-    const bareResult = await load({ url: `${bare.url}/api/public/forms/${slug}`, connections, seconds, setupRequest: withNewAddress });
+    const bareResult = await load({ url: `${bare.url}/api/public/forms/${slug}`, serverPid: bare.pid, connections, seconds, setupRequest: withNewAddress });
     await bare.stop();
 
     // What every route of the app costs before any forms code runs (request id, logger, hooks).
-    const appBaseline = await load({ url: `${server.url}/healthz`, connections, seconds, setupRequest: withNewAddress });
+    const appBaseline = await load({ url: `${server.url}/healthz`, serverPid: server.pid, connections, seconds, setupRequest: withNewAddress });
     const appBaselineRss = memoryMb(server.pid).peak;
 
-    const config = await load({ url: configUrl, connections, seconds, setupRequest: withNewAddress });
+    const config = await load({ url: configUrl, serverPid: server.pid, connections, seconds, setupRequest: withNewAddress });
     rows.push({ scenario: 'bare Fastify, form-config JSON', result: bareResult });
     rows.push({ scenario: `GET /healthz, app baseline (${label})`, result: appBaseline, baseline: bareResult, rssMb: appBaselineRss });
     rows.push({ scenario: `GET /api/public/forms/{slug} (${label})`, result: config, baseline: bareResult, rssMb: memoryMb(server.pid).peak, goal: '≥0.75× bare, p99 <10 ms' });
@@ -97,6 +97,7 @@ export async function benchForms(options: FormsBenchOptions = {}): Promise<Row[]
     const run = randomBase62(6).toLowerCase();
     const submitResult = await load({
       url: `${configUrl}/submit`,
+      serverPid: server.pid,
       method: 'POST',
       connections,
       seconds,

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -32,7 +32,8 @@ export async function startChild(script: string, env: Record<string, string>, re
   const args = [...nodeArgs, ...(script.endsWith('.ts') ? ['--import', 'tsx', script] : [script])];
   const child: ChildProcess = spawn(process.execPath, args, {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    // BENCH_SERVER_STDOUT=<file> keeps what the server prints (with --trace-gc, say).
+    stdio: ['ignore', process.env.BENCH_SERVER_STDOUT ? openSync(process.env.BENCH_SERVER_STDOUT, 'a') : 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
@@ -65,7 +66,8 @@ export async function startChild(script: string, env: Record<string, string>, re
 
 /** Switchboard exactly as `npm start` runs it: the compiled build (`npm run bench` builds first). */
 export function startSwitchboard(env: Record<string, string>): Promise<ChildServer> {
-  // BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server under load.
+  // BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server under load;
+  // "--trace-gc" with BENCH_SERVER_STDOUT=/tmp/gc.log shows its garbage collections.
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   return startChild('dist/src/main.js', env, '/healthz', nodeArgs);
 }
@@ -83,6 +85,8 @@ export function memoryMb(pid: number): { rss: number; peak: number } {
 
 export interface LoadOptions {
   url: string;
+  /** The server's process id: its CPU time per request is reported. */
+  serverPid?: number;
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string;
@@ -99,10 +103,27 @@ export interface LoadResult {
   total: number;
   errors: number;
   non2xx: number;
+  /** CPU time per request of the server process (µs), when its pid was given. */
+  serverCpuUs?: number;
+  /** CPU time per request of this process, the load generator (µs). */
+  loadCpuUs: number;
+}
+
+/** User + system CPU time of a process so far, in µs (Linux: /proc/<pid>/stat, clock ticks of 10 ms). */
+export function processCpuUs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    // utime and stime are fields 14 and 15 of the file, 12 and 13 after the command name.
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /** A bounded autocannon run (default 10 s). */
 export async function load(options: LoadOptions): Promise<LoadResult> {
+  const serverCpuBefore = options.serverPid ? processCpuUs(options.serverPid) : Number.NaN;
+  const loadCpuBefore = process.cpuUsage();
   const result = await autocannon({
     url: options.url,
     method: options.method ?? 'GET',
@@ -112,7 +133,12 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     duration: options.seconds ?? Number(process.env.BENCH_SECONDS ?? 10),
     ...(options.setupRequest ? { requests: [{ setupRequest: options.setupRequest as never }] } : {}),
   });
+  const loadCpu = process.cpuUsage(loadCpuBefore);
+  const serverCpu = options.serverPid ? processCpuUs(options.serverPid) - serverCpuBefore : Number.NaN;
+  const total = Math.max(1, result.requests.total);
   return {
+    ...(Number.isFinite(serverCpu) ? { serverCpuUs: serverCpu / total } : {}),
+    loadCpuUs: (loadCpu.user + loadCpu.system) / total,
     requestsPerSecond: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -131,7 +157,7 @@ export interface Row {
 }
 
 export function printTable(rows: Row[]): void {
-  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'RSS MB', 'vs bare', 'goal'];
+  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'RSS MB', 'server µs/req', 'load µs/req', 'vs bare', 'goal'];
   const lines = rows.map((row) => [
     row.scenario,
     row.result.requestsPerSecond.toFixed(0),
@@ -140,6 +166,8 @@ export function printTable(rows: Row[]): void {
     String(row.result.non2xx),
     String(row.result.errors),
     row.rssMb === undefined ? '' : row.rssMb.toFixed(0),
+    row.result.serverCpuUs === undefined ? '' : row.result.serverCpuUs.toFixed(0),
+    row.result.loadCpuUs.toFixed(0),
     row.baseline ? `${(row.result.requestsPerSecond / row.baseline.requestsPerSecond).toFixed(2)}×` : '',
     row.goal ?? '',
   ]);

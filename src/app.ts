@@ -11,8 +11,9 @@ import { installJsonBodyParser } from './http/json-body.js';
 import { registerHealthRoutes } from './http/health.js';
 import { registerOpenApi } from './http/openapi.js';
 import { createValidatorCompiler } from './http/validation.js';
-import { serializerCompiler } from './http/serialization.js';
+import { createSerializerCompiler } from './http/serialization.js';
 import { redactPaths } from './http/redact.js';
+import { lazyChildLoggerFactory } from './http/request-logger.js';
 import { VERSION } from './version.js';
 import { createDeveloperAuth } from './oauth/bearer.js';
 import { createOAuthRepo } from './oauth/repo.js';
@@ -68,6 +69,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       ...(deps.logStream ? { stream: deps.logStream } : {}),
     },
     genReqId: () => newId('req'),
+    childLoggerFactory: lazyChildLoggerFactory,
     // A hop count trusts that many proxies nearest to us.
     trustProxy: typeof trustProxy === 'number' ? (_address: string, hop: number) => hop < trustProxy : trustProxy,
     bodyLimit: 256 * 1024,
@@ -80,7 +82,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(createValidatorCompiler());
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(createSerializerCompiler());
   installJsonBodyParser(app);
   // A synchronous hook: it runs on every request, and an async one costs a promise each time.
   app.addHook('onRequest', (request, reply, done) => {

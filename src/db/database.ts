@@ -4,7 +4,8 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, type SqliteDatabase } from 'kysely';
 import { startCheckpointer } from './sqlite-checkpointer.js';
 import { FifoSqliteDialect } from './sqlite-driver.js';
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type { Pool } from 'pg';
 import type { DB } from './tables.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -72,7 +73,11 @@ function openSqlite(file: string): Database {
   };
 }
 
+// The PostgreSQL driver is loaded only when DATABASE_URL asks for it: the embedded default never pays for it in memory.
+const require = createRequire(import.meta.url);
+
 function openPostgres(url: string, schema: string | undefined, poolSize: number): Database {
+  const pg = require('pg') as { Pool: typeof Pool };
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,

@@ -37,42 +37,52 @@ export interface RateLimitDecision {
   resetSeconds: number;
 }
 
-interface MemoryEntry {
-  count: number;
-  windowEnd: number;
-}
-
 /**
- * Counters in a Map, bounded: entries are (re)inserted when their window starts, so
- * the Map's insertion order is window order and expired entries sit at the front,
- * where a sweep finds them without scanning the rest. Past `maxKeys`, the oldest
- * entries go first even if live: under a flood of distinct clients, memory wins over
+ * Counters in memory, one Map per window (keyed by the window's end), so a window
+ * that has closed is dropped whole, without visiting its keys, and a counter is a
+ * bare number rather than an object. Bounded: past `maxKeys`, the oldest counters
+ * go first even if live: under a flood of distinct clients, memory wins over
  * precision for the least recent ones.
  */
 export function createMemoryRateLimitStore(options: { maxKeys?: number } = {}): RateLimitStore & { size(): number } {
   const maxKeys = options.maxKeys ?? 100_000;
-  const entries = new Map<string, MemoryEntry>();
-  let insertsSinceSweep = 0;
+  const windows = new Map<number, Map<string, number>>();
+  let size = 0;
 
-  function sweep(now: number): void {
-    for (const [key, entry] of entries) {
-      if (entry.windowEnd > now && entries.size <= maxKeys) break;
-      entries.delete(key);
+  function openWindow(windowEnd: number, now: number): Map<string, number> {
+    for (const [end, counters] of windows) {
+      if (end > now) continue;
+      size -= counters.size;
+      windows.delete(end);
+    }
+    const counters = new Map<string, number>();
+    windows.set(windowEnd, counters);
+    return counters;
+  }
+
+  // Eviction goes by a hundredth of the bound at a time: one pass over the front of
+  // the Maps instead of one per new key (a Map keeps deleted slots at its front until it
+  // is rehashed, so starting a fresh iteration per key would walk them again each time).
+  function evictOldest(): void {
+    let excess = size - maxKeys + Math.ceil(maxKeys / 100);
+    for (const counters of windows.values()) {
+      for (const key of counters.keys()) {
+        if (excess <= 0) return;
+        counters.delete(key);
+        size--;
+        excess--;
+      }
     }
   }
 
   return {
-    size: () => entries.size,
+    size: () => size,
     increment: (key, windowEnd, now) => {
-      const entry = entries.get(key);
-      if (entry && entry.windowEnd === windowEnd) return ++entry.count;
-      if (entry) entries.delete(key);
-      entries.set(key, { count: 1, windowEnd });
-      if (++insertsSinceSweep >= 1000 || entries.size > maxKeys) {
-        insertsSinceSweep = 0;
-        sweep(now);
-      }
-      return 1;
+      const counters = windows.get(windowEnd) ?? openWindow(windowEnd, now);
+      const count = (counters.get(key) ?? 0) + 1;
+      counters.set(key, count);
+      if (count === 1 && ++size > maxKeys) evictOldest();
+      return count;
     },
   };
 }

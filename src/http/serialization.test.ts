@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import fastJson from 'fast-json-stringify';
 import { describe, expect, it } from 'vitest';
-import { simplifyForSerialization } from './serialization.js';
+import { ErrorBody } from './envelope.js';
+import { createSerializerCompiler, simplifyForSerialization } from './serialization.js';
 
 describe('simplifyForSerialization', () => {
   const schema = Type.Object({
@@ -28,5 +29,18 @@ describe('simplifyForSerialization', () => {
   ])('serializes %o exactly as JSON.stringify does', (value) => {
     const serialize = fastJson(simplifyForSerialization(schema) as never);
     expect(JSON.parse(serialize(value))).toEqual(value);
+  });
+});
+
+describe('the serializer compiler', () => {
+  it('compiles each schema object once, however many routes and statuses share it', () => {
+    const compile = createSerializerCompiler();
+    const request = (schema: unknown, httpStatus: string, url: string) => ({ schema, method: 'GET', url, httpStatus });
+    const first = compile(request(ErrorBody, '404', '/a'));
+    expect(compile(request(ErrorBody, '422', '/b'))).toBe(first);
+    const other = compile(request(Type.Object({ ok: Type.Boolean() }), '200', '/a'));
+    expect(other).not.toBe(first);
+    expect(other({ ok: true })).toBe('{"ok":true}');
+    expect(JSON.parse(first({ success: false, error: 'Nope.', code: 'NOT_FOUND', requestId: 'req_1' }))).toEqual({ success: false, error: 'Nope.', code: 'NOT_FOUND', requestId: 'req_1' });
   });
 });

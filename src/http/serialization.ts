@@ -40,6 +40,22 @@ export function simplifyForSerialization(schema: unknown): unknown {
   return out;
 }
 
-/** Fastify's serializer compiler, over the simplified schemas. */
-export const serializerCompiler: FastifySerializerCompiler<unknown> = ({ schema }) =>
-  fastJson(simplifyForSerialization(schema) as Parameters<typeof fastJson>[0]);
+type Serializer = (data: unknown) => string;
+
+/**
+ * Fastify's serializer compiler, over the simplified schemas. Fastify asks once per
+ * route and status; most of those are the same schema object (every error status
+ * of every route is `ErrorBody`), so each schema object is compiled only once.
+ */
+export function createSerializerCompiler(): FastifySerializerCompiler<unknown> {
+  const compiled = new WeakMap<object, Serializer>();
+  return ({ schema }) => {
+    const key = schema as object;
+    let serializer = compiled.get(key);
+    if (serializer === undefined) {
+      serializer = fastJson(simplifyForSerialization(schema) as Parameters<typeof fastJson>[0]) as Serializer;
+      compiled.set(key, serializer);
+    }
+    return serializer;
+  };
+}

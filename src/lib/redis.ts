@@ -1,4 +1,9 @@
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
+
+// Loaded on first use: a node without REDIS_URL never pays for the client's code in memory.
+const require = createRequire(import.meta.url);
+let RedisClient: typeof import('ioredis').Redis | undefined;
 
 /**
  * Redis connections for state shared between app nodes (rate-limit counters,
@@ -8,7 +13,8 @@ import { Redis } from 'ioredis';
  * (the rate limiter to its in-memory store) rather than hold requests hostage.
  */
 export function createRedisConnection(url: string, name: string): Redis {
-  const redis = new Redis(url, {
+  RedisClient ??= (require('ioredis') as typeof import('ioredis')).Redis;
+  const redis = new RedisClient(url, {
     connectionName: `switchboard:${name}`,
     maxRetriesPerRequest: 1,
     connectTimeout: 2000,
