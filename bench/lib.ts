@@ -148,6 +148,29 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   };
 }
 
+/**
+ * Several runs of one scenario as one result: throughput and CPU over all of them,
+ * the median of their medians and, conservatively, the worst of their p99s.
+ */
+export function mergeRuns(runs: LoadResult[]): LoadResult {
+  const total = runs.reduce((sum, run) => sum + run.total, 0);
+  const seconds = runs.reduce((sum, run) => sum + run.total / run.requestsPerSecond, 0);
+  const weighted = (value: (run: LoadResult) => number | undefined) =>
+    runs.every((run) => value(run) !== undefined) ? runs.reduce((sum, run) => sum + (value(run) ?? 0) * run.total, 0) / total : undefined;
+  const p50s = runs.map((run) => run.p50).sort((a, b) => a - b);
+  const serverCpuUs = weighted((run) => run.serverCpuUs);
+  return {
+    requestsPerSecond: total / seconds,
+    p50: p50s[Math.floor(p50s.length / 2)] ?? 0,
+    p99: Math.max(...runs.map((run) => run.p99)),
+    total,
+    errors: runs.reduce((sum, run) => sum + run.errors, 0),
+    non2xx: runs.reduce((sum, run) => sum + run.non2xx, 0),
+    ...(serverCpuUs === undefined ? {} : { serverCpuUs }),
+    loadCpuUs: weighted((run) => run.loadCpuUs) ?? 0,
+  };
+}
+
 export interface Row {
   scenario: string;
   result: LoadResult;

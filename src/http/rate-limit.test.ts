@@ -4,7 +4,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { TestClock } from '../../test/support/context.js';
 import { randomBase62 } from '../lib/ids.js';
 import { closeRedis, createRedisConnection, waitUntilReady, type Redis } from '../lib/redis.js';
-import { createMemoryRateLimitStore, createRateLimiter, createRedisRateLimitStore, type RateLimitRule } from './rate-limit.js';
+import { createMemoryRateLimitStore } from './rate-limit-memory.js';
+import { createRateLimiter, createRedisRateLimitStore, type RateLimitRule } from './rate-limit.js';
 
 const RULE: RateLimitRule = { name: 'test', limit: 3, windowMs: 60_000, message: 'Slow down.' };
 const silent = pino({ level: 'silent' });
@@ -41,18 +42,45 @@ describe('rate limiter, in memory', () => {
     expect(await limiter.check(RULE, 'a')).toMatchObject({ allowed: true, remaining: 2, resetSeconds: 60 });
   });
 
-  it('keeps memory bounded: expired windows are swept, and past maxKeys the oldest entries go', async () => {
+  it('keeps a fixed size under a flood of distinct clients, and never lets a counted client back under its limit', async () => {
     const clock = windowStartClock();
-    const store = createMemoryRateLimitStore({ maxKeys: 500 });
+    const store = createMemoryRateLimitStore({ width: 1 << 17 });
     const limiter = createRateLimiter({ store, clock });
-    for (let i = 0; i < 5000; i++) await limiter.check(RULE, `client-${i}`);
-    expect(store.size()).toBeLessThanOrEqual(500);
-    // The newest clients keep their counts.
-    expect((await limiter.check(RULE, 'client-4999')).remaining).toBe(1);
-    clock.advance(120_000);
-    for (let i = 0; i < 1000; i++) await limiter.check(RULE, `later-${i}`);
-    expect(store.size()).toBeLessThanOrEqual(500);
-    expect((await limiter.check(RULE, 'client-4999')).remaining).toBe(2);
+    for (let i = 0; i < 3; i++) await limiter.check(RULE, 'watched');
+    const bytes = store.bytes();
+    for (let i = 0; i < 20_000; i++) await limiter.check(RULE, `flood-${i}`);
+    expect(store.bytes()).toBe(bytes);
+    // Still over its limit: a flood cannot make the store forget a client.
+    expect((await limiter.check(RULE, 'watched')).allowed).toBe(false);
+    // Over-counting stays rare: with 20,000 keys in 131,072 slots per row, a newcomer shares both
+    // of its slots with probability (1 − e^(−20000/131072))² ≈ 2%.
+    let exact = 0;
+    for (let i = 0; i < 1000; i++) if ((await limiter.check(RULE, `newcomer-${i}`)).remaining === 2) exact++;
+    expect(exact).toBeGreaterThan(950);
+  });
+
+  it('starts every window from zero and reuses the memory of closed ones', async () => {
+    const clock = windowStartClock();
+    const store = createMemoryRateLimitStore({ width: 1 << 10 });
+    const limiter = createRateLimiter({ store, clock });
+    for (let i = 0; i < 4; i++) await limiter.check(RULE, 'a');
+    expect((await limiter.check(RULE, 'a')).allowed).toBe(false);
+    const bytes = store.bytes();
+    for (let window = 1; window <= 5; window++) {
+      clock.advance(60_000);
+      expect(await limiter.check(RULE, 'a')).toMatchObject({ allowed: true, remaining: 2 });
+    }
+    expect(store.bytes()).toBe(bytes);
+  });
+
+  it('counts the same key the same way in every store, and differently seeded stores disagree on collisions', () => {
+    const windowEnd = 60_000;
+    const a = createMemoryRateLimitStore({ width: 1 << 4 });
+    const b = createMemoryRateLimitStore({ width: 1 << 4 });
+    // With 16 slots per row, 40 keys must collide somewhere; the two stores' random seeds put the collisions in different places.
+    const counts = (store: typeof a) => Array.from({ length: 40 }, (_, i) => store.increment(`k${i}`, windowEnd, 0));
+    expect(counts(a)).not.toEqual(counts(b));
+    expect(a.increment('k0', windowEnd, 0)).toBeGreaterThanOrEqual(2);
   });
 
   it('answers synchronously, so the hot path needs no promise', () => {

@@ -8,7 +8,7 @@ import { AppError } from './errors.js';
  * so every node (and the Redis store) agrees on where a window starts without
  * coordination, and a client's budget resets at the same instant everywhere.
  *
- * In memory by default; with REDIS_URL the counters live in Redis, so any number
+ * In memory by default (rate-limit-memory.ts); with REDIS_URL the counters live in Redis, so any number
  * of app nodes share one budget per key. If Redis fails, the node falls back to its
  * own memory counters (still limiting, per node) instead of failing requests.
  */
@@ -35,56 +35,6 @@ export interface RateLimitDecision {
   remaining: number;
   /** Seconds until the window resets (at least 1). */
   resetSeconds: number;
-}
-
-/**
- * Counters in memory, one Map per window (keyed by the window's end), so a window
- * that has closed is dropped whole, without visiting its keys, and a counter is a
- * bare number rather than an object. Bounded: past `maxKeys`, the oldest counters
- * go first even if live: under a flood of distinct clients, memory wins over
- * precision for the least recent ones.
- */
-export function createMemoryRateLimitStore(options: { maxKeys?: number } = {}): RateLimitStore & { size(): number } {
-  const maxKeys = options.maxKeys ?? 100_000;
-  const windows = new Map<number, Map<string, number>>();
-  let size = 0;
-
-  function openWindow(windowEnd: number, now: number): Map<string, number> {
-    for (const [end, counters] of windows) {
-      if (end > now) continue;
-      size -= counters.size;
-      windows.delete(end);
-    }
-    const counters = new Map<string, number>();
-    windows.set(windowEnd, counters);
-    return counters;
-  }
-
-  // Eviction goes by a hundredth of the bound at a time: one pass over the front of
-  // the Maps instead of one per new key (a Map keeps deleted slots at its front until it
-  // is rehashed, so starting a fresh iteration per key would walk them again each time).
-  function evictOldest(): void {
-    let excess = size - maxKeys + Math.ceil(maxKeys / 100);
-    for (const counters of windows.values()) {
-      for (const key of counters.keys()) {
-        if (excess <= 0) return;
-        counters.delete(key);
-        size--;
-        excess--;
-      }
-    }
-  }
-
-  return {
-    size: () => size,
-    increment: (key, windowEnd, now) => {
-      const counters = windows.get(windowEnd) ?? openWindow(windowEnd, now);
-      const count = (counters.get(key) ?? 0) + 1;
-      counters.set(key, count);
-      if (count === 1 && ++size > maxKeys) evictOldest();
-      return count;
-    },
-  };
 }
 
 // INCR and the expiry in one atomic step: a crash between them can never leave a counter without a TTL.
