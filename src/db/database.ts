@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, type SqliteDatabase } from 'kysely';
 import { startCheckpointer } from './sqlite-checkpointer.js';
-import { FifoSqliteDialect } from './sqlite-driver.js';
+import { FifoLock, FifoSqliteDialect } from './sqlite-driver.js';
 import { createRequire } from 'node:module';
 import type { Pool } from 'pg';
 import type { DB } from './tables.js';
@@ -60,9 +60,11 @@ function openSqlite(file: string): Database {
   sqlite.pragma('busy_timeout = 5000');
   // Checkpoints run on a worker thread (see sqlite-checkpointer.ts); this connection only
   // steps in if the WAL grows past ~40 MB, say if the worker cannot keep up.
-  const checkpointer = file === ':memory:' ? undefined : startCheckpointer(file);
+  const connectionLock = new FifoLock();
+  const holdWrites = () => connectionLock.lock().then(() => () => connectionLock.unlock());
+  const checkpointer = file === ':memory:' ? undefined : startCheckpointer(file, { holdWrites });
   if (checkpointer) sqlite.pragma('wal_autocheckpoint = 10000');
-  const db = new Kysely<DB>({ dialect: new FifoSqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = new Kysely<DB>({ dialect: new FifoSqliteDialect({ database: withStatementCache(sqlite) }, connectionLock) });
   return {
     db,
     dialect: 'sqlite',

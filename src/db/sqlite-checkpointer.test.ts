@@ -1,9 +1,12 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from './database.js';
 import { migrateToLatest } from './migrate.js';
+import { startCheckpointer } from './sqlite-checkpointer.js';
+import { FifoLock } from './sqlite-driver.js';
 
 describe('SQLite WAL checkpoints on a worker thread', () => {
   it('move committed pages into the database file without the writer doing it', async () => {
@@ -32,6 +35,54 @@ describe('SQLite WAL checkpoints on a worker thread', () => {
       expect(await database.db.selectFrom('contacts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).toEqual({ n: 100 });
     } finally {
       await database.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('SQLite WAL restarts under a steady writer', () => {
+  it('keep the log short: the writer holds off while the worker catches up, then the log starts over', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'switchboard-wal-restart-'));
+    const file = join(dir, 'steady.db');
+    const writer = new SQLite(file);
+    writer.pragma('journal_mode = WAL');
+    writer.pragma('synchronous = NORMAL');
+    // The fallback out of the way, so only the worker keeps the log in check.
+    writer.pragma('wal_autocheckpoint = 0');
+    writer.exec('create table t (id integer primary key, body text)');
+    const lock = new FifoLock();
+    let holds = 0;
+    const checkpointer = startCheckpointer(file, {
+      holdWrites: async () => {
+        holds++;
+        await lock.lock();
+        return () => lock.unlock();
+      },
+      intervalMs: 5,
+      restartFrames: 100,
+    });
+    try {
+      const insert = writer.prepare('insert into t (body) values (?)');
+      const started = Date.now();
+      let commits = 0;
+      // A writer that never pauses on its own: a commit of a few pages, again and again, for a second.
+      while (Date.now() - started < 1000) {
+        commits++;
+        await lock.lock();
+        writer.transaction(() => {
+          for (let i = 0; i < 5; i++) insert.run('x'.repeat(2000));
+        })();
+        lock.unlock();
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(holds).toBeGreaterThan(0);
+      // Every commit adds at least three frames (10 KB of rows): without restarts the log would hold them all.
+      const frames = (writer.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number }>)[0]!.log;
+      expect(commits).toBeGreaterThan(100);
+      expect(frames).toBeLessThan(Math.min(400, commits));
+    } finally {
+      await checkpointer.stop();
+      writer.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -8,6 +8,17 @@ import { Worker } from 'node:worker_threads';
  * connection on its own thread does it instead (PASSIVE: it never blocks the writer),
  * and the main connection's autocheckpoint stays on, at a higher threshold, as a fallback.
  *
+ * Passive checkpoints alone are not enough under a steady stream of writes. The log
+ * only starts over from its beginning when a write begins after a checkpoint has
+ * copied every frame and before anything else was committed; with a commit every few
+ * milliseconds that almost never happens by chance, so the log grows until the
+ * fallback fires, and then a commit on the event loop copies 40 MB (tens of
+ * milliseconds during which no request is served). So once the log passes
+ * `restartFrames`, the worker asks the writer to hold off: the main thread takes the
+ * connection's lock (queries wait their turn, without blocking the event loop), the
+ * worker copies the frames since its last checkpoint, and the lock is released. The
+ * next write then starts the log over.
+ *
  * The worker is plain JavaScript evaluated in place, so it runs the same under tsx,
  * the compiled build and the test runner.
  */
@@ -16,21 +27,75 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driverPath);
 const db = new Database(workerData.file);
 db.pragma('busy_timeout = 5000');
+let waitingForWriter = false;
+function checkpoint() {
+  try {
+    return db.pragma('wal_checkpoint(PASSIVE)')[0];
+  } catch {
+    return undefined;
+  }
+}
 const timer = setInterval(() => {
-  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch (error) { parentPort.postMessage({ error: String(error) }); }
+  if (waitingForWriter) return;
+  const state = checkpoint();
+  if (state && state.log >= workerData.restartFrames) {
+    waitingForWriter = true;
+    parentPort.postMessage('hold-writes');
+  }
 }, workerData.intervalMs);
-parentPort.on('message', () => { clearInterval(timer); db.close(); parentPort.close(); });
+parentPort.on('message', (message) => {
+  if (message === 'writes-held') {
+    checkpoint();
+    waitingForWriter = false;
+    parentPort.postMessage('caught-up');
+  } else if (message === 'stop') {
+    clearInterval(timer);
+    db.close();
+    parentPort.close();
+  }
+});
 `;
 
 export interface Checkpointer {
   stop(): Promise<void>;
 }
 
-export function startCheckpointer(file: string, intervalMs = 250): Checkpointer {
+export interface CheckpointerOptions {
+  /** Resolves once no write can start on the main connection; calling the returned function lets writes go on. */
+  holdWrites(): Promise<() => void>;
+  intervalMs?: number;
+  /** Log length (in 4 KB frames) past which the worker asks for writes to pause so the log can start over. */
+  restartFrames?: number;
+}
+
+export function startCheckpointer(file: string, options: CheckpointerOptions): Checkpointer {
   const driverPath = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driverPath, intervalMs } });
+  const workerData = { file, driverPath, intervalMs: options.intervalMs ?? 50, restartFrames: options.restartFrames ?? 2000 };
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData });
   // The worker must never keep the process alive on its own.
   worker.unref();
+  let release: (() => void) | undefined;
+  let exited = false;
+  const letWritesGo = () => {
+    release?.();
+    release = undefined;
+  };
+  worker.on('message', (message) => {
+    if (message === 'hold-writes') {
+      void options.holdWrites().then((letGo) => {
+        // Writes never stay held for a worker that has gone.
+        if (exited) return letGo();
+        release = letGo;
+        worker.postMessage('writes-held');
+      });
+    } else if (message === 'caught-up') {
+      letWritesGo();
+    }
+  });
+  worker.once('exit', () => {
+    exited = true;
+    letWritesGo();
+  });
   let stopped: Promise<void> | undefined;
   return {
     stop: () =>

@@ -5,7 +5,7 @@ import { SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type
  * release and all but one go back to sleep: with 50 requests queued that is 50 wake-ups
  * per query, which under load cost more than the queries themselves.
  */
-class FifoLock {
+export class FifoLock {
   private locked = false;
   private readonly waiters: Array<() => void> = [];
 
@@ -27,7 +27,12 @@ class FifoLock {
 
 /** Kysely's SQLite driver with requests served in arrival order, one at a time. */
 class FifoSqliteDriver extends SqliteDriver {
-  private readonly queue = new FifoLock();
+  constructor(
+    config: SqliteDialectConfig,
+    private readonly queue: FifoLock,
+  ) {
+    super(config);
+  }
 
   override async acquireConnection(): Promise<DatabaseConnection> {
     await this.queue.lock();
@@ -40,15 +45,16 @@ class FifoSqliteDriver extends SqliteDriver {
   }
 }
 
+/** `queue` is the connection's lock: whoever holds it (a query, a transaction, the checkpointer) has the connection to itself. */
 export class FifoSqliteDialect extends SqliteDialect {
-  private readonly driverConfig: SqliteDialectConfig;
-
-  constructor(config: SqliteDialectConfig) {
-    super(config);
-    this.driverConfig = config;
+  constructor(
+    private readonly driverConfig: SqliteDialectConfig,
+    private readonly queue: FifoLock,
+  ) {
+    super(driverConfig);
   }
 
   override createDriver(): Driver {
-    return new FifoSqliteDriver(this.driverConfig);
+    return new FifoSqliteDriver(this.driverConfig, this.queue);
   }
 }
