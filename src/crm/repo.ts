@@ -5,9 +5,31 @@
  * Every query takes the org id: rows of another org are invisible.
  */
 import type { Kysely } from 'kysely';
+import { queryTemplate } from '../db/query-template.js';
+import { CONTACT_COLUMNS, NOTE_COLUMNS, OPPORTUNITY_COLUMNS } from '../db/tables.js';
 import type { ContactsTable, CustomFieldsTable, DB, NotesTable, OpportunitiesTable, PipelinesTable, StagesTable } from '../db/tables.js';
 
 export type ContactChanges = Partial<Pick<ContactsTable, 'email' | 'phone' | 'name' | 'company' | 'custom' | 'updated_at'>>;
+
+// The inserts of every form submission, compiled once (see db/query-template.ts).
+const insertContactIfAbsent = queryTemplate(CONTACT_COLUMNS, (db, row: ContactsTable) =>
+  db.insertInto('contacts').values(row).onConflict((oc) => oc.doNothing()).returning('id'),
+);
+const insertNote = queryTemplate(NOTE_COLUMNS, (db, row: NotesTable) => db.insertInto('notes').values(row));
+const opportunityColumns = Object.keys(OPPORTUNITY_COLUMNS) as Array<keyof OpportunitiesTable>;
+const insertOpportunityInStage = queryTemplate(OPPORTUNITY_COLUMNS, (db, row: OpportunitiesTable) =>
+  db
+    .insertInto('opportunities')
+    .columns(opportunityColumns)
+    .expression((eb) =>
+      eb
+        .selectFrom('stages')
+        .select(opportunityColumns.map((column) => eb.val(row[column]).as(column)))
+        .where('stages.id', '=', row.stage_id)
+        .where('stages.pipeline_id', '=', row.pipeline_id)
+        .where('stages.org_id', '=', row.org_id),
+    ),
+);
 
 export function createCrmRepo(db: Kysely<DB>) {
   return {
@@ -19,33 +41,15 @@ export function createCrmRepo(db: Kysely<DB>) {
     findContactByPhone: (orgId: string, phone: string) =>
       db.selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('phone', '=', phone).executeTakeFirst(),
     /** Inserts unless a contact of the org already has this email or phone; true when a row was written. */
-    insertContactIfAbsent: async (row: ContactsTable): Promise<boolean> => {
-      const inserted = await db.insertInto('contacts').values(row).onConflict((oc) => oc.doNothing()).returning('id').executeTakeFirst();
-      return inserted !== undefined;
-    },
+    insertContactIfAbsent: async (row: ContactsTable): Promise<boolean> => (await insertContactIfAbsent(db, row)).rows.length > 0,
     updateContact: (orgId: string, id: string, changes: ContactChanges) =>
       db.updateTable('contacts').set(changes).where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
     deleteContact: (orgId: string, id: string) => db.deleteFrom('contacts').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
 
     // ── Notes and opportunities ──
-    insertNote: (row: NotesTable) => db.insertInto('notes').values(row).execute(),
+    insertNote: (row: NotesTable) => insertNote(db, row),
     /** Inserts the opportunity only if its stage exists in its pipeline and org; false otherwise. */
-    insertOpportunityInStage: async (row: OpportunitiesTable): Promise<boolean> => {
-      const columns = Object.keys(row) as Array<keyof OpportunitiesTable>;
-      const result = await db
-        .insertInto('opportunities')
-        .columns(columns)
-        .expression((eb) =>
-          eb
-            .selectFrom('stages')
-            .select(columns.map((column) => eb.val(row[column]).as(column)))
-            .where('stages.id', '=', row.stage_id)
-            .where('stages.pipeline_id', '=', row.pipeline_id)
-            .where('stages.org_id', '=', row.org_id),
-        )
-        .executeTakeFirst();
-      return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
-    },
+    insertOpportunityInStage: async (row: OpportunitiesTable): Promise<boolean> => Number((await insertOpportunityInStage(db, row)).numAffectedRows ?? 0) > 0,
 
     // ── Pipelines and stages ──
     findPipeline: (orgId: string, id: string) =>

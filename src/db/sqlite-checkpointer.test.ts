@@ -58,7 +58,7 @@ describe('SQLite WAL restarts under a steady writer', () => {
         await lock.lock();
         return () => lock.unlock();
       },
-      intervalMs: 5,
+      busyIntervalMs: 5,
       restartFrames: 100,
     });
     try {

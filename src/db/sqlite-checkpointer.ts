@@ -28,6 +28,9 @@ const Database = require(workerData.driverPath);
 const db = new Database(workerData.file);
 db.pragma('busy_timeout = 5000');
 let waitingForWriter = false;
+let lastLog = -1;
+let delay = workerData.busyIntervalMs;
+let timer;
 function checkpoint() {
   try {
     return db.pragma('wal_checkpoint(PASSIVE)')[0];
@@ -35,21 +38,27 @@ function checkpoint() {
     return undefined;
   }
 }
-const timer = setInterval(() => {
-  if (waitingForWriter) return;
-  const state = checkpoint();
+function tick() {
+  const state = waitingForWriter ? undefined : checkpoint();
   if (state && state.log >= workerData.restartFrames) {
     waitingForWriter = true;
     parentPort.postMessage('hold-writes');
   }
-}, workerData.intervalMs);
+  // Small, frequent checkpoints while writes come in (each one, and the final catch-up, stays short);
+  // backing off to idleIntervalMs while nothing is written.
+  const written = state !== undefined && state.log !== lastLog;
+  if (state) lastLog = state.log;
+  delay = written ? workerData.busyIntervalMs : Math.min(delay * 2, workerData.idleIntervalMs);
+  timer = setTimeout(tick, delay);
+}
+timer = setTimeout(tick, delay);
 parentPort.on('message', (message) => {
   if (message === 'writes-held') {
     checkpoint();
     waitingForWriter = false;
     parentPort.postMessage('caught-up');
   } else if (message === 'stop') {
-    clearInterval(timer);
+    clearTimeout(timer);
     db.close();
     parentPort.close();
   }
@@ -63,14 +72,22 @@ export interface Checkpointer {
 export interface CheckpointerOptions {
   /** Resolves once no write can start on the main connection; calling the returned function lets writes go on. */
   holdWrites(): Promise<() => void>;
-  intervalMs?: number;
+  /** Time between checkpoints while writes come in (default 10 ms) and at most while none do (default 250 ms). */
+  busyIntervalMs?: number;
+  idleIntervalMs?: number;
   /** Log length (in 4 KB frames) past which the worker asks for writes to pause so the log can start over. */
   restartFrames?: number;
 }
 
 export function startCheckpointer(file: string, options: CheckpointerOptions): Checkpointer {
   const driverPath = createRequire(import.meta.url).resolve('better-sqlite3');
-  const workerData = { file, driverPath, intervalMs: options.intervalMs ?? 50, restartFrames: options.restartFrames ?? 2000 };
+  const workerData = {
+    file,
+    driverPath,
+    busyIntervalMs: options.busyIntervalMs ?? 10,
+    idleIntervalMs: options.idleIntervalMs ?? 250,
+    restartFrames: options.restartFrames ?? 2000,
+  };
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData });
   // The worker must never keep the process alive on its own.
   worker.unref();

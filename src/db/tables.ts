@@ -162,6 +162,11 @@ export interface ContactsTable {
   updated_at: string;
 }
 
+/** Every column, for query templates (db/query-template.ts): the type checker keeps the list complete. */
+export const CONTACT_COLUMNS: Record<keyof ContactsTable, true> = {
+  id: true, org_id: true, email: true, phone: true, name: true, company: true, source: true, custom: true, created_at: true, updated_at: true,
+};
+
 export interface NotesTable {
   id: string;
   org_id: string;
@@ -171,6 +176,8 @@ export interface NotesTable {
   submission_id: string | null;
   created_at: string;
 }
+
+export const NOTE_COLUMNS: Record<keyof NotesTable, true> = { id: true, org_id: true, contact_id: true, body: true, source: true, submission_id: true, created_at: true };
 
 export interface OpportunitiesTable {
   id: string;
@@ -185,6 +192,10 @@ export interface OpportunitiesTable {
   created_at: string;
   updated_at: string;
 }
+
+export const OPPORTUNITY_COLUMNS: Record<keyof OpportunitiesTable, true> = {
+  id: true, org_id: true, contact_id: true, pipeline_id: true, stage_id: true, title: true, source: true, custom: true, submission_id: true, created_at: true, updated_at: true,
+};
 
 export interface FormsTable {
   id: string;
@@ -231,6 +242,11 @@ export interface SubmissionsTable {
   user_agent: string | null;
   created_at: string;
 }
+
+export const SUBMISSION_COLUMNS: Record<keyof SubmissionsTable, true> = {
+  id: true, org_id: true, form_id: true, contact_id: true, opportunity_id: true, field_values: true, custom: true, consent_version: true, metadata: true, ip: true,
+  user_agent: true, created_at: true,
+};
 
 export interface IdempotencyKeysTable {
   form_id: string;

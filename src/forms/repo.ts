@@ -1,9 +1,14 @@
 import type { Kysely } from 'kysely';
+import { queryTemplate } from '../db/query-template.js';
+import { SUBMISSION_COLUMNS } from '../db/tables.js';
 import type { ConsentVersionsTable, DB, FormsTable, IdempotencyKeysTable, SubmissionsTable } from '../db/tables.js';
 import type { CursorPosition } from '../http/cursor.js';
 import { newestFirst } from '../db/query-helpers.js';
 
 export type FormChanges = Partial<Omit<FormsTable, 'id' | 'org_id' | 'created_at'>>;
+
+// Runs on every submission: compiled once (see db/query-template.ts).
+const insertSubmission = queryTemplate(SUBMISSION_COLUMNS, (db, row: SubmissionsTable) => db.insertInto('submissions').values(row));
 
 /**
  * Kysely queries for forms, consent versions, submissions and idempotency keys.
@@ -44,7 +49,7 @@ export function createFormsRepo(db: Kysely<DB>) {
     insertConsentVersion: (row: ConsentVersionsTable) => db.insertInto('consent_versions').values(row).execute(),
 
     // ── Submissions ──
-    insertSubmission: (row: SubmissionsTable) => db.insertInto('submissions').values(row).execute(),
+    insertSubmission: (row: SubmissionsTable) => insertSubmission(db, row),
     listSubmissions: (orgId: string, formId: string, limit: number, after: CursorPosition | undefined) => {
       const query = db
         .selectFrom('submissions as s')
