@@ -1,5 +1,5 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.js';
@@ -13,6 +13,8 @@ describe('loadConfig', () => {
     const config = loadConfig({ DATA_DIR: dir });
     expect(config).toMatchObject({ env: 'development', port: 3000, host: '127.0.0.1', publicUrl: 'http://localhost:3000', databaseUrl: undefined, trustProxy: false });
     expect(config.secretsKey).toHaveLength(32);
+    // PostgreSQL's rule of thumb: twice the cores plus a couple.
+    expect(config.databasePoolSize).toBe(availableParallelism() * 2 + 2);
     // The generated key is kept, so credentials stay readable after a restart.
     expect(loadConfig({ DATA_DIR: dir }).secretsKey.equals(config.secretsKey)).toBe(true);
     expect(Buffer.from(readFileSync(join(dir, 'secrets.key'), 'utf8').trim(), 'base64').equals(config.secretsKey)).toBe(true);

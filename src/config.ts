@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 
 /**
@@ -94,6 +95,15 @@ function loadSecretsKey(env: Env, production: boolean, dataDir: string): Buffer 
   return key;
 }
 
+/**
+ * PostgreSQL's own rule of thumb for a pool: twice the cores plus a couple, past which
+ * more connections only queue inside the database. This node's cores stand in for the
+ * database's (right when both share a host; set DATABASE_POOL_SIZE for a bigger server).
+ */
+function defaultPoolSize(): number {
+  return availableParallelism() * 2 + 2;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = env.NODE_ENV ?? 'development';
   if (nodeEnv !== 'development' && nodeEnv !== 'production' && nodeEnv !== 'test') {
@@ -128,7 +138,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl,
     dataDir,
     databaseUrl,
-    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 20, 1, 500),
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', defaultPoolSize(), 1, 500),
     redisUrl,
     secretsKey: loadSecretsKey(env, production, dataDir),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),

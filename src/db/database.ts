@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, type SqliteDatabase } from 'kysely';
+import { withPreparedTemplates } from './pg-prepared.js';
 import { startCheckpointer } from './sqlite-checkpointer.js';
 import { FifoLock, FifoSqliteDialect } from './sqlite-driver.js';
 import { createRequire } from 'node:module';
@@ -85,7 +86,7 @@ function openPostgres(url: string, schema: string | undefined, poolSize: number)
     max: poolSize,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: withPreparedTemplates(pool) }) });
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }
 

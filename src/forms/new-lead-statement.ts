@@ -1,4 +1,6 @@
 import { sql, type Kysely } from 'kysely';
+import { queryTemplate, type QueryTemplate } from '../db/query-template.js';
+import { CONTACT_COLUMNS, NOTE_COLUMNS, OPPORTUNITY_COLUMNS, SUBMISSION_COLUMNS } from '../db/tables.js';
 import type { ContactsTable, DB, NotesTable, OpportunitiesTable, SubmissionsTable } from '../db/tables.js';
 
 export interface NewLeadRows {
@@ -9,46 +11,69 @@ export interface NewLeadRows {
   submission: SubmissionsTable;
 }
 
-const list = (values: unknown[]) => sql.join(values.map((value) => sql`${value}`));
+function without(columns: Record<string, true>, ...skip: string[]): Record<string, true> {
+  return Object.fromEntries(Object.keys(columns).filter((column) => !skip.includes(column)).map((column) => [column, true]));
+}
+
+/** The statement for a lead with or without a note and an opportunity: four shapes, each compiled once. */
+function leadTemplate(withNote: boolean, withOpportunity: boolean): QueryTemplate<NewLeadRows, { contact_id: string | null }> {
+  // The note, opportunity and submission take the contact (and the opportunity) id from the CTEs.
+  const keys = {
+    contact: CONTACT_COLUMNS,
+    ...(withNote ? { note: without(NOTE_COLUMNS, 'contact_id') } : {}),
+    ...(withOpportunity ? { opportunity: without(OPPORTUNITY_COLUMNS, 'contact_id') } : {}),
+    submission: without(SUBMISSION_COLUMNS, 'contact_id', 'opportunity_id'),
+  };
+  // c, n, o, s: the rows of the contact, note, opportunity and submission, named like their CTEs.
+  return queryTemplate(keys, (db, { contact: c, note, opportunity, submission: s }) => {
+    const n = note as NotesTable;
+    const o = opportunity as OpportunitiesTable;
+    const stageGate = withOpportunity
+      ? sql`where exists (select 1 from stages where id = ${o.stage_id} and pipeline_id = ${o.pipeline_id} and org_id = ${o.org_id})`
+      : sql``;
+    const noteInsert = withNote
+      ? sql`, n as (
+          insert into notes (id, org_id, contact_id, body, source, submission_id, created_at)
+          select ${n.id}, ${n.org_id}, c.id, ${n.body}, ${n.source}, ${n.submission_id}, ${n.created_at} from c)`
+      : sql``;
+    const opportunityInsert = withOpportunity
+      ? sql`, o as (
+          insert into opportunities (id, org_id, contact_id, pipeline_id, stage_id, title, source, custom, submission_id, created_at, updated_at)
+          select ${o.id}, ${o.org_id}, c.id, ${o.pipeline_id}, ${o.stage_id}, ${o.title},
+                 ${o.source}, ${o.custom}, ${o.submission_id}, ${o.created_at}, ${o.updated_at} from c
+          returning id)`
+      : sql``;
+    const opportunityId = withOpportunity ? sql`(select id from o)` : sql`null`;
+    const statement = sql<{ contact_id: string | null }>`
+      with c as (
+        insert into contacts (id, org_id, email, phone, name, company, source, custom, created_at, updated_at)
+        select ${c.id}, ${c.org_id}, ${c.email}, ${c.phone}, ${c.name}, ${c.company}, ${c.source}, ${c.custom}, ${c.created_at}, ${c.updated_at}
+        ${stageGate}
+        on conflict do nothing
+        returning id)
+      ${noteInsert}
+      ${opportunityInsert}
+      , s as (
+        insert into submissions (id, org_id, form_id, contact_id, opportunity_id, field_values, custom, consent_version, metadata, ip, user_agent, created_at)
+        select ${s.id}, ${s.org_id}, ${s.form_id}, c.id, ${opportunityId}, ${s.field_values}, ${s.custom},
+               ${s.consent_version}, ${s.metadata}, ${s.ip}, ${s.user_agent}, ${s.created_at} from c)
+      select (select id from c) as contact_id`;
+    return { compile: () => statement.compile(db) };
+  });
+}
+
+const templates = [leadTemplate(false, false), leadTemplate(false, true), leadTemplate(true, false), leadTemplate(true, true)];
 
 /**
  * PostgreSQL only: a submission from a new person, written in ONE statement (data-modifying
  * CTEs, atomic by themselves), instead of a transaction of six round trips. Returns false,
  * having written nothing, when the email or phone already belongs to a contact, or when the
  * opportunity's stage is gone: the caller then takes the general path (upsert and merge,
- * or the precise 422), which decides those cases.
+ * or the precise 422), which decides those cases. Compiled once per shape and run as a
+ * prepared statement (see db/query-template.ts and db/pg-prepared.ts).
  */
 export async function insertNewLeadAtOnce(db: Kysely<DB>, rows: NewLeadRows): Promise<boolean> {
-  const { contact, note, opportunity, submission } = rows;
-  const stageGate = opportunity
-    ? sql`where exists (select 1 from stages where id = ${opportunity.stage_id} and pipeline_id = ${opportunity.pipeline_id} and org_id = ${opportunity.org_id})`
-    : sql``;
-  const noteInsert = note
-    ? sql`, n as (
-        insert into notes (id, org_id, contact_id, body, source, submission_id, created_at)
-        select ${note.id}, ${note.org_id}, c.id, ${note.body}, ${note.source}, ${note.submission_id}, ${note.created_at} from c)`
-    : sql``;
-  const opportunityInsert = opportunity
-    ? sql`, o as (
-        insert into opportunities (id, org_id, contact_id, pipeline_id, stage_id, title, source, custom, submission_id, created_at, updated_at)
-        select ${opportunity.id}, ${opportunity.org_id}, c.id, ${opportunity.pipeline_id}, ${opportunity.stage_id}, ${opportunity.title},
-               ${opportunity.source}, ${opportunity.custom}, ${opportunity.submission_id}, ${opportunity.created_at}, ${opportunity.updated_at} from c
-        returning id)`
-    : sql``;
-  const opportunityId = opportunity ? sql`(select id from o)` : sql`null`;
-  const result = await sql<{ contact_id: string | null }>`
-    with c as (
-      insert into contacts (id, org_id, email, phone, name, company, source, custom, created_at, updated_at)
-      select ${list([contact.id, contact.org_id, contact.email, contact.phone, contact.name, contact.company, contact.source, contact.custom, contact.created_at, contact.updated_at])}
-      ${stageGate}
-      on conflict do nothing
-      returning id)
-    ${noteInsert}
-    ${opportunityInsert}
-    , s as (
-      insert into submissions (id, org_id, form_id, contact_id, opportunity_id, field_values, custom, consent_version, metadata, ip, user_agent, created_at)
-      select ${submission.id}, ${submission.org_id}, ${submission.form_id}, c.id, ${opportunityId}, ${submission.field_values}, ${submission.custom},
-             ${submission.consent_version}, ${submission.metadata}, ${submission.ip}, ${submission.user_agent}, ${submission.created_at} from c)
-    select (select id from c) as contact_id`.execute(db);
-  return result.rows[0]?.contact_id === contact.id;
+  const template = templates[(rows.note ? 2 : 0) + (rows.opportunity ? 1 : 0)]!;
+  const result = await template(db, rows);
+  return result.rows[0]?.contact_id === rows.contact.id;
 }
