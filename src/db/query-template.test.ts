@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { createTestDatabase, testDialects } from '../../test/support/context.js';
 import { queryTemplate } from './query-template.js';
@@ -53,6 +54,29 @@ describe.each(testDialects())('query templates on %s', (dialect) => {
       );
       expect((await insertOrgIfAbsent(db, ORG)).rows).toEqual([]);
       expect((await insertOrgIfAbsent(db, { ...ORG, id: 'org_tpl2' })).rows).toEqual([{ id: 'org_tpl2' }]);
+    } finally {
+      await dispose();
+    }
+  });
+});
+
+describe.runIf(testDialects().includes('postgres'))('query templates on PostgreSQL', () => {
+  it('run as named prepared statements, parsed once per connection; other queries stay unnamed', async () => {
+    const { database, dispose } = await createTestDatabase('postgres');
+    try {
+      const { db } = database;
+      await db.insertInto('orgs').values(ORG).execute();
+      await db.insertInto('contacts').values(CONTACT).execute();
+      const insertNote = queryTemplate(NOTE_COLUMNS, (kysely, row: NotesTable) => kysely.insertInto('notes').values(row));
+      const prepared = await db.transaction().execute(async (trx) => {
+        await insertNote(trx, note('note_pg1', 'One'));
+        await insertNote(trx, note('note_pg2', 'Two'));
+        await trx.selectFrom('notes').selectAll().where('id', '=', 'note_pg1').execute();
+        return sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(trx);
+      });
+      expect(prepared.rows).toHaveLength(1);
+      expect(prepared.rows[0]!.statement).toContain('insert into "notes"');
+      expect(await db.selectFrom('notes').select('body').orderBy('id').execute()).toEqual([{ body: 'One' }, { body: 'Two' }]);
     } finally {
       await dispose();
     }
