@@ -92,8 +92,6 @@ export interface LoadOptions {
   body?: string;
   connections?: number;
   seconds?: number;
-  /** Requests per second over all connections; unset, every connection sends as fast as it is answered. */
-  overallRate?: number;
   /** Builds each request, for per-request bodies or client IPs. */
   setupRequest?: (request: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Buffer }) => typeof request;
 }
@@ -132,7 +130,6 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     headers: options.headers ?? {},
     ...(options.body !== undefined ? { body: options.body } : {}),
     connections: options.connections ?? 50,
-    ...(options.overallRate !== undefined ? { overallRate: options.overallRate } : {}),
     duration: options.seconds ?? Number(process.env.BENCH_SECONDS ?? 10),
     ...(options.setupRequest ? { requests: [{ setupRequest: options.setupRequest as never }] } : {}),
   });
