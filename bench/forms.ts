@@ -82,15 +82,16 @@ export async function benchForms(options: FormsBenchOptions = {}): Promise<Row[]
     const withNewAddress = (request: { headers?: Record<string, string> }) => ({ ...request, headers: { ...request.headers, 'x-forwarded-for': nextAddress() } });
     const bare = await startChild('bench/bare-server.ts', { BARE_BODY: configBody });
     const bareUrl = `${bare.url}/api/public/forms/${slug}`;
-    const run = (url: string, pid: number, length = seconds / 2) => load({ url, serverPid: pid, connections, seconds: length, setupRequest: withNewAddress });
+    const rounds = 4;
+    const run = (url: string, pid: number, length = seconds / rounds) => load({ url, serverPid: pid, connections, seconds: length, setupRequest: withNewAddress });
     // Both servers (and the load generator itself) are warmed up first, then measured in
-    // alternating halves, so drift on this shared machine touches both alike.
+    // alternating quarters, so drift on this shared machine touches both alike.
     await run(bareUrl, bare.pid, 2);
     await run(`${server.url}/healthz`, server.pid, 2);
     await run(configUrl, server.pid, 2);
     const bareRuns: LoadResult[] = [];
     const configRuns: LoadResult[] = [];
-    for (let half = 0; half < 2; half++) {
+    for (let round = 0; round < rounds; round++) {
       bareRuns.push(await run(bareUrl, bare.pid));
       configRuns.push(await run(configUrl, server.pid));
     }

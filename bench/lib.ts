@@ -139,7 +139,8 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   return {
     ...(Number.isFinite(serverCpu) ? { serverCpuUs: serverCpu / total } : {}),
     loadCpuUs: (loadCpu.user + loadCpu.system) / total,
-    requestsPerSecond: result.requests.average,
+    // Over the run's actual length: autocannon's own average is of whole-second samples.
+    requestsPerSecond: result.requests.total / result.duration,
     p50: result.latency.p50,
     p99: result.latency.p99,
     total: result.requests.total,
