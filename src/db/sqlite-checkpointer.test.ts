@@ -87,3 +87,39 @@ describe('SQLite WAL restarts under a steady writer', () => {
     }
   });
 });
+
+describe('SQLite WAL catch-ups', () => {
+  it('hold the writer once per restart, not again while the copied log waits for its next write', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'switchboard-wal-once-'));
+    const file = join(dir, 'once.db');
+    const writer = new SQLite(file);
+    writer.pragma('journal_mode = WAL');
+    writer.pragma('wal_autocheckpoint = 0');
+    writer.exec('create table t (id integer primary key, body text)');
+    const insert = writer.prepare('insert into t (body) values (?)');
+    // About 300 frames, then silence: the log is long but, once copied, only a write can restart it.
+    writer.transaction(() => {
+      for (let i = 0; i < 300; i++) insert.run('x'.repeat(3000));
+    })();
+    const lock = new FifoLock();
+    let holds = 0;
+    const checkpointer = startCheckpointer(file, {
+      holdWrites: async () => {
+        holds++;
+        await lock.lock();
+        return () => lock.unlock();
+      },
+      busyIntervalMs: 5,
+      idleIntervalMs: 5,
+      restartFrames: 100,
+    });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(holds).toBe(1);
+    } finally {
+      await checkpointer.stop();
+      writer.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

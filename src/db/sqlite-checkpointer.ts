@@ -12,8 +12,8 @@ import { Worker } from 'node:worker_threads';
  * only starts over from its beginning when a write begins after a checkpoint has
  * copied every frame and before anything else was committed; with a commit every few
  * milliseconds that almost never happens by chance, so the log grows until the
- * fallback fires, and then a commit on the event loop copies 40 MB (tens of
- * milliseconds during which no request is served). So once the log passes
+ * fallback fires, and then a commit on the event loop copies tens of megabytes (tens
+ * of milliseconds during which no request is served). So once the log passes
  * `restartFrames`, the worker asks the writer to hold off: the main thread takes the
  * connection's lock (queries wait their turn, without blocking the event loop), the
  * worker copies the frames since its last checkpoint, and the lock is released. The
@@ -29,6 +29,8 @@ const db = new Database(workerData.file);
 db.pragma('busy_timeout = 5000');
 let waitingForWriter = false;
 let lastLog = -1;
+// The log length a catch-up left fully copied: until a write restarts it, asking again would only stall writes.
+let caughtUpLog = -1;
 let delay = workerData.busyIntervalMs;
 let timer;
 function checkpoint() {
@@ -40,7 +42,7 @@ function checkpoint() {
 }
 function tick() {
   const state = waitingForWriter ? undefined : checkpoint();
-  if (state && state.log >= workerData.restartFrames) {
+  if (state && state.log >= workerData.restartFrames && state.log !== caughtUpLog) {
     waitingForWriter = true;
     parentPort.postMessage('hold-writes');
   }
@@ -54,7 +56,8 @@ function tick() {
 timer = setTimeout(tick, delay);
 parentPort.on('message', (message) => {
   if (message === 'writes-held') {
-    checkpoint();
+    const state = checkpoint();
+    if (state && state.checkpointed === state.log) caughtUpLog = state.log;
     waitingForWriter = false;
     parentPort.postMessage('caught-up');
   } else if (message === 'stop') {
@@ -75,7 +78,7 @@ export interface CheckpointerOptions {
   /** Time between checkpoints while writes come in (default 10 ms) and at most while none do (default 250 ms). */
   busyIntervalMs?: number;
   idleIntervalMs?: number;
-  /** Log length (in 4 KB frames) past which the worker asks for writes to pause so the log can start over. */
+  /** Log length (in 4 KB frames) past which the worker asks for writes to pause so the log can start over (default 8,000). */
   restartFrames?: number;
 }
 
@@ -86,7 +89,7 @@ export function startCheckpointer(file: string, options: CheckpointerOptions): C
     driverPath,
     busyIntervalMs: options.busyIntervalMs ?? 10,
     idleIntervalMs: options.idleIntervalMs ?? 250,
-    restartFrames: options.restartFrames ?? 2000,
+    restartFrames: options.restartFrames ?? 8000,
   };
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData });
   // The worker must never keep the process alive on its own.
