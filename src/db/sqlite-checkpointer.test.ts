@@ -5,7 +5,7 @@ import SQLite from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from './database.js';
 import { migrateToLatest } from './migrate.js';
-import { startCheckpointer } from './sqlite-checkpointer.js';
+import { startCheckpointer, type CheckpointerOptions } from './sqlite-checkpointer.js';
 import { FifoLock } from './sqlite-driver.js';
 
 describe('SQLite WAL checkpoints on a worker thread', () => {
@@ -40,86 +40,80 @@ describe('SQLite WAL checkpoints on a worker thread', () => {
   });
 });
 
+/**
+ * A WAL database written by a plain better-sqlite3 connection (the fallback checkpoint off, so
+ * only the worker keeps the log in check), and a checkpointer whose requests to hold writes
+ * take `lock` and are counted.
+ */
+function walFixture(name: string, options: Omit<CheckpointerOptions, 'holdWrites'>) {
+  const dir = mkdtempSync(join(tmpdir(), `switchboard-${name}-`));
+  const file = join(dir, `${name}.db`);
+  const writer = new SQLite(file);
+  writer.pragma('journal_mode = WAL');
+  writer.pragma('synchronous = NORMAL');
+  writer.pragma('wal_autocheckpoint = 0');
+  writer.exec('create table t (id integer primary key, body text)');
+  const insert = writer.prepare('insert into t (body) values (?)');
+  const lock = new FifoLock();
+  let holds = 0;
+  const checkpointer = startCheckpointer(file, {
+    ...options,
+    holdWrites: async () => {
+      holds++;
+      await lock.lock();
+      return () => lock.unlock();
+    },
+  });
+  return {
+    lock,
+    holds: () => holds,
+    /** One transaction of `rows` rows of `size` characters. */
+    write: (rows: number, size: number) =>
+      writer.transaction(() => {
+        for (let i = 0; i < rows; i++) insert.run('x'.repeat(size));
+      })(),
+    logFrames: () => (writer.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number }>)[0]!.log,
+    close: async () => {
+      await checkpointer.stop();
+      writer.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 describe('SQLite WAL restarts under a steady writer', () => {
   it('keep the log short: the writer holds off while the worker catches up, then the log starts over', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'switchboard-wal-restart-'));
-    const file = join(dir, 'steady.db');
-    const writer = new SQLite(file);
-    writer.pragma('journal_mode = WAL');
-    writer.pragma('synchronous = NORMAL');
-    // The fallback out of the way, so only the worker keeps the log in check.
-    writer.pragma('wal_autocheckpoint = 0');
-    writer.exec('create table t (id integer primary key, body text)');
-    const lock = new FifoLock();
-    let holds = 0;
-    const checkpointer = startCheckpointer(file, {
-      holdWrites: async () => {
-        holds++;
-        await lock.lock();
-        return () => lock.unlock();
-      },
-      busyIntervalMs: 5,
-      restartFrames: 100,
-    });
+    const wal = walFixture('wal-restart', { busyIntervalMs: 5, restartFrames: 100 });
     try {
-      const insert = writer.prepare('insert into t (body) values (?)');
       const started = Date.now();
       let commits = 0;
       // A writer that never pauses on its own: a commit of a few pages, again and again, for a second.
       while (Date.now() - started < 1000) {
         commits++;
-        await lock.lock();
-        writer.transaction(() => {
-          for (let i = 0; i < 5; i++) insert.run('x'.repeat(2000));
-        })();
-        lock.unlock();
+        await wal.lock.lock();
+        wal.write(5, 2000);
+        wal.lock.unlock();
         await new Promise((resolve) => setImmediate(resolve));
       }
-      expect(holds).toBeGreaterThan(0);
-      // Every commit adds at least three frames (10 KB of rows): without restarts the log would hold them all.
-      const frames = (writer.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number }>)[0]!.log;
+      expect(wal.holds()).toBeGreaterThan(0);
+      // Every commit adds at least three frames (10 KB of rows): without restarts the log would hold
+      // them all, three times the commits or more; with them it holds only what came since the last one.
       expect(commits).toBeGreaterThan(100);
-      expect(frames).toBeLessThan(Math.min(400, commits));
+      expect(wal.logFrames()).toBeLessThan(commits);
     } finally {
-      await checkpointer.stop();
-      writer.close();
-      rmSync(dir, { recursive: true, force: true });
+      await wal.close();
     }
   });
-});
 
-describe('SQLite WAL catch-ups', () => {
   it('hold the writer once per restart, not again while the copied log waits for its next write', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'switchboard-wal-once-'));
-    const file = join(dir, 'once.db');
-    const writer = new SQLite(file);
-    writer.pragma('journal_mode = WAL');
-    writer.pragma('wal_autocheckpoint = 0');
-    writer.exec('create table t (id integer primary key, body text)');
-    const insert = writer.prepare('insert into t (body) values (?)');
-    // About 300 frames, then silence: the log is long but, once copied, only a write can restart it.
-    writer.transaction(() => {
-      for (let i = 0; i < 300; i++) insert.run('x'.repeat(3000));
-    })();
-    const lock = new FifoLock();
-    let holds = 0;
-    const checkpointer = startCheckpointer(file, {
-      holdWrites: async () => {
-        holds++;
-        await lock.lock();
-        return () => lock.unlock();
-      },
-      busyIntervalMs: 5,
-      idleIntervalMs: 5,
-      restartFrames: 100,
-    });
+    const wal = walFixture('wal-once', { busyIntervalMs: 5, idleIntervalMs: 5, restartFrames: 100 });
     try {
+      // About 300 frames, then silence: the log is long but, once copied, only a write can restart it.
+      wal.write(300, 3000);
       await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(holds).toBe(1);
+      expect(wal.holds()).toBe(1);
     } finally {
-      await checkpointer.stop();
-      writer.close();
-      rmSync(dir, { recursive: true, force: true });
+      await wal.close();
     }
   });
 });
