@@ -6,8 +6,9 @@ type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 /**
  * A request's logger, made on first use. Fastify gives every request a child
  * logger bound to its id; pino builds a child by serializing (and redacting) the
- * bindings, about 2 µs, and at the usual `info`/`warn` levels most requests never
- * log a line. Calls below the parent's level return at once; the first call that
+ * bindings, about 2 µs. At `warn` and above, where a busy node runs, most requests
+ * never log a line (at `info` each writes its access lines, so the child is made on
+ * the first). Calls below the parent's level return at once; the first call that
  * would write makes the real child, so every line still carries `reqId`.
  */
 class LazyRequestLogger implements FastifyBaseLogger {
