@@ -57,4 +57,13 @@ describe('request loggers', () => {
     log.debug('now visible');
     expect(lines.map((line) => line.msg)).toEqual(['now visible']);
   });
+
+  it("follow a route's own level, quieter or louder than the server's", () => {
+    const { parent, lines } = capture('info');
+    const quiet = lazyChildLoggerFactory(parent, { reqId: 'req_4' }, { level: 'warn' });
+    quiet.info('incoming request');
+    const loud = lazyChildLoggerFactory(parent, { reqId: 'req_5' }, { level: 'debug' });
+    loud.debug('details for this route');
+    expect(lines.map((line) => [line.reqId, line.msg])).toEqual([['req_5', 'details for this route']]);
+  });
 });

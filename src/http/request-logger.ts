@@ -11,21 +11,31 @@ type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
  * the first). Calls below the parent's level return at once; the first call that
  * would write makes the real child, so every line still carries `reqId`.
  */
+type PinoParent = FastifyBaseLogger & { isLevelEnabled(level: string): boolean; levels: { values: Record<string, number> } };
+
 class LazyRequestLogger implements FastifyBaseLogger {
   #child: FastifyBaseLogger | undefined;
 
   constructor(
-    private readonly parent: FastifyBaseLogger & { isLevelEnabled(level: string): boolean },
+    private readonly parent: PinoParent,
     private readonly bindings: Bindings,
     private readonly options: ChildLoggerOptions,
   ) {}
+
+  /** Whether a line at `level` would be written: by the route's own level (Fastify's `logLevel` option) if it has one. */
+  private enabled(level: Level): boolean {
+    const own = this.options.level;
+    if (own === undefined) return this.parent.isLevelEnabled(level);
+    const values = this.parent.levels.values;
+    return (values[level] ?? 0) >= (values[own] ?? Number.POSITIVE_INFINITY);
+  }
 
   private real(): FastifyBaseLogger {
     return (this.#child ??= this.parent.child(this.bindings, this.options));
   }
 
   private write(level: Level, args: unknown[]): void {
-    if (this.#child === undefined && !this.parent.isLevelEnabled(level)) return;
+    if (this.#child === undefined && !this.enabled(level)) return;
     (this.real()[level] as (...a: unknown[]) => void)(...args);
   }
 
@@ -70,5 +80,5 @@ class LazyRequestLogger implements FastifyBaseLogger {
 
 /** Fastify's `childLoggerFactory`: request loggers that cost nothing until they write. */
 export function lazyChildLoggerFactory(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
-  return new LazyRequestLogger(logger as FastifyBaseLogger & { isLevelEnabled(level: string): boolean }, bindings, options);
+  return new LazyRequestLogger(logger as PinoParent, bindings, options);
 }
