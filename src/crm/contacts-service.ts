@@ -3,7 +3,7 @@ import type { ContactsTable, DB } from '../db/tables.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
 import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
-import { newId } from '../lib/ids.js';
+import { newTimeOrderedId } from '../lib/ids.js';
 import type { OrgPrincipal } from '../orgs/auth.js';
 import { requiredText } from '../orgs/text.js';
 import { createContactsRepo, type ContactFilter, type ContactsRepo } from './contacts-repo.js';
@@ -105,7 +105,7 @@ export function createContactsService(deps: { db: Kysely<DB>; clock: Clock }) {
     const custom = Object.fromEntries(Object.entries(await customFor(orgId, input.custom, country)).filter(([, v]) => v !== null));
     const now = isoNow(clock);
     const row: ContactsTable = {
-      id: newId('ct'),
+      id: newTimeOrderedId('ct', now),
       org_id: orgId,
       ...identity,
       name: input.name?.trim() || null,

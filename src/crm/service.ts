@@ -36,7 +36,7 @@ import type { ContactsTable, DB, NotesTable, OpportunitiesTable } from '../db/ta
 import { isUniqueViolation } from '../db/query-helpers.js';
 import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
-import { newId } from '../lib/ids.js';
+import { newTimeOrderedId } from '../lib/ids.js';
 import { normalizeEmail, normalizePhone } from './normalize.js';
 import { createCrmRepo, type ContactChanges, type CrmRepo } from './repo.js';
 
@@ -152,7 +152,7 @@ async function tryUnique(trx: Transaction<DB>, work: () => Promise<unknown>): Pr
  */
 export function newContactRow(input: ContactUpsert, identity: { email: string | null; phone: string | null }, source: CrmSource, now: string): ContactsTable {
   return {
-    id: newId('ct'),
+    id: newTimeOrderedId('ct', now),
     org_id: input.orgId,
     email: identity.email,
     phone: identity.phone,
@@ -166,12 +166,12 @@ export function newContactRow(input: ContactUpsert, identity: { email: string | 
 }
 
 export function newNoteRow(input: NoteInput, now: string): NotesTable {
-  return { id: newId('note'), org_id: input.orgId, contact_id: input.contactId, body: input.body, source: input.source, submission_id: input.submissionId ?? null, created_at: now };
+  return { id: newTimeOrderedId('note', now), org_id: input.orgId, contact_id: input.contactId, body: input.body, source: input.source, submission_id: input.submissionId ?? null, created_at: now };
 }
 
 export function newOpportunityRow(input: OpportunityInput, now: string): OpportunitiesTable {
   return {
-    id: newId('opp'),
+    id: newTimeOrderedId('opp', now),
     org_id: input.orgId,
     contact_id: input.contactId,
     pipeline_id: input.pipelineId,

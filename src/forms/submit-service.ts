@@ -4,7 +4,7 @@ import { newContactRow, newNoteRow, newOpportunityRow, type CrmService, type Opp
 import type { DB, SubmissionsTable } from '../db/tables.js';
 import { AppError, isAppError } from '../http/errors.js';
 import type { Clock } from '../lib/clock.js';
-import { newId } from '../lib/ids.js';
+import { newTimeOrderedId } from '../lib/ids.js';
 import type { FormCache } from './form-cache.js';
 import type { LiveForm } from './public-form.js';
 import { createFormsRepo, type FormsRepo } from './repo.js';
@@ -44,7 +44,7 @@ function opportunityTitle(form: LiveForm, checked: CheckedSubmission): string {
 
 function submissionRow(form: LiveForm, checked: CheckedSubmission, context: SubmitContext, contactId: string, opportunityId: string | null, createdAt: string): SubmissionsTable {
   return {
-    id: newId('sub'),
+    id: newTimeOrderedId('sub', createdAt),
     org_id: form.orgId,
     form_id: form.id,
     contact_id: contactId,
@@ -154,7 +154,7 @@ export function createSubmitService(deps: {
         'form',
         { probablyExists: contactProbablyExists },
       );
-      const submissionId = newId('sub');
+      const submissionId = newTimeOrderedId('sub', createdAt);
       if (values.message !== undefined) {
         await crm.addNote(trx, { orgId: form.orgId, contactId, contactUpserted: true, body: values.message, source: 'form', submissionId });
       }
