@@ -115,6 +115,10 @@ describe.each(testDialects())('POST /api/public/forms/{slug}/submit on %s', (dia
         expect(notes[0]!.submission_id).toBe(submissions[0]!.id);
         expect(opportunities[0]!.submission_id).toBe(submissions[0]!.id);
         expect(submissions[0]!.opportunity_id).toBe(opportunities[0]!.id);
+        // Each id begins with its record's creation time (lib/ids.ts), which keeps inserts at the end of their indexes.
+        for (const row of [contact, notes[0]!, opportunities[0]!, submissions[0]!]) {
+          expect(new Date(parseInt(row.id.split('_')[1]!.slice(0, 9), 36)).toISOString()).toBe(row.created_at);
+        }
         const strip = (row: Record<string, unknown>) =>
           Object.fromEntries(Object.entries(row).filter(([key]) => !['id', 'contact_id', 'submission_id', 'opportunity_id', 'created_at', 'updated_at', 'email', 'ip'].includes(key)));
         return {
