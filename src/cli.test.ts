@@ -3,9 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from './db/database.js';
-import { runCli } from '../test/support/cli.js';
-
-const cli = runCli;
+import { runCli as cli } from '../test/support/cli.js';
 
 describe('switchboard CLI', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-cli-'));

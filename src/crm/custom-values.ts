@@ -10,7 +10,6 @@ import type { CustomFieldDefinition } from './service.js';
 
 export type CheckedValue = { ok: true; value: string | number | boolean } | { ok: false; message: string };
 
-// The same limits as on form submissions (forms/rules.ts), so a value one path accepts the other does too.
 /** Limits in characters (code points), the same for the API and form submissions. */
 export const CUSTOM_VALUE_MAX = { text: 1000, textarea: 5000, email: 254, phone: 40, url: 2048 } as const;
 

@@ -1,11 +1,11 @@
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, type SqliteDatabase } from 'kysely';
 import { withPreparedTemplates } from './pg-prepared.js';
 import { startCheckpointer } from './sqlite-checkpointer.js';
 import { FifoLock, FifoSqliteDialect } from './sqlite-driver.js';
-import { createRequire } from 'node:module';
 import type { Pool } from 'pg';
 import type { DB } from './tables.js';
 
@@ -49,10 +49,6 @@ function withStatementCache(sqlite: SQLite.Database, max = 512): SqliteDatabase 
 }
 
 /**
- * The embedded default is one SQLite file in WAL mode. Kysely's SQLite dialect
- * serializes queries on its single connection, which is what SQLite wants anyway.
- */
-/**
  * How long the WAL may grow (4 KB frames, so 32 MB) before the checkpointer has the writer
  * hold off so the log can start over. Each restart pauses writes for one catch-up (around
  * 10 ms under load): at a few thousand submissions a second, 2,000 frames meant a dozen
@@ -60,6 +56,10 @@ function withStatementCache(sqlite: SQLite.Database, max = 512): SqliteDatabase 
  */
 const WAL_RESTART_FRAMES = 8000;
 
+/**
+ * The embedded default is one SQLite file in WAL mode. Kysely's SQLite dialect
+ * serializes queries on its single connection, which is what SQLite wants anyway.
+ */
 function openSqlite(file: string): Database {
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');

@@ -21,7 +21,6 @@ export const LIMITS = {
   phone: 40,
   company: 200,
   message: 5000,
-  customText: 1000,
   utm: 500,
   consentVersion: 64,
   /** Request body of a submission, in bytes. */

@@ -154,12 +154,13 @@ export function createSubmitService(deps: {
         'form',
         { probablyExists: contactProbablyExists },
       );
-      const submissionId = newTimeOrderedId('sub', createdAt);
+      const submission = submissionRow(form, checked, context, contactId, null, createdAt);
       if (values.message !== undefined) {
-        await crm.addNote(trx, { orgId: form.orgId, contactId, contactUpserted: true, body: values.message, source: 'form', submissionId });
+        await crm.addNote(trx, { orgId: form.orgId, contactId, contactUpserted: true, body: values.message, source: 'form', submissionId: submission.id });
       }
-      const opportunity = form.createOpportunity ? await createOpportunity(trx, form, checked, contactId, submissionId) : undefined;
-      await formsRepo.insertSubmission({ ...submissionRow(form, checked, context, contactId, opportunity?.opportunityId ?? null, createdAt), id: submissionId });
+      const opportunity = form.createOpportunity ? await createOpportunity(trx, form, checked, contactId, submission.id) : undefined;
+      submission.opportunity_id = opportunity?.opportunityId ?? null;
+      await formsRepo.insertSubmission(submission);
     };
   }
 

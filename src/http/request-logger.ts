@@ -3,6 +3,8 @@ import type { Bindings, ChildLoggerOptions } from 'pino';
 
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 
+type PinoParent = FastifyBaseLogger & { isLevelEnabled(level: string): boolean; levels: { values: Record<string, number> } };
+
 /**
  * A request's logger, made on first use. Fastify gives every request a child
  * logger bound to its id; pino builds a child by serializing (and redacting) the
@@ -11,8 +13,6 @@ type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
  * the first). Calls below the parent's level return at once; the first call that
  * would write makes the real child, so every line still carries `reqId`.
  */
-type PinoParent = FastifyBaseLogger & { isLevelEnabled(level: string): boolean; levels: { values: Record<string, number> } };
-
 class LazyRequestLogger implements FastifyBaseLogger {
   #child: FastifyBaseLogger | undefined;
 

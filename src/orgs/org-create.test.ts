@@ -5,11 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../db/database.js';
 import { hashSecret, verifyPassword } from '../lib/hashing.js';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
-import { runCli } from '../../test/support/cli.js';
+import { runCli as cli } from '../../test/support/cli.js';
 import { DEFAULT_PIPELINE } from '../crm/default-pipeline.js';
 import { createOrgsService } from './service.js';
-
-const cli = runCli;
 
 describe('switchboard org create', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-org-cli-'));
