@@ -1,5 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ListQuery } from '../http/envelope.js';
+import { IdParam } from '../http/path-ids.js';
+import { catalogToolNotFound } from './errors.js';
 import { AUTH_TYPES, TOOL_CATEGORIES, TOOL_METHODS } from '../tools/definition.js';
 import { StringEnum, ToolParameter } from '../tools/schema.js';
 
@@ -34,4 +36,4 @@ export const CatalogQuery = Type.Object(
 );
 export type CatalogQuery = Static<typeof CatalogQuery>;
 
-export const CatalogToolParams = Type.Object({ tool_id: Type.String({ maxLength: 100, description: 'Tool id (`tool_…`).' }) });
+export const CatalogToolParams = Type.Object({ tool_id: IdParam('tool', catalogToolNotFound, 'Tool id (`tool_…`).') });

@@ -1,5 +1,5 @@
 import { decodeCursor, toPage } from '../http/cursor.js';
-import { AppError } from '../http/errors.js';
+import { catalogToolNotFound } from './errors.js';
 import { definitionFromRow } from '../tools/present.js';
 import type { CatalogRepo, CatalogRow } from './repo.js';
 import type { CatalogQuery, CatalogTool } from './schema.js';
@@ -29,7 +29,7 @@ export function createCatalogService(deps: { repo: CatalogRepo }) {
 
   async function get(toolId: string): Promise<CatalogTool> {
     const row = await repo.findPublished(toolId);
-    if (!row) throw new AppError('TOOL_NOT_FOUND', 'No published tool has that id.');
+    if (!row) throw catalogToolNotFound();
     return present(row);
   }
 

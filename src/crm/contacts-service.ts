@@ -9,6 +9,7 @@ import { requiredText } from '../orgs/text.js';
 import { createContactsRepo, type ContactFilter, type ContactsRepo } from './contacts-repo.js';
 import { createCustomFieldsRepo } from './custom-fields-repo.js';
 import { checkCustomValues } from './custom-values.js';
+import { contactNotFound } from './errors.js';
 import { normalizeEmail, normalizePhone } from './normalize.js';
 import { presentContact, presentNote, presentOpportunity, presentSubmission } from './present.js';
 import type { Contact, ContactCreate, ContactDetail, ContactListQuery, ContactPatch, Note } from './schema.js';
@@ -20,7 +21,6 @@ export function sourceOf(principal: OrgPrincipal): CrmSource {
   return principal.actor.type === 'user' ? 'panel' : 'api';
 }
 
-const notFound = () => new AppError('CONTACT_NOT_FOUND', 'No contact has that id.');
 
 function email(raw: string): string {
   const result = normalizeEmail(raw);
@@ -63,7 +63,7 @@ export function createContactsService(deps: { db: Kysely<DB>; clock: Clock }) {
 
   async function find(orgId: string, id: string): Promise<ContactsTable> {
     const row = await repo.find(orgId, id);
-    if (!row) throw notFound();
+    if (!row) throw contactNotFound();
     return row;
   }
 
@@ -155,7 +155,7 @@ export function createContactsService(deps: { db: Kysely<DB>; clock: Clock }) {
   /** Deletes the contact with its notes, opportunities and submissions. */
   async function remove(orgId: string, id: string): Promise<{ id: string; deleted: true }> {
     const result = await repo.remove(orgId, id);
-    if (Number(result.numDeletedRows) === 0) throw notFound();
+    if (Number(result.numDeletedRows) === 0) throw contactNotFound();
     return { id, deleted: true };
   }
 

@@ -7,6 +7,7 @@ import { newId } from '../lib/ids.js';
 import type { OrgChangeFeed } from '../orgs/changes.js';
 import { requiredText } from '../orgs/text.js';
 import { createCustomFieldsRepo } from './custom-fields-repo.js';
+import { customFieldNotFound } from './errors.js';
 import type { CustomField, CustomFieldCreate, CustomFieldEntity, CustomFieldPatch, CustomFieldType } from './schema.js';
 import { isUniqueViolation } from '../db/query-helpers.js';
 
@@ -39,7 +40,6 @@ function checkOptions(type: string, options: string[] | undefined): string[] {
   return cleaned;
 }
 
-const notFound = () => new AppError('CUSTOM_FIELD_NOT_FOUND', 'No custom field has that id.');
 const keyTaken = (key: string) =>
   new AppError('CONFLICT', `A custom field with the key "${key}" already exists (archived fields keep their key). Choose another key.`, { field: 'key' });
 
@@ -50,7 +50,7 @@ export function createCustomFieldsService(deps: { db: Kysely<DB>; clock: Clock; 
 
   async function find(orgId: string, id: string): Promise<CustomFieldsTable> {
     const row = await repo.find(orgId, id);
-    if (!row) throw notFound();
+    if (!row) throw customFieldNotFound();
     return row;
   }
 
@@ -102,7 +102,7 @@ export function createCustomFieldsService(deps: { db: Kysely<DB>; clock: Clock; 
   /** Values already stored on contacts and opportunities stay as they are. */
   async function remove(orgId: string, id: string): Promise<{ id: string; deleted: true }> {
     const result = await repo.remove(orgId, id);
-    if (Number(result.numDeletedRows) === 0) throw notFound();
+    if (Number(result.numDeletedRows) === 0) throw customFieldNotFound();
     changes.notify(orgId);
     return { id, deleted: true };
   }

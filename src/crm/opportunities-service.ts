@@ -1,20 +1,19 @@
 import type { Kysely } from 'kysely';
 import type { DB, OpportunitiesTable } from '../db/tables.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
-import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import type { OrgPrincipal } from '../orgs/auth.js';
 import { requiredText } from '../orgs/text.js';
 import { sourceOf } from './contacts-service.js';
 import { createCustomFieldsRepo } from './custom-fields-repo.js';
 import { checkCustomValues } from './custom-values.js';
+import { contactNotFound, opportunityNotFound } from './errors.js';
 import { createOpportunitiesRepo } from './opportunities-repo.js';
 import { presentOpportunity } from './present.js';
 import type { Opportunity, OpportunityCreate, OpportunityListQuery, OpportunityPatch } from './schema.js';
 import { createCrmRepo } from './repo.js';
 import { createCrmService } from './service.js';
 
-const notFound = () => new AppError('OPPORTUNITY_NOT_FOUND', 'No opportunity has that id.');
 
 /**
  * Opportunities through the Operator API. A pipeline or stage named in a body that does not
@@ -28,7 +27,7 @@ export function createOpportunitiesService(deps: { db: Kysely<DB>; clock: Clock 
 
   async function find(orgId: string, id: string): Promise<OpportunitiesTable> {
     const row = await repo.find(orgId, id);
-    if (!row) throw notFound();
+    if (!row) throw opportunityNotFound();
     return row;
   }
 
@@ -49,7 +48,7 @@ export function createOpportunitiesService(deps: { db: Kysely<DB>; clock: Clock 
     const title = requiredText(input.title, 'title', 'a title');
     const custom = Object.fromEntries(Object.entries(await customFor(orgId, input.custom)).filter(([, v]) => v !== null));
     const id = await db.transaction().execute(async (trx) => {
-      if (!(await createCrmRepo(trx).findContact(orgId, input.contactId))) throw new AppError('CONTACT_NOT_FOUND', 'No contact has that id.', { field: 'contactId' });
+      if (!(await createCrmRepo(trx).findContact(orgId, input.contactId))) throw contactNotFound({ field: 'contactId' });
       const target = await crm.resolveOpportunityTarget(trx, orgId, input.pipelineId ?? null, input.stageId ?? null);
       const { opportunityId } = await crm.createOpportunity(trx, { orgId, contactId: input.contactId, ...target, title, source: sourceOf(principal), custom });
       return opportunityId;
@@ -81,7 +80,7 @@ export function createOpportunitiesService(deps: { db: Kysely<DB>; clock: Clock 
 
   async function remove(orgId: string, id: string): Promise<{ id: string; deleted: true }> {
     const result = await repo.remove(orgId, id);
-    if (Number(result.numDeletedRows) === 0) throw notFound();
+    if (Number(result.numDeletedRows) === 0) throw opportunityNotFound();
     return { id, deleted: true };
   }
 

@@ -6,6 +6,7 @@ import { isoNow, type Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import type { OrgChangeFeed } from '../orgs/changes.js';
 import { requiredText } from '../orgs/text.js';
+import { pipelineNotFound, stageNotFound } from './errors.js';
 import { createPipelinesRepo, type PipelinesRepo } from './pipelines-repo.js';
 import type { Pipeline, PipelineCreate, PipelinePatch } from './schema.js';
 
@@ -23,8 +24,6 @@ export function presentPipeline(row: PipelinesTable, stages: StagesTable[]): Pip
   };
 }
 
-// A missing pipeline in a path is a plain 404: PIPELINE_NOT_FOUND is the 422 of a form pointing at a removed pipeline.
-const notFound = () => new AppError('NOT_FOUND', 'No pipeline has that id.');
 
 function stageNames(stages: { name: string }[]): string[] {
   const names = stages.map((stage, i) => requiredText(stage.name, `stages.${i}.name`, 'a stage name'));
@@ -59,7 +58,7 @@ export function createPipelinesService(deps: { db: Kysely<DB>; clock: Clock; cha
 
   async function load(repo: PipelinesRepo, orgId: string, id: string): Promise<{ row: PipelinesTable; stages: StagesTable[] }> {
     const row = await repo.find(orgId, id);
-    if (!row) throw notFound();
+    if (!row) throw pipelineNotFound();
     return { row, stages: await repo.stagesOf(orgId, [id]) };
   }
 
@@ -152,7 +151,7 @@ export function createPipelinesService(deps: { db: Kysely<DB>; clock: Clock; cha
       const repo = createPipelinesRepo(trx);
       const { stages } = await load(repo, orgId, pipelineId);
       const stage = stages.find((s) => s.id === stageId);
-      if (!stage) throw new AppError('NOT_FOUND', 'This pipeline has no stage with that id.');
+      if (!stage) throw stageNotFound();
       if (stages.length === 1) throw new AppError('CONFLICT', 'A pipeline needs at least one stage. Add another stage before removing this one.');
       await assertRemovable(repo, orgId, null, [stageId], `the stage "${stage.name}"`);
       await repo.removeStages(orgId, [stageId]);

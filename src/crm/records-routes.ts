@@ -6,8 +6,8 @@ import { Deleted } from '../orgs/schema.js';
 import type { ContactsService } from './contacts-service.js';
 import type { OpportunitiesService } from './opportunities-service.js';
 import {
-  Contact, ContactCreate, ContactDetail, ContactListQuery, ContactPage, ContactPatch, IdParams, Note, NoteCreate,
-  Opportunity, OpportunityCreate, OpportunityListQuery, OpportunityPage, OpportunityPatch,
+  Contact, ContactCreate, ContactDetail, ContactListQuery, ContactPage, ContactIdParams, ContactPatch, Note, NoteCreate,
+  Opportunity, OpportunityCreate, OpportunityIdParams, OpportunityListQuery, OpportunityPage, OpportunityPatch,
 } from './schema.js';
 
 /** `/api/org/contacts` (with notes) and `/api/org/opportunities`: the org's CRM records. */
@@ -31,21 +31,21 @@ export function registerCrmRecordRoutes(app: App, deps: { orgAuth: OrgAuth; cont
     }, async (request, reply) => reply.code(201).send(ok(await contacts.create(orgAuth.principal(request), request.body))));
 
     r.get('/api/org/contacts/:id', {
-      schema: { ...operatorRoute, summary: 'Get a contact', description: 'With its notes, opportunities and form submissions (newest first, up to 100 each).', params: IdParams, response: { 200: Envelope(ContactDetail), ...errorResponses(401, 404) } },
+      schema: { ...operatorRoute, summary: 'Get a contact', description: 'With its notes, opportunities and form submissions (newest first, up to 100 each).', params: ContactIdParams, response: { 200: Envelope(ContactDetail), ...errorResponses(401, 404) } },
     }, async (request) => ok(await contacts.get(orgOf(request), request.params.id)));
 
     r.patch('/api/org/contacts/:id', {
       bodyLimit: ORG_BODY_LIMIT,
-      schema: { ...operatorRoute, summary: 'Update a contact', description: 'Changes only the fields given; null clears one. A contact keeps an email or a phone.', params: IdParams, body: ContactPatch, response: { 200: Envelope(Contact), ...errorResponses(400, 401, 404, 409, 413, 415) } },
+      schema: { ...operatorRoute, summary: 'Update a contact', description: 'Changes only the fields given; null clears one. A contact keeps an email or a phone.', params: ContactIdParams, body: ContactPatch, response: { 200: Envelope(Contact), ...errorResponses(400, 401, 404, 409, 413, 415) } },
     }, async (request) => ok(await contacts.update(orgOf(request), request.params.id, request.body)));
 
     r.delete('/api/org/contacts/:id', {
-      schema: { ...operatorRoute, summary: 'Delete a contact', description: 'With its notes, opportunities and submissions.', params: IdParams, response: { 200: Envelope(Deleted), ...errorResponses(401, 404) } },
+      schema: { ...operatorRoute, summary: 'Delete a contact', description: 'With its notes, opportunities and submissions.', params: ContactIdParams, response: { 200: Envelope(Deleted), ...errorResponses(401, 404) } },
     }, async (request) => ok(await contacts.remove(orgOf(request), request.params.id)));
 
     r.post('/api/org/contacts/:id/notes', {
       bodyLimit: ORG_BODY_LIMIT,
-      schema: { ...operatorRoute, summary: 'Add a note to a contact', params: IdParams, body: NoteCreate, response: { 201: Envelope(Note), ...errorResponses(400, 401, 404, 413, 415) } },
+      schema: { ...operatorRoute, summary: 'Add a note to a contact', params: ContactIdParams, body: NoteCreate, response: { 201: Envelope(Note), ...errorResponses(400, 401, 404, 413, 415) } },
     }, async (request, reply) => reply.code(201).send(ok(await contacts.addNote(orgAuth.principal(request), request.params.id, request.body))));
 
     // ── Opportunities ──
@@ -64,16 +64,16 @@ export function registerCrmRecordRoutes(app: App, deps: { orgAuth: OrgAuth; cont
     }, async (request, reply) => reply.code(201).send(ok(await opportunities.create(orgAuth.principal(request), request.body))));
 
     r.get('/api/org/opportunities/:id', {
-      schema: { ...operatorRoute, summary: 'Get an opportunity', params: IdParams, response: { 200: Envelope(Opportunity), ...errorResponses(401, 404) } },
+      schema: { ...operatorRoute, summary: 'Get an opportunity', params: OpportunityIdParams, response: { 200: Envelope(Opportunity), ...errorResponses(401, 404) } },
     }, async (request) => ok(await opportunities.get(orgOf(request), request.params.id)));
 
     r.patch('/api/org/opportunities/:id', {
       bodyLimit: ORG_BODY_LIMIT,
-      schema: { ...operatorRoute, summary: 'Update an opportunity', description: 'Title, stage (move it along the pipeline), pipeline, custom values.', params: IdParams, body: OpportunityPatch, response: { 200: Envelope(Opportunity), ...errorResponses(400, 401, 404, 413, 415, 422) } },
+      schema: { ...operatorRoute, summary: 'Update an opportunity', description: 'Title, stage (move it along the pipeline), pipeline, custom values.', params: OpportunityIdParams, body: OpportunityPatch, response: { 200: Envelope(Opportunity), ...errorResponses(400, 401, 404, 413, 415, 422) } },
     }, async (request) => ok(await opportunities.update(orgOf(request), request.params.id, request.body)));
 
     r.delete('/api/org/opportunities/:id', {
-      schema: { ...operatorRoute, summary: 'Delete an opportunity', params: IdParams, response: { 200: Envelope(Deleted), ...errorResponses(401, 404) } },
+      schema: { ...operatorRoute, summary: 'Delete an opportunity', params: OpportunityIdParams, response: { 200: Envelope(Deleted), ...errorResponses(401, 404) } },
     }, async (request) => ok(await opportunities.remove(orgOf(request), request.params.id)));
   });
 }

@@ -1,5 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ListQuery, Page } from '../http/envelope.js';
+import { IdParam } from '../http/path-ids.js';
+import { MultilineText } from '../http/wire-text.js';
+import { contactNotFound, customFieldNotFound, opportunityNotFound, pipelineNotFound, stageNotFound } from './errors.js';
 
 /** Wire schemas of the CRM side of the Operator API: custom fields, pipelines, contacts, notes, opportunities. */
 
@@ -12,7 +15,7 @@ export const CUSTOM_FIELD_TYPES = ['text', 'textarea', 'number', 'email', 'phone
 export type CustomFieldEntity = (typeof CUSTOM_FIELD_ENTITIES)[number];
 export type CustomFieldType = (typeof CUSTOM_FIELD_TYPES)[number];
 
-const CustomValue = Type.Union([Type.String({ maxLength: 5000 }), Type.Number(), Type.Boolean()]);
+const CustomValue = Type.Union([MultilineText({ maxLength: 5000 }), Type.Number(), Type.Boolean()]);
 /** Values of custom fields by key; checked against the org's definitions. */
 export const CustomValues = Type.Record(Type.String({ pattern: CUSTOM_FIELD_KEY }), CustomValue, {
   additionalProperties: false,
@@ -27,7 +30,10 @@ export const CustomValuesPatch = Type.Record(Type.String({ pattern: CUSTOM_FIELD
 });
 const StoredCustom = Type.Record(Type.String(), Type.Unknown());
 
-export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+export const ContactIdParams = Type.Object({ id: IdParam('ct', contactNotFound, 'The contact id (`ct_…`).') });
+export const OpportunityIdParams = Type.Object({ id: IdParam('opp', opportunityNotFound, 'The opportunity id (`opp_…`).') });
+export const CustomFieldIdParams = Type.Object({ id: IdParam('cf', customFieldNotFound, 'The custom field id (`cf_…`).') });
+export const PipelineIdParams = Type.Object({ id: IdParam('pipe', pipelineNotFound, 'The pipeline id (`pipe_…`).') });
 
 // ── Custom fields ──
 
@@ -115,7 +121,7 @@ export const PipelinePatch = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 export type PipelinePatch = Static<typeof PipelinePatch>;
-export const StageParams = Type.Object({ id: IdParams.properties.id, stageId: Type.String({ minLength: 1, maxLength: 100 }) });
+export const StageParams = Type.Object({ id: PipelineIdParams.properties.id, stageId: IdParam('stg', stageNotFound, 'The stage id (`stg_…`).') });
 
 // ── Contacts, notes, opportunities ──
 
@@ -141,7 +147,7 @@ export const Note = Type.Object({
   createdAt: DateTime,
 });
 export type Note = Static<typeof Note>;
-export const NoteCreate = Type.Object({ body: Type.String({ minLength: 1, maxLength: 10000 }) }, { additionalProperties: false });
+export const NoteCreate = Type.Object({ body: MultilineText({ minLength: 1, maxLength: 10000 }) }, { additionalProperties: false });
 
 export const Opportunity = Type.Object({
   id: Type.String({ description: '`opp_…`' }),

@@ -5,7 +5,7 @@ import { ORG_BODY_LIMIT, operatorRoute, registerOperatorScope } from '../orgs/op
 import { Deleted, PageQuery } from '../orgs/schema.js';
 import type { CustomFieldsService } from './custom-fields-service.js';
 import type { PipelinesService } from './pipelines-service.js';
-import { CustomField, CustomFieldCreate, CustomFieldListQuery, CustomFieldPage, CustomFieldPatch, IdParams, Pipeline, PipelineCreate, PipelinePage, PipelinePatch, StageParams } from './schema.js';
+import { CustomField, CustomFieldCreate, CustomFieldListQuery, CustomFieldPage, CustomFieldIdParams, CustomFieldPatch, Pipeline, PipelineIdParams, PipelineCreate, PipelinePage, PipelinePatch, StageParams } from './schema.js';
 
 /** `/api/org/custom-fields` and `/api/org/pipelines`: how the org's CRM is set up. */
 export function registerCrmSettingsRoutes(app: App, deps: { orgAuth: OrgAuth; customFields: CustomFieldsService; pipelines: PipelinesService }): void {
@@ -23,24 +23,24 @@ export function registerCrmSettingsRoutes(app: App, deps: { orgAuth: OrgAuth; cu
     }, async (request) => ok(await customFields.list(orgOf(request), request.query)));
 
     r.get('/api/org/custom-fields/:id', {
-      schema: { ...operatorRoute, summary: 'Get a custom field', params: IdParams, response: { 200: Envelope(CustomField), ...errorResponses(401, 404) } },
+      schema: { ...operatorRoute, summary: 'Get a custom field', params: CustomFieldIdParams, response: { 200: Envelope(CustomField), ...errorResponses(401, 404) } },
     }, async (request) => ok(await customFields.get(orgOf(request), request.params.id)));
 
     r.patch('/api/org/custom-fields/:id', {
       bodyLimit: ORG_BODY_LIMIT,
-      schema: { ...operatorRoute, summary: 'Update a custom field', description: 'Label and options; key, entity and type are fixed.', params: IdParams, body: CustomFieldPatch, response: { 200: Envelope(CustomField), ...errorResponses(400, 401, 404, 413, 415) } },
+      schema: { ...operatorRoute, summary: 'Update a custom field', description: 'Label and options; key, entity and type are fixed.', params: CustomFieldIdParams, body: CustomFieldPatch, response: { 200: Envelope(CustomField), ...errorResponses(400, 401, 404, 413, 415) } },
     }, async (request) => ok(await customFields.update(orgOf(request), request.params.id, request.body)));
 
     r.post('/api/org/custom-fields/:id/archive', {
-      schema: { ...operatorRoute, summary: 'Archive a custom field', description: 'Hidden from forms and refused in new input; stored values stay. Idempotent.', params: IdParams, response: { 200: Envelope(CustomField), ...errorResponses(401, 404) } },
+      schema: { ...operatorRoute, summary: 'Archive a custom field', description: 'Hidden from forms and refused in new input; stored values stay. Idempotent.', params: CustomFieldIdParams, response: { 200: Envelope(CustomField), ...errorResponses(401, 404) } },
     }, async (request) => ok(await customFields.archive(orgOf(request), request.params.id)));
 
     r.post('/api/org/custom-fields/:id/unarchive', {
-      schema: { ...operatorRoute, summary: 'Restore an archived custom field', params: IdParams, response: { 200: Envelope(CustomField), ...errorResponses(401, 404) } },
+      schema: { ...operatorRoute, summary: 'Restore an archived custom field', params: CustomFieldIdParams, response: { 200: Envelope(CustomField), ...errorResponses(401, 404) } },
     }, async (request) => ok(await customFields.unarchive(orgOf(request), request.params.id)));
 
     r.delete('/api/org/custom-fields/:id', {
-      schema: { ...operatorRoute, summary: 'Delete a custom field', description: 'Forms stop showing it; values already stored on records stay.', params: IdParams, response: { 200: Envelope(Deleted), ...errorResponses(401, 404) } },
+      schema: { ...operatorRoute, summary: 'Delete a custom field', description: 'Forms stop showing it; values already stored on records stay.', params: CustomFieldIdParams, response: { 200: Envelope(Deleted), ...errorResponses(401, 404) } },
     }, async (request) => ok(await customFields.remove(orgOf(request), request.params.id)));
 
     // ── Pipelines ──
@@ -54,7 +54,7 @@ export function registerCrmSettingsRoutes(app: App, deps: { orgAuth: OrgAuth; cu
     }, async (request) => ok(await pipelines.list(orgOf(request), request.query)));
 
     r.get('/api/org/pipelines/:id', {
-      schema: { ...operatorRoute, summary: 'Get a pipeline', params: IdParams, response: { 200: Envelope(Pipeline), ...errorResponses(401, 404) } },
+      schema: { ...operatorRoute, summary: 'Get a pipeline', params: PipelineIdParams, response: { 200: Envelope(Pipeline), ...errorResponses(401, 404) } },
     }, async (request) => ok(await pipelines.get(orgOf(request), request.params.id)));
 
     r.patch('/api/org/pipelines/:id', {
@@ -63,12 +63,12 @@ export function registerCrmSettingsRoutes(app: App, deps: { orgAuth: OrgAuth; cu
         ...operatorRoute,
         summary: 'Update a pipeline',
         description: 'Rename it, make it the default, or give the complete ordered list of `stages`. Removing a stage that an active form or an opportunity uses is refused with 409.',
-        params: IdParams, body: PipelinePatch, response: { 200: Envelope(Pipeline), ...errorResponses(400, 401, 404, 409, 413, 415) },
+        params: PipelineIdParams, body: PipelinePatch, response: { 200: Envelope(Pipeline), ...errorResponses(400, 401, 404, 409, 413, 415) },
       },
     }, async (request) => ok(await pipelines.update(orgOf(request), request.params.id, request.body)));
 
     r.delete('/api/org/pipelines/:id', {
-      schema: { ...operatorRoute, summary: 'Delete a pipeline', description: 'Refused with 409 for the default pipeline, and while an active form or an opportunity uses it.', params: IdParams, response: { 200: Envelope(Deleted), ...errorResponses(401, 404, 409) } },
+      schema: { ...operatorRoute, summary: 'Delete a pipeline', description: 'Refused with 409 for the default pipeline, and while an active form or an opportunity uses it.', params: PipelineIdParams, response: { 200: Envelope(Deleted), ...errorResponses(401, 404, 409) } },
     }, async (request) => ok(await pipelines.remove(orgOf(request), request.params.id)));
 
     r.delete('/api/org/pipelines/:id/stages/:stageId', {

@@ -10,7 +10,8 @@ import type { FormCache } from './form-cache.js';
 import type { LiveForm } from './public-form.js';
 import { CONFIG_READS_PER_MINUTE, LIMITS, SUBMISSIONS_PER_MINUTE } from './rules.js';
 import { PublicFormConfig, PublicSlugParams, SubmitBody, SubmitResult } from './schema.js';
-import { formNotFound, type SubmitService } from './submit-service.js';
+import { publicFormNotFound } from './errors.js';
+import type { SubmitService } from './submit-service.js';
 
 /**
  * The public Forms API (spec part C): no authentication, open CORS, a rate limit
@@ -111,7 +112,7 @@ export function registerPublicFormRoutes(app: App, deps: { cache: FormCache<Live
       },
       (request, reply) => {
         const send = (form: LiveForm | null): void => {
-          if (!form) throw formNotFound();
+          if (!form) throw publicFormNotFound();
           reply.header('ETag', form.etag).header('Cache-Control', 'no-cache');
           if (matchesEtag(request.headers['if-none-match'], form.etag)) reply.code(304).send();
           else reply.header('Content-Type', 'application/json; charset=utf-8').send(form.configBody);

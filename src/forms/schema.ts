@@ -1,5 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Page } from '../http/envelope.js';
+import { IdParam, withNotFound } from '../http/path-ids.js';
+import { MultilineText } from '../http/wire-text.js';
+import { formNotFound, publicFormNotFound } from './errors.js';
 import { BUILT_IN_FIELDS, LIMITS, SLUG_PATTERN, UTM_KEYS } from './rules.js';
 
 /** Wire shapes of the forms feature: the Operator API (`/api/org/forms`) and the public Forms API. */
@@ -48,8 +51,8 @@ const formInputProperties = {
   active: Type.Boolean({ description: 'An inactive form answers 404 FORM_NOT_FOUND on the public endpoints.' }),
   fields: FieldsInput,
   customFields: Type.Array(CustomFieldRefInput, { maxItems: LIMITS.customFieldsPerForm, description: 'Custom CRM fields shown on the form, in display order.' }),
-  consentText: Type.String({ minLength: 1, maxLength: LIMITS.consentText, description: 'Changing it issues a new consentVersion.' }),
-  successMessage: Type.String({ minLength: 1, maxLength: LIMITS.successMessage }),
+  consentText: MultilineText({ minLength: 1, maxLength: LIMITS.consentText, description: 'Changing it issues a new consentVersion.' }),
+  successMessage: MultilineText({ minLength: 1, maxLength: LIMITS.successMessage }),
   redirectUrl: Type.Union([Url, Type.Null()], { description: 'Where the visitor goes after success; null to stay and show the success message.' }),
   agentId: NullableId('Agent whose brand styles the form (`agt_…`); null for the default style.'),
   createOpportunity: Type.Boolean({ description: 'Open an opportunity on every submission.' }),
@@ -110,7 +113,7 @@ export const FormRecord = Type.Object({
 export type FormRecord = Static<typeof FormRecord>;
 
 export const FormPage = Page(FormRecord);
-export const FormIdParams = Type.Object({ id: Type.String({ description: 'The form id (`frm_…`).' }) });
+export const FormIdParams = Type.Object({ id: IdParam('frm', formNotFound, 'The form id (`frm_…`).') });
 
 export const SubmissionRecord = Type.Object({
   id: Type.String({ description: '`sub_…`' }),
@@ -137,7 +140,7 @@ export const EmbedSnippets = Type.Object({
 
 // ── Public Forms API ──
 
-export const PublicSlugParams = Type.Object({ slug: Type.String({ description: 'The form\'s slug.' }) });
+export const PublicSlugParams = Type.Object({ slug: withNotFound(Type.String({ pattern: SLUG_PATTERN.source, description: 'The form\'s slug.' }), publicFormNotFound) });
 
 const HexColor = Type.String({ description: 'Hex color, like #1a73e8.' });
 export const Branding = Type.Object(
@@ -192,7 +195,7 @@ export const SubmitBody = Type.Object(
     email: Type.Optional(Type.String({ maxLength: LIMITS.email })),
     phone: Type.Optional(Type.String({ maxLength: LIMITS.phone })),
     company: Type.Optional(Type.String({ maxLength: LIMITS.company })),
-    message: Type.Optional(Type.String({ maxLength: LIMITS.message })),
+    message: Type.Optional(MultilineText({ maxLength: LIMITS.message })),
     custom: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Values of the form\'s custom fields by key.' })),
     metadata: Type.Optional(
       Type.Object(Object.fromEntries(UTM_KEYS.map((key) => [key, Type.Optional(Type.String({ maxLength: LIMITS.utm }))])), {

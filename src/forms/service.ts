@@ -6,10 +6,11 @@ import { decodeCursor, toPage } from '../http/cursor.js';
 import { AppError } from '../http/errors.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
+import { formNotFound } from './errors.js';
 import type { FormCache } from './form-cache.js';
 import { parseCustomFieldRefs, type LiveForm, type StoredCustomFieldRef } from './public-form.js';
 import { createFormsRepo, type FormChanges, type FormsRepo } from './repo.js';
-import { httpUrl, textProblem } from '../lib/text.js';
+import { httpUrl } from '../lib/text.js';
 import { BUILT_IN_FIELDS, DEFAULT_FIELDS, DEFAULT_SUCCESS_MESSAGE, type FieldSettings } from './rules.js';
 import type { FormCreateInput, FormPatchInput, FormRecord, SubmissionRecord } from './schema.js';
 
@@ -20,17 +21,12 @@ import type { FormCreateInput, FormPatchInput, FormRecord, SubmissionRecord } fr
  */
 type CustomFieldRefInput = NonNullable<FormCreateInput['customFields']>[number];
 
-function formNotFound(): AppError {
-  return new AppError('FORM_NOT_FOUND', 'No form of your organization has that id.');
-}
-
 function validation(field: string, message: string): AppError {
   return new AppError('VALIDATION_ERROR', message, { field });
 }
 
+/** Trimmed and not blank; the validation layer has already refused control characters (lib/text.ts). */
 function cleanText(value: string, field: string): string {
-  const problem = textProblem(value);
-  if (problem) throw validation(field, `${field} ${problem}.`);
   const trimmed = value.trim();
   if (trimmed === '') throw validation(field, `${field} cannot be blank.`);
   return trimmed;

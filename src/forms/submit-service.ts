@@ -5,6 +5,7 @@ import type { DB, SubmissionsTable } from '../db/tables.js';
 import { AppError, isAppError } from '../http/errors.js';
 import type { Clock } from '../lib/clock.js';
 import { newTimeOrderedId } from '../lib/ids.js';
+import { publicFormNotFound } from './errors.js';
 import type { FormCache } from './form-cache.js';
 import type { LiveForm } from './public-form.js';
 import { createFormsRepo, type FormsRepo } from './repo.js';
@@ -166,7 +167,7 @@ export function createSubmitService(deps: {
 
   async function submit(slug: string, body: Record<string, unknown>, context: SubmitContext): Promise<SubmitOutcome> {
     const form = await cache.get(slug);
-    if (!form) throw formNotFound();
+    if (!form) throw publicFormNotFound();
     // A bot gets the same generic answer for every form and nothing is processed, not even its idempotency key.
     if (isHoneypotHit(body._hp)) return { result: { ...HONEYPOT_RESPONSE }, replayed: false };
 
@@ -206,8 +207,5 @@ export function createSubmitService(deps: {
 }
 
 
-export function formNotFound(): AppError {
-  return new AppError('FORM_NOT_FOUND', 'This form does not exist or is no longer accepting submissions.');
-}
 
 export type SubmitService = ReturnType<typeof createSubmitService>;

@@ -13,11 +13,15 @@ export function encodeCursor(position: CursorPosition): string {
   return Buffer.from(JSON.stringify([position.createdAt, position.id])).toString('base64url');
 }
 
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
+const ANY_ID = /^[a-z]+_[0-9A-Za-z]{1,40}$/;
+
 export function decodeCursor(cursor: string | undefined): CursorPosition | undefined {
   if (cursor === undefined || cursor === '') return undefined;
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string') {
+    // Only what nextCursor ever holds: an ISO time and an id. A forged cursor never reaches a query.
+    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string' && ISO_TIME.test(value[0]) && ANY_ID.test(value[1])) {
       return { createdAt: value[0], id: value[1] };
     }
   } catch {

@@ -2,6 +2,8 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { ErrorDetail } from './errors.js';
+import { notFoundOf } from './path-ids.js';
+import { addWireTextKeywords, annotateWireText } from './wire-text.js';
 
 /**
  * Two validators: bodies are checked strictly (no type coercion: "1" is not a number,
@@ -18,15 +20,27 @@ function makeAjv(coerce: boolean): Ajv {
     strict: false,
   });
   addFormats.default(ajv);
+  addWireTextKeywords(ajv);
   return ajv;
 }
 
+/**
+ * Every schema is compiled with the wire-text rule (wire-text.ts). A path parameter that
+ * breaks its schema answers the feature's 404 when it has one (path-ids.ts): such an id
+ * cannot exist, so nothing is looked up.
+ */
 export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
   const strict = makeAjv(false);
   const coercing = makeAjv(true);
   return ({ schema, httpPart }) => {
     const ajv = httpPart === 'body' ? strict : coercing;
-    return ajv.compile(schema as object) as ValidateFunction;
+    const validate = ajv.compile(annotateWireText(schema) as object) as ValidateFunction;
+    if (httpPart !== 'params') return validate;
+    return (data: unknown) => {
+      if (validate(data)) return true;
+      const notFound = notFoundOf(validate.errors);
+      return notFound ? { error: notFound } : false;
+    };
   };
 }
 
@@ -35,11 +49,15 @@ export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
  * `errorMessage: "…"` (e.g. on a pattern) to say in plain words what is expected.
  */
 export function describeValidationErrors(errors: ErrorObject[], part: string): ErrorDetail[] {
-  return errors.map((error) => {
+  // Text that breaks the wire-text rule is the whole story of its field: a pattern or union
+  // error on the same value would only repeat it less clearly.
+  const textPaths = new Set(errors.filter((e) => e.keyword.startsWith('wireText')).map((e) => e.instancePath));
+  const relevant = errors.filter((e) => e.keyword.startsWith('wireText') || !textPaths.has(e.instancePath));
+  return relevant.map((error) => {
     let path = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
     let message = error.message ?? 'is invalid';
     const custom = (error.parentSchema as { errorMessage?: unknown } | undefined)?.errorMessage;
-    if (typeof custom === 'string' && error.keyword !== 'required' && error.keyword !== 'additionalProperties') {
+    if (typeof custom === 'string' && error.keyword !== 'required' && error.keyword !== 'additionalProperties' && !error.keyword.startsWith('wireText')) {
       message = custom;
     } else if (error.keyword === 'pattern') {
       message = 'has characters or a format that is not allowed here';

@@ -69,3 +69,19 @@ export function newTimeOrderedId(prefix: RecordIdPrefix, createdAt: string): str
 export function newSecret(prefix: SecretPrefix): string {
   return `${prefix}_${randomBase62(40)}`;
 }
+
+/**
+ * What an id with this prefix can look like: 20 random base62 characters (`newId`), or 24
+ * for a time-ordered record id (`newTimeOrderedId`). Anything else cannot exist.
+ */
+export function idPattern(prefix: IdPrefix): string {
+  return `^${prefix}_[0-9A-Za-z]{20,24}$`;
+}
+
+/** Whether `value` could be an id with this prefix (see idPattern). */
+export function isWellFormedId(prefix: IdPrefix, value: string): boolean {
+  const rest = value.length - prefix.length - 1;
+  return rest >= 20 && rest <= 24 && value.startsWith(`${prefix}_`) && BASE62.test(value.slice(prefix.length + 1));
+}
+
+const BASE62 = /^[0-9A-Za-z]+$/;

@@ -8,12 +8,16 @@ describe('text checks', () => {
     expect(charLength('a😀b')).toBe(3);
   });
 
-  it('refuses lone surrogates and control characters, but not tabs and line breaks', () => {
-    expect(textProblem('\uD800x')).toMatch(/surrogate/);
-    expect(textProblem('x\uDC00')).toMatch(/surrogate/);
-    expect(textProblem('a\u0000b')).toMatch(/control/);
-    expect(textProblem('line one\nline two\tend\r\n')).toBeUndefined();
-    expect(textProblem('مرحبا שלום e\u0301')).toBeUndefined();
+  it('refuses lone surrogates and control characters, but not tabs and line breaks in multi-line text', () => {
+    for (const kind of ['line', 'multiline'] as const) {
+      expect(textProblem('\uD800x', kind)).toMatch(/surrogate/);
+      expect(textProblem('x\uDC00', kind)).toMatch(/surrogate/);
+      expect(textProblem('a\u0000b', kind)).toMatch(/control/);
+      expect(textProblem('a\u007Fb', kind)).toMatch(/control/);
+      expect(textProblem('مرحبا שלום e\u0301 👋🏽', kind)).toBeUndefined();
+    }
+    expect(textProblem('line one\nline two\tend\r\n', 'multiline')).toBeUndefined();
+    for (const breaking of ['a\nb', 'a\tb', 'a\rb']) expect(textProblem(breaking, 'line')).toMatch(/control/);
   });
 
   it('trims, normalizes to NFC and applies the limit in characters', () => {

@@ -1,18 +1,36 @@
 /** Text checks shared by every place that stores what people type. */
 
 /**
- * Text is refused when it holds lone UTF-16 surrogates (they cannot be stored as UTF-8)
- * or control characters other than tab and line breaks (PostgreSQL refuses NUL outright;
- * the rest only ever come from bugs or attacks).
+ * Whether a field holds one line (names, titles, ids) or several (descriptions, notes,
+ * consent texts): only multi-line text may carry tabs and line breaks.
  */
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+export type TextKind = 'line' | 'multiline';
 
-export function textProblem(value: string): string | undefined {
+// C0 control characters and DEL. PostgreSQL refuses NUL outright; the rest only ever come
+// from bugs or attacks, and a tab or line break in a one-line field breaks what shows it.
+// eslint-disable-next-line no-control-regex
+const LINE_CONTROL = /[\u0000-\u001F\u007F]/;
+// eslint-disable-next-line no-control-regex
+const MULTILINE_CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+// A UTF-16 surrogate without its partner cannot be stored as UTF-8: databases replace it, so
+// what we would answer would not be what we stored.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+// Printable ASCII needs neither check nor normalization: the common case stays one test.
+const PLAIN_ASCII = /^[\u0020-\u007E]*$/;
+
+/** Why a text value is refused (phrased to follow its field's name), or undefined. */
+export function textProblem(value: string, kind: TextKind): string | undefined {
+  if (PLAIN_ASCII.test(value)) return undefined;
   if (LONE_SURROGATE.test(value)) return 'contains an invalid character (a lone UTF-16 surrogate)';
-  if (CONTROL.test(value)) return 'contains a control character';
+  if ((kind === 'line' ? LINE_CONTROL : MULTILINE_CONTROL).test(value)) {
+    return kind === 'line' ? 'contains a control character (tabs and line breaks are not allowed here)' : 'contains a control character';
+  }
   return undefined;
+}
+
+/** The value in Unicode Normalization Form C, so "é" typed two ways is stored, compared and counted one way. */
+export function toNfc(value: string): string {
+  return PLAIN_ASCII.test(value) ? value : value.normalize('NFC');
 }
 
 /** Length in Unicode code points, so an emoji counts as one character. */
@@ -39,13 +57,14 @@ export function httpUrl(raw: string): URL | undefined {
 
 /**
  * Trimmed, NFC-normalized text of at most `max` code points, or the reason it is refused
- * (phrased to follow a field's label: "… must be text.").
+ * (phrased to follow a field's label: "… must be text."). Values people type into forms may
+ * span lines.
  */
 export function cleanText(value: unknown, max: number): { ok: true; value: string } | { ok: false; message: string } {
   if (typeof value !== 'string') return { ok: false, message: 'must be text' };
-  const problem = textProblem(value);
+  const problem = textProblem(value, 'multiline');
   if (problem) return { ok: false, message: problem };
-  const trimmed = value.trim().normalize('NFC');
+  const trimmed = toNfc(value.trim());
   if (charLength(trimmed) > max) return { ok: false, message: `can be at most ${max} characters long` };
   return { ok: true, value: trimmed };
 }

@@ -1,7 +1,7 @@
 import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { hashSecret, safeEqual } from '../lib/hashing.js';
-import { newSecret } from '../lib/ids.js';
+import { isWellFormedId, newSecret } from '../lib/ids.js';
 import type { OAuthRepo } from './repo.js';
 import { formatScopes, parseScopeList, type Scope } from './scopes.js';
 
@@ -38,7 +38,8 @@ export function createOAuthService(deps: { repo: OAuthRepo; clock: Clock }) {
 
   /** RFC 6749 §2.3.1 client authentication; every failure is the same invalid_client, so ids are not probed. */
   async function authenticateClient(credentials: ClientCredentials) {
-    const app = await repo.findApp(credentials.clientId);
+    // A client_id that cannot exist (any text can arrive here, in the body or in Basic) is not looked up.
+    const app = isWellFormedId('app', credentials.clientId) ? await repo.findApp(credentials.clientId) : undefined;
     const valid = app !== undefined && app.disabled_at === null && safeEqual(app.client_secret_hash, hashSecret(credentials.clientSecret));
     if (!app || !valid) {
       throw new AppError('INVALID_CLIENT', 'Client authentication failed: unknown client_id or wrong client_secret.', {

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { AgentsTable, DB } from '../db/tables.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
-import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import type { OrgChangeFeed } from './changes.js';
+import { agentNotFound } from './errors.js';
 import { createOrgsRepo } from './repo.js';
 import type { Agent, AgentCreate, AgentPatch } from './schema.js';
 import { httpsUrl, requiredText } from './text.js';
@@ -26,7 +26,6 @@ export function presentAgent(row: AgentsTable): Agent {
   };
 }
 
-const notFound = () => new AppError('AGENT_NOT_FOUND', 'No agent has that id.');
 
 /** Agents and their brand (the look of the forms they are attached to). */
 export function createAgentsService(deps: { db: Kysely<DB>; clock: Clock; changes: OrgChangeFeed }) {
@@ -35,7 +34,7 @@ export function createAgentsService(deps: { db: Kysely<DB>; clock: Clock; change
 
   async function get(orgId: string, id: string): Promise<Agent> {
     const row = await repo.findAgent(orgId, id);
-    if (!row) throw notFound();
+    if (!row) throw agentNotFound();
     return presentAgent(row);
   }
 
@@ -60,7 +59,7 @@ export function createAgentsService(deps: { db: Kysely<DB>; clock: Clock; change
   }
 
   async function update(orgId: string, id: string, patch: AgentPatch): Promise<Agent> {
-    if (!(await repo.findAgent(orgId, id))) throw notFound();
+    if (!(await repo.findAgent(orgId, id))) throw agentNotFound();
     const b = patch.branding ?? {};
     const set: Partial<AgentsTable> = { updated_at: isoNow(clock) };
     if (patch.name !== undefined) set.name = requiredText(patch.name, 'name', 'a name for the agent');
@@ -78,7 +77,7 @@ export function createAgentsService(deps: { db: Kysely<DB>; clock: Clock; change
   /** Forms that showed this brand fall back to no branding (the spec's `branding: null`). */
   async function remove(orgId: string, id: string): Promise<{ id: string; deleted: true }> {
     const result = await repo.deleteAgent(orgId, id);
-    if (Number(result.numDeletedRows) === 0) throw notFound();
+    if (Number(result.numDeletedRows) === 0) throw agentNotFound();
     changes.notify(orgId);
     return { id, deleted: true };
   }

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { DB, OrgApiKeysTable } from '../db/tables.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
-import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { hashSecret } from '../lib/hashing.js';
+import { apiKeyNotFound } from './errors.js';
 import { newId, newSecret } from '../lib/ids.js';
 import { createOrgsRepo, type OrgsRepo } from './repo.js';
 import { requiredText } from './text.js';
@@ -50,7 +50,7 @@ export function createApiKeysService(deps: { db: Kysely<DB>; clock: Clock }) {
 
   async function get(orgId: string, id: string): Promise<ApiKeyView> {
     const row = await repo.findApiKey(orgId, id);
-    if (!row) throw new AppError('NOT_FOUND', 'No API key has that id.');
+    if (!row) throw apiKeyNotFound();
     return presentApiKey(row);
   }
 
@@ -77,7 +77,7 @@ export function createApiKeysService(deps: { db: Kysely<DB>; clock: Clock }) {
 
     remove: async (orgId: string, id: string): Promise<{ id: string; deleted: true }> => {
       const result = await repo.deleteApiKey(orgId, id);
-      if (Number(result.numDeletedRows) === 0) throw new AppError('NOT_FOUND', 'No API key has that id.');
+      if (Number(result.numDeletedRows) === 0) throw apiKeyNotFound();
       return { id, deleted: true };
     },
   };

@@ -1,9 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ListQuery, Page } from '../http/envelope.js';
+import { IdParam } from '../http/path-ids.js';
+import { agentNotFound, apiKeyNotFound } from './errors.js';
 
 /** Wire schemas of the Operator API's organization resources: API keys and agents. */
 
-export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+export const AgentIdParams = Type.Object({ id: IdParam('agt', agentNotFound, 'The agent id (`agt_…`).') });
+export const ApiKeyIdParams = Type.Object({ id: IdParam('key', apiKeyNotFound, 'The API key id (`key_…`).') });
 export const Deleted = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });
 export const PageQuery = Type.Object(ListQuery, { additionalProperties: false });
 

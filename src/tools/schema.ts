@@ -1,5 +1,8 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ListQuery } from '../http/envelope.js';
+import { IdParam } from '../http/path-ids.js';
+import { MultilineText } from '../http/wire-text.js';
+import { toolNotFound } from './errors.js';
 import {
   AUTH_TYPES, HEADER_NAME_PATTERN, ITEM_TYPES, MAX_PARAMETERS, PARAMETER_NAME_PATTERN, PARAMETER_TYPES,
   TOOL_CATEGORIES, TOOL_METHODS, TOOL_NAME_PATTERN, TOOL_STATUSES,
@@ -19,7 +22,7 @@ const ToolName = Type.String({
   description: 'Models call tools by name: a letter, then letters, digits, `_` or `-`; at most 64 characters. Unique among your tools.',
   examples: ['get_quote'],
 });
-const Description = Type.String({ minLength: 1, maxLength: 1024, description: 'What the tool does; the model reads it to decide when to call the tool. 1–1024 characters.' });
+const Description = MultilineText({ minLength: 1, maxLength: 1024, description: 'What the tool does; the model reads it to decide when to call the tool. 1–1024 characters.' });
 const Endpoint = Type.String({
   minLength: 1,
   maxLength: 2048,
@@ -31,7 +34,7 @@ const ApiKeyHeader = Type.String({ pattern: HEADER_NAME_PATTERN, description: 'F
 const parameterFields = {
   name: Type.String({ pattern: PARAMETER_NAME_PATTERN, description: 'A letter or `_`, then letters, digits or `_`; at most 64 characters; unique; never `_svc_context`.' }),
   type: StringEnum(PARAMETER_TYPES),
-  description: Type.String({ maxLength: 512, description: 'What the value means; the model reads it. At most 512 characters.' }),
+  description: MultilineText({ maxLength: 512, description: 'What the value means; the model reads it. At most 512 characters.' }),
   required: Type.Boolean({ description: 'Whether the model must supply a value.' }),
   items: StringEnum(ITEM_TYPES, { description: 'For `type: array`: the type of its items.' }),
 };
@@ -111,7 +114,7 @@ export type ToolRecord = Static<typeof ToolRecord>;
 
 export const DeletedTool = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });
 
-export const ToolIdParams = Type.Object({ tool_id: Type.String({ maxLength: 100, description: 'Tool id (`tool_…`).' }) });
+export const ToolIdParams = Type.Object({ tool_id: IdParam('tool', toolNotFound, 'Tool id (`tool_…`).') });
 
 export const ToolListQuery = Type.Object(
   {

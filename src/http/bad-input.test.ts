@@ -1,0 +1,223 @@
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
+import { developerSession } from '../../test/support/factories.js';
+import { createAgent, createForm, uniqueSlug } from '../../test/support/form-factories.js';
+import { createOrgWithKey, type OrgWithKey } from '../../test/support/org-factories.js';
+import { createTool, fixedResolver } from '../../test/support/tools-factories.js';
+
+/**
+ * Walks /openapi.json and sends bad text to every parameter of every operation — each path
+ * and query parameter and each string field of each body — as NUL, as a lone UTF-16
+ * surrogate and as an over-long value. No answer may be a 5xx, and nothing may be logged
+ * at error level: bad input is the client's problem, never a stack trace in our logs.
+ */
+
+type Json = Record<string, unknown>;
+interface Operation {
+  method: string;
+  path: string;
+  parameters: { in: string; name: string; schema: Json; example?: unknown }[];
+  body?: { type: string; schema: Json };
+  auth: 'developer' | 'org' | 'none';
+}
+
+const NUL = 'a\u0000b';
+const LONE_SURROGATE = 'a\uD800b';
+const OVER_LONG = 'x'.repeat(100_000);
+const BAD_VALUES = { nul: NUL, 'lone surrogate': LONE_SURROGATE, 'over-long': OVER_LONG };
+
+/** In a URL a lone surrogate can only arrive as its (invalid) UTF-8 bytes; encodeURIComponent refuses it. */
+function inUrl(value: string): string {
+  return value === LONE_SURROGATE ? 'a%ED%A0%80b' : encodeURIComponent(value);
+}
+
+/** A value the schema accepts, so a request fails only on the field under test. */
+function sample(schema: Json): unknown {
+  const examples = schema.examples as unknown[] | undefined;
+  if (examples?.length) return examples[0];
+  if (schema.default !== undefined) return schema.default;
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  if (schema.const !== undefined) return schema.const;
+  const union = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
+  if (union?.length) return sample(union[0] as Json);
+  switch (schema.type) {
+    case 'object': {
+      const properties = (schema.properties ?? {}) as Record<string, Json>;
+      const required = (schema.required ?? []) as string[];
+      return Object.fromEntries(required.map((name) => [name, sample(properties[name] ?? {})]));
+    }
+    case 'array':
+      return [];
+    case 'integer':
+    case 'number':
+      return (schema.minimum as number | undefined) ?? 1;
+    case 'boolean':
+      return true;
+    case 'string':
+      if (schema.format === 'email') return 'someone@example.com';
+      if (schema.format === 'uri') return 'https://api.example.com/x';
+      if (schema.format === 'date-time') return new Date().toISOString();
+      return 'abc';
+    default:
+      return 'abc';
+  }
+}
+
+/** Paths (lists of keys) of every string field a body may hold, array items included. */
+function stringFields(schema: Json, at: (string | number)[] = [], depth = 0): (string | number)[][] {
+  if (depth > 4) return [];
+  const union = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
+  if (union) return union.flatMap((variant) => stringFields(variant, at, depth + 1)).filter((p, i, all) => all.findIndex((q) => q.join('.') === p.join('.')) === i);
+  if (schema.type === 'string' || (schema.type === undefined && Object.keys(schema).length === 0)) return [at];
+  if (schema.type === 'object') {
+    const properties = (schema.properties ?? {}) as Record<string, Json>;
+    const fields = Object.entries(properties).flatMap(([name, property]) => stringFields(property, [...at, name], depth + 1));
+    // Open records (custom values, metadata) get a key of our own.
+    if (schema.patternProperties || (typeof schema.additionalProperties === 'object' && schema.additionalProperties !== null)) fields.push([...at, 'somekey']);
+    return fields;
+  }
+  if (schema.type === 'array' && schema.items && typeof schema.items === 'object') return stringFields(schema.items as Json, [...at, 0], depth + 1);
+  return [];
+}
+
+const FORM = 'application/x-www-form-urlencoded';
+
+function sampleAll(schema: Json): Json {
+  const properties = (schema.properties ?? {}) as Record<string, Json>;
+  return Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, name === 'grant_type' ? 'client_credentials' : sample(property)]));
+}
+
+function forgedCursor(value: string): string {
+  return Buffer.from(JSON.stringify([value, 'x']), 'utf8').toString('base64url');
+}
+
+function setAt(body: unknown, path: (string | number)[], value: unknown): unknown {
+  const copy = structuredClone(body ?? {}) as Json;
+  let node: Json = copy;
+  path.forEach((key, i) => {
+    if (i === path.length - 1) node[key] = value;
+    else node = (node[key] ??= typeof path[i + 1] === 'number' ? [] : {}) as Json;
+  });
+  return copy;
+}
+
+function operationsOf(doc: Json): Operation[] {
+  const operations: Operation[] = [];
+  for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) {
+    for (const [method, op] of Object.entries(item)) {
+      const content = ((op.requestBody as Json | undefined)?.content ?? {}) as Record<string, { schema: Json }>;
+      const [type, media] = Object.entries(content)[0] ?? [];
+      const security = JSON.stringify(op.security ?? []);
+      operations.push({
+        method: method.toUpperCase(),
+        path,
+        parameters: ((op.parameters ?? []) as Operation['parameters']).filter((p) => p.in === 'path' || p.in === 'query'),
+        ...(type && media ? { body: { type, schema: media.schema } } : {}),
+        auth: security.includes('oauth2') ? 'developer' : security.includes('orgApiKey') ? 'org' : 'none',
+      });
+    }
+  }
+  // Deletions last, so the records the other operations use are still there.
+  return operations.sort((a, b) => Number(a.method === 'DELETE') - Number(b.method === 'DELETE'));
+}
+
+describe.each(testDialects())('bad text on every operation (%s)', (dialect) => {
+  let t: TestContext;
+  let org: OrgWithKey;
+  let developerAuth: { authorization: string };
+  const ids: Record<string, string> = {};
+  const lines: string[] = [];
+  let operations: Operation[];
+
+  beforeAll(async () => {
+    const logStream = new Writable({ write: (chunk, _encoding, done) => { lines.push(String(chunk)); done(); } });
+    t = await createTestContext(dialect, { env: { LOG_LEVEL: 'info' }, deps: { logStream, resolveHost: fixedResolver() } });
+    org = await createOrgWithKey(t.database, t.clock);
+    developerAuth = (await developerSession(t.database, t.clock, t.app)).auth;
+    // One real record of each kind, so requests that name one reach the queries that read and write it.
+    const call = async (method: 'POST', url: string, payload: Json) => {
+      const res = await t.app.inject({ method, url, headers: org.auth, payload });
+      if (res.statusCode >= 300) throw new Error(`${url}: ${res.statusCode} ${res.body}`);
+      return (res.json() as { data: Json }).data;
+    };
+    ids.tool = (await createTool(t.app, developerAuth)).id;
+    ids.agt = (await createAgent(t.app, org)).id;
+    ids.key = (await call('POST', '/api/org/api-keys', { name: 'Zapier' })).id as string;
+    ids.cf = (await call('POST', '/api/org/custom-fields', { key: 'budget', label: 'Budget', entity: 'contact', type: 'text' })).id as string;
+    const pipeline = await call('POST', '/api/org/pipelines', { name: 'Partners', stages: [{ name: 'New' }, { name: 'Won' }] });
+    ids.pipe = pipeline.id as string;
+    ids.stg = ((pipeline.stages as Json[])[1] as Json).id as string;
+    ids.ct = (await call('POST', '/api/org/contacts', { email: 'lead@example.com' })).id as string;
+    ids.opp = (await call('POST', '/api/org/opportunities', { title: 'Deal', contactId: ids.ct })).id as string;
+    const form = await createForm(t.app, org, { slug: uniqueSlug() });
+    ids.frm = form.id;
+    ids.slug = form.slug;
+    operations = operationsOf((await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as Json);
+  });
+  afterAll(async () => t.close());
+
+  function headersFor(op: Operation): Record<string, string> {
+    return op.auth === 'developer' ? developerAuth : op.auth === 'org' ? org.auth : {};
+  }
+
+  /** A real id for a path parameter, by the prefix of its documented example. */
+  function pathValue(parameter: Operation['parameters'][number]): string {
+    if (parameter.name === 'slug') return ids.slug as string;
+    const prefix = String(parameter.example ?? '').split('_')[0] ?? '';
+    return ids[prefix] ?? String(parameter.example ?? 'abc');
+  }
+
+  function url(op: Operation, override?: { name: string; in: string; value: string }): string {
+    let path = op.path;
+    const query: string[] = [];
+    for (const parameter of op.parameters) {
+      const bad = override && override.name === parameter.name && override.in === parameter.in ? override.value : undefined;
+      if (parameter.in === 'path') path = path.replace(`{${parameter.name}}`, bad !== undefined ? inUrl(bad) : pathValue(parameter));
+      else if (bad !== undefined) query.push(`${parameter.name}=${inUrl(bad)}`);
+    }
+    return query.length ? `${path}?${query.join('&')}` : path;
+  }
+
+  function payload(op: Operation, body: unknown): { payload?: string; headers: Record<string, string> } {
+    if (!op.body) return { headers: headersFor(op) };
+    if (op.body.type === FORM) {
+      const form = Object.entries(body as Record<string, string>).map(([k, v]) => `${k}=${inUrl(String(v))}`).join('&');
+      return { payload: form, headers: { ...headersFor(op), 'content-type': op.body.type } };
+    }
+    return { payload: JSON.stringify(body), headers: { ...headersFor(op), 'content-type': 'application/json' } };
+  }
+
+  it('never answers 5xx and never logs an error', async () => {
+    const failures: string[] = [];
+    let sent = 0;
+    for (const op of operations) {
+      // Form bodies (OAuth) get every field, so a bad client_id meets a client_secret and reaches the lookup.
+      const validBody = op.body ? (op.body.type === FORM ? sampleAll(op.body.schema) : sample(op.body.schema)) : undefined;
+      const attempts: { what: string; url: string; body: unknown }[] = [];
+      for (const [kind, value] of Object.entries(BAD_VALUES)) {
+        for (const parameter of op.parameters) {
+          attempts.push({ what: `${parameter.in} ${parameter.name} ${kind}`, url: url(op, { ...parameter, value }), body: validBody });
+          // A cursor is opaque text that we decode: the bad text can also hide inside it.
+          if (parameter.name === 'cursor') attempts.push({ what: `cursor holding ${kind}`, url: url(op, { ...parameter, value: forgedCursor(value) }), body: validBody });
+        }
+        // The body limit answers an over-long body before any field is read; parameters get the long value above.
+        if (op.body && kind !== 'over-long') {
+          for (const field of stringFields(op.body.schema)) attempts.push({ what: `body ${field.join('.')} ${kind}`, url: url(op), body: setAt(validBody, field, value) });
+        }
+      }
+      // A lone surrogate in a JSON body arrives as the escape \ud800, which is what clients send.
+      for (const attempt of attempts) {
+        const { payload: raw, headers } = payload(op, attempt.body);
+        const res = await t.app.inject({ method: op.method as 'GET', url: attempt.url, headers, ...(raw !== undefined ? { payload: raw } : {}) });
+        sent++;
+        if (res.statusCode >= 500) failures.push(`${op.method} ${op.path} — ${attempt.what}: ${res.statusCode} ${res.body.slice(0, 200)}`);
+      }
+    }
+    expect(failures).toEqual([]);
+    expect(sent).toBeGreaterThan(300);
+    const errors = lines.filter((line) => (JSON.parse(line) as { level: number }).level >= 50);
+    expect(errors).toEqual([]);
+    expect(lines.join('')).not.toContain('"stack"');
+  });
+});

@@ -1,0 +1,5 @@
+import { AppError } from '../http/errors.js';
+
+/** Answers for ids that do not exist; another organization's record gets the same answer. */
+export const agentNotFound = () => new AppError('AGENT_NOT_FOUND', 'No agent has that id.');
+export const apiKeyNotFound = () => new AppError('NOT_FOUND', 'No API key has that id.');
