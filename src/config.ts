@@ -113,6 +113,8 @@ export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const host = env.HOST && env.HOST !== '' ? env.HOST : '127.0.0.1';
   const publicUrl = (url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  // Links are built by appending paths to it, and it is the OAuth issuer (RFC 8414 §2: no query or fragment).
+  if (/[?#]/.test(publicUrl)) throw new ConfigError(`PUBLIC_URL must not have a query or fragment (got "${publicUrl}").`);
   const dataDirRaw = env.DATA_DIR && env.DATA_DIR !== '' ? env.DATA_DIR : './data';
   const dataDir = isAbsolute(dataDirRaw) ? dataDirRaw : resolve(dataDirRaw);
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
