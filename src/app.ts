@@ -12,7 +12,7 @@ import { registerHealthRoutes } from './http/health.js';
 import { registerOpenApi } from './http/openapi.js';
 import { createValidatorCompiler } from './http/validation.js';
 import { createSerializerCompiler } from './http/serialization.js';
-import { redactPaths } from './http/redact.js';
+import { logSerializers, redactPaths } from './http/redact.js';
 import { lazyChildLoggerFactory } from './http/request-logger.js';
 import { VERSION } from './version.js';
 import { createDeveloperAuth } from './oauth/bearer.js';
@@ -66,6 +66,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     logger: {
       level: config.logLevel,
       redact: { paths: redactPaths, censor: '[redacted]' },
+      // Request URLs are logged with credentials in their query or path redacted (http/redact.ts).
+      serializers: logSerializers,
       ...(deps.logStream ? { stream: deps.logStream } : {}),
     },
     genReqId: () => newId('req'),

@@ -36,6 +36,8 @@ describe('loadConfig', () => {
     [{ PORT: 'eighty' }, /PORT/],
     [{ PORT: '70000' }, /PORT/],
     [{ PUBLIC_URL: 'not a url' }, /PUBLIC_URL/],
+    [{ PUBLIC_URL: 'https://sb.example.com/?tenant=1' }, /PUBLIC_URL must not have a query/],
+    [{ PUBLIC_URL: 'https://sb.example.com/#top' }, /PUBLIC_URL must not have a query or fragment/],
     [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL must start with postgres/],
     [{ SECRETS_KEY: 'c2hvcnQ=' }, /SECRETS_KEY must be 32 bytes/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],

@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
+import { makeDataDir } from './lib/data-dir.js';
 
 /**
  * Configuration, read from the environment and validated once at start-up.
@@ -89,7 +90,7 @@ function loadSecretsKey(env: Env, production: boolean, dataDir: string): Buffer 
   if (production) throw new ConfigError('SECRETS_KEY is required when NODE_ENV=production (try: openssl rand -base64 32).');
   const file = join(dataDir, 'secrets.key');
   if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
-  mkdirSync(dataDir, { recursive: true });
+  makeDataDir(dataDir);
   const key = randomBytes(32);
   writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600 });
   return key;
@@ -113,6 +114,8 @@ export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const host = env.HOST && env.HOST !== '' ? env.HOST : '127.0.0.1';
   const publicUrl = (url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  // Links are built by appending paths to it, and it is the OAuth issuer (RFC 8414 §2: no query or fragment).
+  if (/[?#]/.test(publicUrl)) throw new ConfigError(`PUBLIC_URL must not have a query or fragment (got "${publicUrl}").`);
   const dataDirRaw = env.DATA_DIR && env.DATA_DIR !== '' ? env.DATA_DIR : './data';
   const dataDir = isAbsolute(dataDirRaw) ? dataDirRaw : resolve(dataDirRaw);
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);

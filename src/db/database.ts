@@ -1,8 +1,9 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, openSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, type SqliteDatabase } from 'kysely';
+import { makeDataDir } from '../lib/data-dir.js';
 import { withPreparedTemplates } from './pg-prepared.js';
 import { startCheckpointer } from './sqlite-checkpointer.js';
 import { FifoLock, FifoSqliteDialect } from './sqlite-driver.js';
@@ -57,10 +58,27 @@ function withStatementCache(sqlite: SQLite.Database, max = 512): SqliteDatabase 
 const WAL_RESTART_FRAMES = 8000;
 
 /**
+ * The database holds contacts' personal data, so its files are for this user only (0600).
+ * SQLite would create the database file 0644, but it gives the -wal and -shm files it
+ * creates the database file's mode, so creating the file first is enough. Files an
+ * earlier version left readable to others are tightened at every open, when they are
+ * ours: a file someone else owns keeps what its owner gave it.
+ */
+function keepSqliteFilesPrivate(file: string): void {
+  closeSync(openSync(file, 'a', 0o600));
+  const uid = process.getuid?.();
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) {
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (stat && (stat.mode & 0o077) !== 0 && stat.uid === uid) chmodSync(path, 0o600);
+  }
+}
+
+/**
  * The embedded default is one SQLite file in WAL mode. Kysely's SQLite dialect
  * serializes queries on its single connection, which is what SQLite wants anyway.
  */
 function openSqlite(file: string): Database {
+  if (file !== ':memory:') keepSqliteFilesPrivate(file);
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
   // NORMAL is durable across application crashes in WAL mode; only an OS crash can lose the last commits.
@@ -103,7 +121,7 @@ export function openDatabase(options: DatabaseOptions): Database {
   let file = options.sqliteFile;
   if (!file) {
     const dir = options.dataDir ?? './data';
-    mkdirSync(dir, { recursive: true });
+    makeDataDir(dir);
     file = join(dir, 'switchboard.db');
   }
   return openSqlite(file);

@@ -125,7 +125,14 @@ export function registerOAuthRoutes(app: App, deps: { oauth: OAuthService; confi
       token_endpoint: `${config.publicUrl}/api/dev/oauth/token`,
       revocation_endpoint: `${config.publicUrl}/api/dev/oauth/revoke`,
       grant_types_supported: ['client_credentials'],
-      response_types_supported: [],
+      // REQUIRED by RFC 8414 §2, yet the client credentials grant has no response type: response
+      // types belong to the authorization endpoint (RFC 7591 §2.1), which this server has none of.
+      // An empty array is no way out: §3.2 says empty members are omitted, and Authlib rejects
+      // both [] and an absent member as missing. "token" is what client-credentials-only servers
+      // publish: a token is all this server hands out, and a client looking for "code" (the
+      // authorization code flow) sees it is not offered. Without an authorization_endpoint no
+      // client can start a flow with it; grant_types_supported says what works.
+      response_types_supported: ['token'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
       revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
       scopes_supported: [...SCOPES],
