@@ -7,6 +7,7 @@ import type { Database } from './db/database.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { newId } from './lib/ids.js';
 import { frameworkErrors, installErrorHandling } from './http/error-handler.js';
+import { clientErrorHandler } from './http/client-error.js';
 import { installJsonBodyParser } from './http/json-body.js';
 import { registerHealthRoutes } from './http/health.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -62,6 +63,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const clock = deps.clock ?? systemClock;
 
   const trustProxy = config.trustProxy;
+  const limits = config.http;
   const app: App = Fastify({
     logger: {
       level: config.logLevel,
@@ -79,9 +81,19 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     frameworkErrors,
+    clientErrorHandler,
+    // Slow or idle clients are cut off (README, "Limits"). Node checks the headers and whole-request
+    // timeouts only every connectionsCheckingInterval (30 s by default): every second here, so they
+    // hold within a second. Node also needs requestTimeout itself, to check headersTimeout against it.
+    // connectionTimeout (socket inactivity) stays off: a request may wait silently on a tool call.
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    http: { headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: 1000 },
     // Long ids must reach the handler and answer 404 like any unknown id, not 414 from the router.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Connections past the cap are closed as they arrive, before any byte is read.
+  app.server.maxConnections = limits.maxConnections;
 
   app.setValidatorCompiler(createValidatorCompiler());
   app.setSerializerCompiler(createSerializerCompiler());

@@ -28,6 +28,20 @@ export interface Config {
   toolAllowPrivateEndpoints: boolean;
   toolCaFile: string | undefined;
   toolCallTimeoutMs: number;
+  /** Limits on client connections (see httpLimits). */
+  http: HttpLimits;
+}
+
+/** What one client connection may take from the server. */
+export interface HttpLimits {
+  /** Time to send the request line and headers. */
+  headersTimeoutMs: number;
+  /** Time to send the whole request, body included. */
+  requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open between requests. */
+  keepAliveTimeoutMs: number;
+  /** Open connections at once; more are closed as they arrive. */
+  maxConnections: number;
 }
 
 export class ConfigError extends Error {
@@ -105,6 +119,35 @@ function defaultPoolSize(): number {
   return availableParallelism() * 2 + 2;
 }
 
+/**
+ * Defaults a reverse proxy would use, so a slow or idle client cannot hold the server open
+ * (2,000 clients trickling a body one byte every 10 s all stayed connected before these):
+ * - headers 15 s: a client on any working network sends its headers in well under a second;
+ *   nginx allows 60 s, tighter here since a proxy in front buffers for slow clients anyway.
+ * - whole request 30 s: bodies are at most 256 KB, which a 100 kbit/s link sends in about 20 s.
+ * - keep-alive 72 s: longer than the 60 s idle timeout of nginx's upstream keep-alive and of AWS
+ *   and most load balancers, so the balancer never reuses a connection we have just closed
+ *   (it would answer 502); Fastify picked the same figure for the same reason.
+ * - 4,096 connections: a common nginx worker_connections. A balancer needs a few dozen; a request
+ *   in flight holds about 6.5 KB of heap (measured with 2,000 trickling clients), so a connection
+ *   flood costs at most some 30 MB and a few thousand file descriptors.
+ */
+function httpLimits(env: Env): HttpLimits {
+  const limits: HttpLimits = {
+    headersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 15_000, 1000, 600_000),
+    requestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),
+    keepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 1000, 3_600_000),
+    maxConnections: integer(env, 'HTTP_MAX_CONNECTIONS', 4096, 1, 1_000_000),
+  };
+  // Node refuses a headers timeout longer than the whole-request one.
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new ConfigError(
+      `HTTP_HEADERS_TIMEOUT_MS (${limits.headersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${limits.requestTimeoutMs}): the headers are part of the request.`,
+    );
+  }
+  return limits;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = env.NODE_ENV ?? 'development';
   if (nodeEnv !== 'development' && nodeEnv !== 'production' && nodeEnv !== 'test') {
@@ -149,5 +192,6 @@ export function loadConfig(env: Env = process.env): Config {
     toolAllowPrivateEndpoints,
     toolCaFile,
     toolCallTimeoutMs: integer(env, 'TOOL_CALL_TIMEOUT_MS', 15000, 1000, 30000),
+    http: httpLimits(env),
   };
 }

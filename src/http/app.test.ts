@@ -59,12 +59,20 @@ describe('request hygiene', () => {
   it.each([
     ['{"__proto__": {"admin": true}}', /__proto__/],
     ['{"a": {"constructor": {"prototype": {"admin": true}}}}', /constructor\.prototype/],
-    ['{"a": ', /not valid JSON/],
+    ['{"a": ', /not valid JSON \(it ends too early\)/],
+    ['{"a": 1}x', /^The request body is not valid JSON \(at position 8\)\.$/],
     ['', /empty/],
   ])('refuses the JSON body %j with a 400 that says why', async (payload, message) => {
     const res = await post(payload);
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ success: false, code: 'VALIDATION_ERROR', error: expect.stringMatching(message) });
+  });
+
+  it('never quotes the body when it is not valid JSON', async () => {
+    const res = await post('{"client_secret": svc_cs_secret123}');
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ success: false, code: 'VALIDATION_ERROR', error: 'The request body is not valid JSON.' });
+    expect(res.body).not.toContain('svc_cs');
   });
 
   it('answers an over-long path segment with the error shape, not a router error', async () => {

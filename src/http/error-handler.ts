@@ -7,6 +7,22 @@ export interface RouteErrorConfig {
   errorFormat?: 'oauth';
 }
 
+const BY_STATUS: Record<number, [ErrorCode, string]> = {
+  400: ['VALIDATION_ERROR', 'The request could not be read.'],
+  401: ['UNAUTHORIZED', 'This request needs authentication.'],
+  403: ['FORBIDDEN', 'This request is not allowed.'],
+  404: ['NOT_FOUND', 'Nothing exists at this address.'],
+  405: ['NOT_FOUND', 'Nothing exists at this address for this method.'],
+  408: ['REQUEST_TIMEOUT', 'The request took too long to arrive.'],
+  409: ['CONFLICT', 'The request conflicts with the current state.'],
+  413: ['PAYLOAD_TOO_LARGE', 'The request body is too large.'],
+  414: ['URI_TOO_LONG', 'The request URL is too long.'],
+  415: ['UNSUPPORTED_MEDIA_TYPE', 'This endpoint does not accept that Content-Type.'],
+  429: ['RATE_LIMIT_EXCEEDED', 'Too many requests: slow down and try again later.'],
+  431: ['HEADERS_TOO_LARGE', 'The request headers are too large.'],
+  503: ['SERVICE_UNAVAILABLE', 'The service is unavailable; try again shortly.'],
+};
+
 /** Fastify's own failures (parsing, limits), as our codes. */
 function fromFastifyError(error: FastifyError): AppError {
   if (error.validation) {
@@ -29,13 +45,10 @@ function fromFastifyError(error: FastifyError): AppError {
     const proto = /prototype/i.test(error.message);
     return new AppError('VALIDATION_ERROR', proto ? 'The request body may not contain "__proto__" or "constructor.prototype" keys.' : 'The request body is not valid JSON.');
   }
-  const status = error.statusCode ?? 500;
-  const byStatus: Record<number, ErrorCode> = {
-    400: 'VALIDATION_ERROR', 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 405: 'NOT_FOUND', 409: 'CONFLICT',
-    413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE', 429: 'RATE_LIMIT_EXCEEDED', 503: 'SERVICE_UNAVAILABLE',
-  };
-  const code = byStatus[status];
-  if (code) return new AppError(code, error.message || 'The request could not be processed.');
+  // Anything else by its status, in our words: Fastify's messages can quote the request
+  // (`'%s' is not a valid url component`, the Content-Type it refused…).
+  const known = BY_STATUS[error.statusCode ?? 500];
+  if (known) return new AppError(known[0], known[1]);
   return new AppError('INTERNAL_ERROR', 'Something went wrong on our side. Please try again; if it keeps happening, contact support with the request id.', { cause: error });
 }
 

@@ -24,10 +24,22 @@ export function jsonBodyParser(options: { allowEmpty?: boolean } = {}) {
       const reason = error instanceof Error ? error.message : '';
       const message = /prototype/i.test(reason)
         ? 'The request body may not contain "__proto__" or "constructor.prototype" keys.'
-        : `The request body is not valid JSON (${reason.replace(/\.$/, '')}).`;
+        : invalidJsonMessage(reason);
       done(new AppError('VALIDATION_ERROR', message));
     }
   };
+}
+
+/**
+ * Says where the JSON broke without quoting it: JSON.parse's own message can quote the first
+ * characters of the body (`Unexpected token 's', "svc_cs_…" is not valid JSON`), which may be a secret.
+ * Only the position it reports at the end of some messages is kept.
+ */
+function invalidJsonMessage(reason: string): string {
+  const position = / at position (\d+)(?: \(line \d+ column \d+\))?$/.exec(reason)?.[1];
+  if (position !== undefined) return `The request body is not valid JSON (at position ${position}).`;
+  if (/^Unexpected end of JSON input/.test(reason)) return 'The request body is not valid JSON (it ends too early).';
+  return 'The request body is not valid JSON.';
 }
 
 /** Replaces Fastify's default JSON parser for the whole app. */

@@ -11,12 +11,18 @@ import type { ClientCredentials, OAuthService } from './service.js';
 const FORM = 'application/x-www-form-urlencoded';
 const oauthConfig: RouteErrorConfig = { errorFormat: 'oauth' };
 
+/** The parameters of both endpoints: the only names an error message may repeat back. */
+const KNOWN_PARAMETERS = new Set(['grant_type', 'scope', 'client_id', 'client_secret', 'token', 'token_type_hint']);
+
 /** RFC 6749 §3.2: parameters sent more than once are an invalid_request. */
 function parseForm(body: string): Record<string, string> {
   const params = new URLSearchParams(body);
   const out: Record<string, string> = Object.create(null);
   for (const [key, value] of params) {
-    if (key in out) throw new AppError('INVALID_REQUEST', `The ${key} parameter was sent more than once.`);
+    if (key in out) {
+      // A name we do not know is client text (a mis-encoded secret, say) and is not quoted.
+      throw new AppError('INVALID_REQUEST', KNOWN_PARAMETERS.has(key) ? `The ${key} parameter was sent more than once.` : 'A parameter was sent more than once.');
+    }
     out[key] = value;
   }
   return out;
@@ -91,7 +97,7 @@ export function registerOAuthRoutes(app: App, deps: { oauth: OAuthService; confi
       async (request) => {
         const body = request.body;
         if (body.grant_type !== 'client_credentials') {
-          throw new AppError('UNSUPPORTED_GRANT_TYPE', `grant_type must be client_credentials (got "${body.grant_type}").`);
+          throw new AppError('UNSUPPORTED_GRANT_TYPE', 'grant_type must be client_credentials.');
         }
         return oauth.issueToken(clientCredentials(request, body), body.scope);
       },

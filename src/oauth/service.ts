@@ -3,7 +3,7 @@ import { isoNow, type Clock } from '../lib/clock.js';
 import { hashSecret, safeEqual } from '../lib/hashing.js';
 import { isWellFormedId, newSecret } from '../lib/ids.js';
 import type { OAuthRepo } from './repo.js';
-import { formatScopes, parseScopeList, type Scope } from './scopes.js';
+import { formatScopes, isScope, parseScopeList, type Scope } from './scopes.js';
 
 /** Spec: access tokens are valid one hour. */
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
@@ -58,7 +58,11 @@ export function createOAuthService(deps: { repo: OAuthRepo; clock: Clock }) {
       const requested = parseScopeList(requestedScope);
       const refused = requested.filter((scope) => !allowed.includes(scope));
       if (refused.length > 0) {
-        throw new AppError('INVALID_SCOPE', `This app may not be granted: ${refused.join(' ')}. It may be granted: ${app.scopes}.`);
+        // Only scope names we define are repeated back; anything else is client text.
+        const named = refused.filter(isScope);
+        const unknown = refused.length - named.length;
+        const parts = [...named, ...(unknown > 0 ? [`${unknown} unknown scope${unknown > 1 ? 's' : ''}`] : [])];
+        throw new AppError('INVALID_SCOPE', `This app may not be granted: ${parts.join(', ')}. It may be granted: ${app.scopes}.`);
       }
       granted = requested;
     }

@@ -137,6 +137,21 @@ describe.each(testDialects())('POST /api/dev/oauth/token on %s', (dialect) => {
       expect(res.json().error).toBe('invalid_client');
     });
 
+    it('never repeats client text in its error descriptions', async () => {
+      const secret = 'svc_cs_secret123';
+      const refusals = await Promise.all([
+        token({ grant_type: secret, client_id: dev.app.clientId, client_secret: dev.app.clientSecret }),
+        token({ grant_type: 'client_credentials', client_id: dev.app.clientId, client_secret: dev.app.clientSecret, scope: `tools:write ${secret}` }),
+        t.app.inject({ method: 'POST', url: '/api/dev/oauth/token', headers: FORM, payload: `grant_type=client_credentials&${secret}&${secret}` }),
+      ]);
+      expect(refusals.map((res) => [res.statusCode, res.json().error])).toEqual([
+        [400, 'unsupported_grant_type'], [400, 'invalid_scope'], [400, 'invalid_request'],
+      ]);
+      for (const res of refusals) expect(res.body).not.toContain(secret);
+      // Names we define are still given, so the client knows what to fix.
+      expect(refusals[1]?.json().error_description).toMatch(/^This app may not be granted: 1 unknown scope\./);
+    });
+
     it("refuses another app's secret", async () => {
       const res = await token({ grant_type: 'client_credentials', client_id: dev.app.clientId, client_secret: readOnly.app.clientSecret });
       expect(res.statusCode).toBe(401);
