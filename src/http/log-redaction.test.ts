@@ -72,7 +72,8 @@ describe('log redaction', () => {
 
   it('keeps every kind of secret out of the logs, wherever the client put it', async () => {
     for (const secret of Object.values(secrets)) await sendEverywhere(secret);
-    // A malformed request: Node hands Fastify the raw bytes it read (headers and all) with the client error it logs at trace.
+    // A malformed request: Node hands the server the raw bytes it read (headers and all) with the client error;
+    // our client-error handler logs only its code, and the err serializer would drop the bytes anyway.
     const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
     const port = Number(new URL(address).port);
     for (const secret of Object.values(secrets)) {
@@ -81,8 +82,7 @@ describe('log redaction', () => {
 
     const all = lines.join('');
     expect(all).toContain('"msg":"incoming request"');
-    expect(all).toContain('"msg":"client error"');
-    expect(all).toContain('"rawPacket":"[redacted]"');
+    expect(all).toMatch(/"reason":"HPE_[A-Z_]+","msg":"request refused"/);
     expect(all).toContain('?access_token=[redacted]');
     expect(all).toContain('/api/catalog/tools/[redacted]');
     for (const [kind, secret] of Object.entries(secrets)) {
