@@ -15,6 +15,7 @@ describe('loadConfig', () => {
     expect(config.secretsKey).toHaveLength(32);
     // PostgreSQL's rule of thumb: twice the cores plus a couple.
     expect(config.databasePoolSize).toBe(availableParallelism() * 2 + 2);
+    expect(config.sqliteSynchronous).toBe('normal');
     // The generated key is kept, so credentials stay readable after a restart.
     expect(loadConfig({ DATA_DIR: dir }).secretsKey.equals(config.secretsKey)).toBe(true);
     expect(Buffer.from(readFileSync(join(dir, 'secrets.key'), 'utf8').trim(), 'base64').equals(config.secretsKey)).toBe(true);
@@ -24,11 +25,12 @@ describe('loadConfig', () => {
     const config = loadConfig({
       NODE_ENV: 'production', PORT: '8080', HOST: '0.0.0.0', PUBLIC_URL: 'https://sb.example.com/', DATA_DIR: dataDir(),
       DATABASE_URL: 'postgres://u:p@db/sb', REDIS_URL: 'redis://cache:6379', SECRETS_KEY: KEY, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1',
-      LOG_LEVEL: 'warn', TOOL_CALL_TIMEOUT_MS: '20000', DATABASE_POOL_SIZE: '40',
+      LOG_LEVEL: 'warn', TOOL_CALL_TIMEOUT_MS: '20000', DATABASE_POOL_SIZE: '40', SQLITE_SYNCHRONOUS: 'FULL',
     });
     expect(config).toMatchObject({
       env: 'production', port: 8080, host: '0.0.0.0', publicUrl: 'https://sb.example.com', databaseUrl: 'postgres://u:p@db/sb',
       redisUrl: 'redis://cache:6379', databasePoolSize: 40, trustProxy: ['10.0.0.0/8', '127.0.0.1'], logLevel: 'warn', toolCallTimeoutMs: 20000,
+      sqliteSynchronous: 'full',
     });
   });
 
@@ -41,6 +43,7 @@ describe('loadConfig', () => {
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
     [{ TOOL_CALL_TIMEOUT_MS: '60000' }, /TOOL_CALL_TIMEOUT_MS/],
     [{ DATABASE_POOL_SIZE: '0' }, /DATABASE_POOL_SIZE/],
+    [{ SQLITE_SYNCHRONOUS: 'off' }, /SQLITE_SYNCHRONOUS must be one of normal, full/],
     [{ TOOL_ALLOW_PRIVATE_ENDPOINTS: 'maybe' }, /TOOL_ALLOW_PRIVATE_ENDPOINTS/],
     [{ NODE_ENV: 'staging' }, /NODE_ENV/],
   ])('refuses %o with a message naming the variable', (env, message) => {
