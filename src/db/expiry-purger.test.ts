@@ -86,7 +86,7 @@ describe('expiry purger', () => {
     expect(table.batches).toHaveLength(2);
   });
 
-  it('stop() waits for the batch in flight and runs no further batch', async () => {
+  it('stop() waits for the batch in flight and runs no further batch, in this table or the next', async () => {
     let release: () => void = () => {};
     let calls = 0;
     const slow: ExpiryPurge = {
@@ -97,7 +97,8 @@ describe('expiry purger', () => {
         return limit;
       },
     };
-    const purger = createExpiryPurger({ purges: [slow], clock: new TestClock(), log: quietLog, schedule: { firstRunAfterMs: 0, pauseMs: 0 } });
+    const next = fakeTable('idempotency_keys', 10);
+    const purger = createExpiryPurger({ purges: [slow, next.purge], clock: new TestClock(), log: quietLog, schedule: { firstRunAfterMs: 0, pauseMs: 0 } });
     purger.start();
     await vi.waitFor(() => expect(calls).toBe(1));
     let stopped = false;
@@ -107,5 +108,6 @@ describe('expiry purger', () => {
     release();
     await stopping;
     expect(calls).toBe(1);
+    expect(next.batches).toEqual([]);
   });
 });

@@ -51,8 +51,9 @@ export function createExpiryPurger(deps: {
         const count = await purge.purgeBatch(clock.now(), schedule.batchSize);
         deleted += count;
         // A short batch means the table is clean (or, on PostgreSQL, another node holds the rest).
-        if (count < schedule.batchSize || stopped) return deleted;
+        if (count < schedule.batchSize) return deleted;
         await pause(schedule.pauseMs);
+        if (stopped) return deleted;
       }
     } catch (error) {
       log.warn({ err: error, table: purge.name }, 'could not purge expired rows; the next run tries again');
@@ -64,7 +65,10 @@ export function createExpiryPurger(deps: {
   async function runOnce(): Promise<Record<string, number>> {
     const started = Date.now();
     const deleted: Record<string, number> = {};
-    for (const purge of purges) deleted[purge.name] = await purgeTable(purge);
+    for (const purge of purges) {
+      if (stopped) break;
+      deleted[purge.name] = await purgeTable(purge);
+    }
     log.debug({ deleted, ms: Date.now() - started }, 'purged expired rows');
     return deleted;
   }
@@ -84,7 +88,7 @@ export function createExpiryPurger(deps: {
     start(): void {
       if (timer === undefined && running === undefined && !stopped) scheduleRun(schedule.firstRunAfterMs);
     },
-    /** Cancels the next run and waits for one in progress (it stops after its current batch). */
+    /** Cancels the next run and waits for one in progress, which ends after its current batch. */
     async stop(): Promise<void> {
       stopped = true;
       clearTimeout(timer);
