@@ -6,7 +6,8 @@ import { printTable, type Row } from './lib.js';
 /**
  * `npm run bench`: every benchmark, each against a bare Fastify baseline measured in the same run.
  * BENCH_SECONDS sets the length of each run (default 10); BENCH_DATABASE_URL adds PostgreSQL rows;
- * BENCH_ONLY=developer|forms runs one group.
+ * BENCH_ONLY=developer|forms runs one group. The servers inherit the environment, so SQLITE_SYNCHRONOUS=full
+ * (or any other setting) applies to them.
  */
 // The servers under test run the compiled build, as `npm start` does.
 execSync('npm run -s build', { stdio: 'inherit' });

@@ -4,6 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
+import { createExpiryPurger, type PurgeSchedule } from './db/expiry-purger.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { newId } from './lib/ids.js';
 import { frameworkErrors, installErrorHandling } from './http/error-handler.js';
@@ -19,7 +20,7 @@ import { VERSION } from './version.js';
 import { createDeveloperAuth } from './oauth/bearer.js';
 import { createOAuthRepo } from './oauth/repo.js';
 import { registerOAuthRoutes } from './oauth/routes.js';
-import { createOAuthService } from './oauth/service.js';
+import { createOAuthService, expiredAccessTokens } from './oauth/service.js';
 import { systemResolver, type HostResolver } from './net/resolver.js';
 import { createToolsRepo } from './tools/repo.js';
 import { registerToolRoutes } from './tools/routes.js';
@@ -52,6 +53,8 @@ export interface AppDeps {
   logStream?: DestinationStream;
   /** DNS for tool endpoint checks (A and AAAA answers as text); tests pass a fixed table. */
   resolveHost?: HostResolver;
+  /** When expired rows are purged (db/expiry-purger.ts); `false` leaves it to the caller (tests that purge by hand). */
+  expiryPurge?: Partial<PurgeSchedule> | false;
 }
 
 /** The Fastify instance with TypeBox types: routes infer body, query and reply types from their schemas. */
@@ -108,7 +111,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerHealthRoutes(app, database);
 
   const { db } = database;
-  const oauth = createOAuthService({ repo: createOAuthRepo(db), clock });
+  const oauthRepo = createOAuthRepo(db);
+  const oauth = createOAuthService({ repo: oauthRepo, clock });
   const developerAuth = createDeveloperAuth(oauth);
   registerOAuthRoutes(app, { oauth, config });
 
@@ -136,7 +140,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerCrmRecordRoutes(app, { orgAuth, contacts: createContactsService({ db, clock }), opportunities: createOpportunitiesService({ db, clock }) });
 
   // ── Forms ──
-  await registerForms(app, { config, database, clock, crm: createCrmService({ clock }), orgAuth, changes: orgChanges, redisPrefix: deps.redisPrefix });
+  const forms = await registerForms(app, { config, database, clock, crm: createCrmService({ clock }), orgAuth, changes: orgChanges, redisPrefix: deps.redisPrefix });
+
+  // ── Expired rows ──
+  // Every table with an expiry, or it grows forever (the token endpoint writes a row per request).
+  // Runs on every node; the app's close stops it before the database is closed.
+  if (deps.expiryPurge !== false) {
+    const purger = createExpiryPurger({ purges: [expiredAccessTokens(oauthRepo), forms.expiredIdempotencyKeys], clock, log: app.log, schedule: deps.expiryPurge ?? {} });
+    purger.start();
+    app.addHook('onClose', () => purger.stop());
+  }
 
   return app;
 }

@@ -144,7 +144,7 @@ async function main(argv: string[]): Promise<number> {
     console.error(`switchboard: missing ${missing.map((m) => `--${m}`).join(', ')}.\nUsage: ${command.usage}`);
     return 2;
   }
-  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteSynchronous: config.sqliteSynchronous });
   try {
     await migrateToLatest(database.db);
     const result = await command.run({ config, database, options: values });

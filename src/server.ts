@@ -12,7 +12,7 @@ export interface RunningServer {
 
 /** Opens the database, applies migrations, and serves until stopped. */
 export async function startServer(config: Config): Promise<RunningServer> {
-  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgPoolSize: config.databasePoolSize });
+  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgPoolSize: config.databasePoolSize, sqliteSynchronous: config.sqliteSynchronous });
   await migrateToLatest(database.db);
   const app = await buildApp({ config, database });
   const address = await app.listen({ port: config.port, host: config.host });

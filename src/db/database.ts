@@ -27,7 +27,16 @@ export interface DatabaseOptions {
   /** PostgreSQL schema to use instead of `public` (tests isolate each file in its own). */
   pgSchema?: string;
   pgPoolSize?: number;
+  /** SQLite's `synchronous` (default `normal`); the server passes SQLITE_SYNCHRONOUS. */
+  sqliteSynchronous?: SqliteSynchronous;
 }
+
+/**
+ * In WAL mode, `normal` syncs the log only at checkpoints: a commit survives the process
+ * crashing but an OS crash or power loss may lose the last ones. `full` syncs the log at
+ * every commit (once per group-committed batch of submissions), so a commit survives both.
+ */
+export type SqliteSynchronous = 'normal' | 'full';
 
 /**
  * Kysely prepares every query anew; preparing costs as much as running a small
@@ -77,12 +86,11 @@ function keepSqliteFilesPrivate(file: string): void {
  * The embedded default is one SQLite file in WAL mode. Kysely's SQLite dialect
  * serializes queries on its single connection, which is what SQLite wants anyway.
  */
-function openSqlite(file: string): Database {
+function openSqlite(file: string, synchronous: SqliteSynchronous): Database {
   if (file !== ':memory:') keepSqliteFilesPrivate(file);
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
-  // NORMAL is durable across application crashes in WAL mode; only an OS crash can lose the last commits.
-  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   // Checkpoints run on a worker thread (see sqlite-checkpointer.ts); this connection only
@@ -124,5 +132,5 @@ export function openDatabase(options: DatabaseOptions): Database {
     makeDataDir(dir);
     file = join(dir, 'switchboard.db');
   }
-  return openSqlite(file);
+  return openSqlite(file, options.sqliteSynchronous ?? 'normal');
 }

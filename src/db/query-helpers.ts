@@ -1,4 +1,4 @@
-import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { CursorPosition } from '../http/cursor.js';
 
 /** Query pieces every repository shares, written once so they behave the same on SQLite and PostgreSQL. */
@@ -46,4 +46,13 @@ export function matchesText(column: string, text: string): RawBuilder<boolean> {
 export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
+/**
+ * PostgreSQL: locks the selected rows and passes over rows another transaction holds, so
+ * several nodes deleting expired rows at once each take their own batch instead of waiting
+ * on one another. SQLite has a single writer and no row locks (nor the syntax).
+ */
+export function skipLockedOnPostgres<DB, TB extends keyof DB, O>(db: Kysely<any>, query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? query.forUpdate().skipLocked() : query;
 }

@@ -15,7 +15,7 @@ import { registerPublicFormRoutes } from './public-routes.js';
 import { createFormsRepo } from './repo.js';
 import { registerFormRoutes } from './routes.js';
 import { createFormsService } from './service.js';
-import { createSubmitService } from './submit-service.js';
+import { createSubmitService, expiredIdempotencyKeys } from './submit-service.js';
 import { createDirectRunner, createGroupCommitRunner } from './write-batcher.js';
 import { insertNewLeadAtOnce, type NewLeadRows } from './new-lead-statement.js';
 
@@ -37,7 +37,7 @@ export interface FormsModuleDeps {
  * the Operator API and the public Forms API.
  *
  * Returns `invalidateOrg`, for changes the org change feed does not carry
- * (e.g. the org's default country).
+ * (e.g. the org's default country), and the purge of expired idempotency keys.
  */
 export async function registerForms(app: App, deps: FormsModuleDeps) {
   const { config, database, clock, crm, orgAuth } = deps;
@@ -78,11 +78,10 @@ export async function registerForms(app: App, deps: FormsModuleDeps) {
     crm,
     cache,
     clock,
-    log: app.log,
     ...(database.dialect === 'postgres' ? { newLeadAtOnce: (rows: NewLeadRows) => insertNewLeadAtOnce(db, rows) } : {}),
   });
   registerFormRoutes(app, { forms, orgAuth });
   registerPublicFormRoutes(app, { cache, submit, limiter });
 
-  return { invalidateOrg: cache.invalidateOrg };
+  return { invalidateOrg: cache.invalidateOrg, expiredIdempotencyKeys: expiredIdempotencyKeys(repo) };
 }

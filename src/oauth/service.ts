@@ -1,3 +1,4 @@
+import type { ExpiryPurge } from '../db/expiry-purger.js';
 import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { hashSecret, safeEqual } from '../lib/hashing.js';
@@ -32,6 +33,11 @@ export interface DeveloperPrincipal {
 export type TokenCheck =
   | { ok: true; principal: DeveloperPrincipal }
   | { ok: false; reason: 'unknown' | 'expired' | 'revoked' };
+
+/** Tokens past their hour, for the expiry purger (db/expiry-purger.ts): one row is written per token request. */
+export function expiredAccessTokens(repo: OAuthRepo): ExpiryPurge {
+  return { name: 'access_tokens', purgeBatch: (now, limit) => repo.deleteExpiredTokens(now.toISOString(), limit) };
+}
 
 export function createOAuthService(deps: { repo: OAuthRepo; clock: Clock }) {
   const { repo, clock } = deps;
