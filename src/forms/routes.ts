@@ -100,7 +100,7 @@ export function registerFormRoutes(app: App, deps: { forms: FormsService; orgAut
         schema: {
           ...operatorRoute,
           summary: 'Embed snippets of a form',
-          description: 'The direct link, the iframe snippet and the native script snippet, as the panel\'s Embed button shows them.',
+          description: 'The direct link, the iframe snippet and the native script snippet, ready to paste into a page.',
           params: FormIdParams,
           response: { 200: Envelope(EmbedSnippets), ...errorResponses(400, 401, 404) },
         },
