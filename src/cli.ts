@@ -156,6 +156,11 @@ async function orgsService(database: Database) {
   return createOrgsService({ db: database.db, clock: systemClock });
 }
 
+/** Required options, the password counting as given when it comes from stdin or the environment. */
+function isRequired(option: string, spec: OptionSpec, command: Command): boolean {
+  return spec.required === true || (option === 'password' && command.password === true);
+}
+
 /** `developer`, `app`, `org`, `api-key`: the first word of two-word commands. */
 const groups = new Set(Object.keys(commands).filter((name) => name.includes(' ')).map((name) => name.split(' ')[0]!));
 
@@ -215,7 +220,7 @@ function usageJson(topic?: string): Record<string, unknown> {
         options: Object.entries(command.options).map(([option, spec]) => ({
           name: `--${option}`,
           ...(spec.type === 'string' ? { value: spec.value ?? option } : {}),
-          required: spec.required === true || (option === 'password' && command.password === true),
+          required: isRequired(option, spec, command),
           description: spec.description,
         })),
       };
@@ -249,23 +254,24 @@ class CliFailure extends Error {
     message: string,
     readonly code: string,
     readonly exitCode: number,
-    readonly extra: { field?: string | undefined; usageOf?: string | undefined } = {},
+    readonly extra: { field?: string | undefined; usage?: { topic?: string | undefined } } = {},
   ) {
     super(message);
   }
 }
 
 /** A command line that names no command, an unknown one or wrong options: exit 2 with the usage of what was meant. */
-const usageError = (message: string, topic?: string) => new CliFailure(message, 'USAGE_ERROR', 2, { usageOf: topic ?? '' });
+const usageError = (message: string, topic?: string) => new CliFailure(message, 'USAGE_ERROR', 2, { usage: { topic } });
 
 function report(failure: CliFailure, json: boolean): number {
-  const { field, usageOf } = failure.extra;
-  const topic = usageOf === '' ? undefined : usageOf;
+  const { field, usage: shown } = failure.extra;
+  const topic = shown?.topic;
   if (json) {
     const command = topic !== undefined ? commands[topic] : undefined;
-    console.error(JSON.stringify({ success: false, error: failure.message, code: failure.code, ...(field !== undefined ? { field } : {}), ...(command ? { usage: synopsis(topic!, command) } : {}) }));
+    const synopsisOf = command && topic !== undefined ? { usage: synopsis(topic, command) } : {};
+    console.error(JSON.stringify({ success: false, error: failure.message, code: failure.code, ...(field !== undefined ? { field } : {}), ...synopsisOf }));
   } else {
-    console.error(`switchboard: ${failure.message}${usageOf !== undefined ? `\n\n${usage(topic, true)}` : ''}`);
+    console.error(`switchboard: ${failure.message}${shown ? `\n\n${usage(topic, true)}` : ''}`);
   }
   return failure.exitCode;
 }
@@ -343,7 +349,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command.password) await resolvePassword(values, name);
   const missing = Object.entries(command.options)
-    .filter(([option, spec]) => values[option] === undefined && (spec.required === true || (option === 'password' && command.password === true)))
+    .filter(([option, spec]) => values[option] === undefined && isRequired(option, spec, command))
     .map(([option]) => (option === 'password' ? `--password (or --password-stdin, or ${PASSWORD_ENV})` : `--${option}`));
   if (missing.length > 0) throw usageError(`missing ${missing.join(', ')}.`, name);
 
