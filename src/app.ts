@@ -36,6 +36,7 @@ import { createAgentsService } from './orgs/agents-service.js';
 import { createApiKeysService } from './orgs/api-keys-service.js';
 import { createOrgChangeFeed } from './orgs/changes.js';
 import { registerOrgRoutes } from './orgs/routes.js';
+import { createOrgsService } from './orgs/service.js';
 import { createContactsService } from './crm/contacts-service.js';
 import { createCustomFieldsService } from './crm/custom-fields-service.js';
 import { createOpportunitiesService } from './crm/opportunities-service.js';
@@ -125,10 +126,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // ── Organizations and CRM ──
   // orgAuth.require guards every /api/org/* route; orgAuth.principal(request) → {orgId, actor}.
   const orgAuth = createOrgAuth({ repo: createOrgsRepo(db), clock });
-  // Fires after an agent's brand, a custom field or a pipeline changes: caches of public form configs subscribe.
+  // Fires after an agent's brand, a custom field, a pipeline or the org's default country changes: caches of public form configs subscribe.
   const orgChanges = createOrgChangeFeed();
   registerOrgRoutes(app, {
     orgAuth,
+    orgs: createOrgsService({ db, clock, changes: orgChanges }),
     apiKeys: createApiKeysService({ db, clock }),
     agents: createAgentsService({ db, clock, changes: orgChanges }),
   });

@@ -294,7 +294,7 @@ export function createCrmService(deps: { clock: Clock }) {
       const pipeline = await repo.findDefaultPipeline(orgId);
       if (!pipeline) throw new AppError('PIPELINE_NOT_FOUND', 'This organization has no default pipeline. Create a pipeline and choose it in the form.');
       const first = await repo.firstStage(orgId, pipeline.id);
-      if (!first) throw new AppError('STAGE_NOT_FOUND', `The default pipeline "${pipeline.name}" has no stages. Add one in the panel.`);
+      if (!first) throw new AppError('STAGE_NOT_FOUND', `The default pipeline "${pipeline.name}" has no stages. Add one with PATCH /api/org/pipelines/${pipeline.id}.`);
       return { pipelineId: pipeline.id, stageId: first.id };
     }
     let pipeline = pipelineId === null ? undefined : await repo.findPipeline(orgId, pipelineId);
@@ -303,7 +303,7 @@ export function createCrmService(deps: { clock: Clock }) {
     }
     if (stageId === null) {
       const first = await repo.firstStage(orgId, pipeline!.id);
-      if (!first) throw new AppError('STAGE_NOT_FOUND', `The pipeline "${pipeline!.name}" has no stages. Add one in the panel.`, { field: 'stageId' });
+      if (!first) throw new AppError('STAGE_NOT_FOUND', `The pipeline "${pipeline!.name}" has no stages. Add one with PATCH /api/org/pipelines/${pipeline!.id}.`, { field: 'stageId' });
       return { pipelineId: pipeline!.id, stageId: first.id };
     }
     const stage = await repo.findStage(orgId, stageId);

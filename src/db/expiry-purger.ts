@@ -24,6 +24,9 @@ const DEFAULT_SCHEDULE: PurgeSchedule = { firstRunAfterMs: 5_000, intervalMs: 60
 
 /** Timers of a background job must not keep the process alive. */
 function pause(ms: number): Promise<void> {
+  // setImmediate when there is no pause to wait: it always lets pending I/O and callbacks run first,
+  // where a 0 ms timer may fire before them.
+  if (ms <= 0) return new Promise((resolve) => setImmediate(resolve));
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 

@@ -36,8 +36,7 @@ export interface FormsModuleDeps {
  * when REDIS_URL is set), the rate limiter (memory, or Redis shared by every node),
  * the Operator API and the public Forms API.
  *
- * Returns `invalidateOrg`, for changes the org change feed does not carry
- * (e.g. the org's default country), and the purge of expired idempotency keys.
+ * Returns `invalidateOrg` and the purge of expired idempotency keys.
  */
 export async function registerForms(app: App, deps: FormsModuleDeps) {
   const { config, database, clock, crm, orgAuth } = deps;

@@ -120,7 +120,7 @@ export function registerFormRoutes(app: App, deps: { forms: FormsService; orgAut
           ...operatorRoute,
           operationId: 'getFormEmbed',
           summary: 'Embed snippets of a form',
-          description: 'The direct link, the iframe snippet and the native script snippet, as the panel\'s Embed button shows them. Needs an org API key. 404 FORM_NOT_FOUND.',
+          description: 'The direct link, the iframe snippet and the native script snippet, ready to paste into a page. Needs an org API key. 404 FORM_NOT_FOUND.',
           params: FormIdParams,
           response: { 200: Envelope(EmbedSnippets), ...errorResponses(400, 401, 404) },
         },

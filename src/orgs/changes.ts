@@ -1,6 +1,7 @@
 /**
  * "Something that public form configs are built from changed in this org": a custom field
- * definition, an agent's brand, a pipeline or stage. Features that cache derived data
+ * definition, an agent's brand, a pipeline or stage, the org's default country (submit reads
+ * national phone numbers with it). Features that cache derived data
  * (the public form cache) subscribe and drop the org's entries.
  *
  * In-process only: a cache that spans nodes relays the invalidation on its own bus.

@@ -8,6 +8,8 @@ export function createOrgsRepo(db: Kysely<DB>) {
   return {
     insertOrg: (row: OrgsTable) => db.insertInto('orgs').values(row).execute(),
     findOrg: (id: string) => db.selectFrom('orgs').selectAll().where('id', '=', id).executeTakeFirst(),
+    updateOrg: (id: string, changes: Partial<Pick<OrgsTable, 'name' | 'default_country'>>) =>
+      db.updateTable('orgs').set(changes).where('id', '=', id).executeTakeFirst(),
 
     insertUser: (row: UsersTable) => db.insertInto('users').values(row).execute(),
     findUserByEmail: (email: string) => db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst(),

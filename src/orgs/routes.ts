@@ -4,13 +4,24 @@ import type { AgentsService } from './agents-service.js';
 import type { ApiKeysService } from './api-keys-service.js';
 import type { OrgAuth } from './auth.js';
 import { ORG_BODY_LIMIT, operatorRoute, registerOperatorScope } from './operator-scope.js';
-import { Agent, AgentCreate, AgentPage, AgentPatch, ApiKey, ApiKeyCreate, ApiKeyPage, CreatedApiKey, AgentIdParams, ApiKeyIdParams, Deleted, PageQuery } from './schema.js';
+import { Agent, AgentCreate, AgentPage, AgentPatch, ApiKey, ApiKeyCreate, ApiKeyPage, CreatedApiKey, AgentIdParams, ApiKeyIdParams, Deleted, Organization, OrganizationPatch, PageQuery } from './schema.js';
+import type { OrgsService } from './service.js';
 
-/** `/api/org/api-keys` and `/api/org/agents`. */
-export function registerOrgRoutes(app: App, deps: { orgAuth: OrgAuth; apiKeys: ApiKeysService; agents: AgentsService }): void {
-  const { orgAuth, apiKeys, agents } = deps;
+/** `/api/org/organization`, `/api/org/api-keys` and `/api/org/agents`. */
+export function registerOrgRoutes(app: App, deps: { orgAuth: OrgAuth; orgs: OrgsService; apiKeys: ApiKeysService; agents: AgentsService }): void {
+  const { orgAuth, orgs, apiKeys, agents } = deps;
 
   registerOperatorScope(app, orgAuth, (r, orgOf) => {
+    // ── The organization ──
+    r.get('/api/org/organization', {
+      schema: { ...operatorRoute, summary: 'Get your organization', description: 'The organization the credentials belong to: its name and the default country national phone numbers are read in.', response: { 200: Envelope(Organization), ...errorResponses(401, 404) } },
+    }, async (request) => ok(await orgs.getOrganization(orgOf(request))));
+
+    r.patch('/api/org/organization', {
+      bodyLimit: ORG_BODY_LIMIT,
+      schema: { ...operatorRoute, summary: 'Update your organization', description: 'Changes `name` and/or `defaultCountry`. A new default country applies to phone numbers written from then on, forms included; stored numbers stay as they are.', body: OrganizationPatch, response: { 200: Envelope(Organization), ...errorResponses(400, 401, 404, 413, 415) } },
+    }, async (request) => ok(await orgs.updateOrganization(orgOf(request), request.body)));
+
     // ── API keys ──
     r.post('/api/org/api-keys', {
       bodyLimit: ORG_BODY_LIMIT,

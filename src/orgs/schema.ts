@@ -4,12 +4,38 @@ import { IdParam } from '../http/path-ids.js';
 import { named } from '../http/schema-name.js';
 import { agentNotFound, apiKeyNotFound } from './errors.js';
 
-/** Wire schemas of the Operator API's organization resources: API keys and agents. */
+/** Wire schemas of the Operator API's organization resources: the organization itself, API keys and agents. */
 
 export const AgentIdParams = Type.Object({ id: IdParam('agt', agentNotFound, 'The agent id (`agt_…`).') });
 export const ApiKeyIdParams = Type.Object({ id: IdParam('key', apiKeyNotFound, 'The API key id (`key_…`).') });
 export const Deleted = named('Deleted', Type.Object({ id: Type.String(), deleted: Type.Literal(true) }));
 export const PageQuery = Type.Object(ListQuery, { additionalProperties: false });
+
+// ── The organization ──
+
+export const Organization = named('Organization', Type.Object({
+  id: Type.String({ description: '`org_…`' }),
+  name: Type.String(),
+  defaultCountry: Type.String({ description: 'ISO 3166-1 alpha-2 code, in capitals: national phone numbers (written without +) are read as numbers of this country.', examples: ['US'] }),
+  createdAt: Type.String({ format: 'date-time' }),
+}));
+export type Organization = Static<typeof Organization>;
+
+export const OrganizationPatch = named('OrganizationPatch', Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'The organization\'s name.' })),
+    defaultCountry: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z]{2}$',
+        errorMessage: 'must be a two-letter country code such as US, GB or FR',
+        description: 'An ISO 3166-1 alpha-2 code the phone library knows (`GB`, not `UK`), in any case; stored in capitals. Applies to numbers written from now on.',
+        examples: ['GB'],
+      }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1 },
+));
+export type OrganizationPatch = Static<typeof OrganizationPatch>;
 
 // ── API keys ──
 

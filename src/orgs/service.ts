@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { isSupportedCountry } from 'libphonenumber-js/max';
 import { insertDefaultPipeline } from '../crm/default-pipeline.js';
 import { normalizeEmail } from '../crm/normalize.js';
 import { isUniqueViolation } from '../db/query-helpers.js';
@@ -7,8 +8,13 @@ import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { hashPassword } from '../lib/hashing.js';
 import { newId } from '../lib/ids.js';
+import type { OrgsTable } from '../db/tables.js';
 import { issueApiKey, type CreatedApiKey } from './api-keys-service.js';
+import type { OrgChangeFeed } from './changes.js';
+import { orgNotFound } from './errors.js';
 import { createOrgsRepo } from './repo.js';
+import type { Organization, OrganizationPatch } from './schema.js';
+import { requiredText } from './text.js';
 
 export interface NewOrganization {
   name: string;
@@ -16,12 +22,12 @@ export interface NewOrganization {
   password: string;
   /** The operator's display name; defaults to the part of the email before the @. */
   operatorName?: string;
-  /** ISO 3166 alpha-2, for reading national phone numbers; default US. */
+  /** ISO 3166-1 alpha-2, for reading national phone numbers; default US. See `defaultCountry()`. */
   defaultCountry?: string;
 }
 
 export interface CreatedOrganization {
-  org: { id: string; name: string; defaultCountry: string; createdAt: string };
+  org: Organization;
   operator: { id: string; email: string; name: string };
   /** Shown once: only its hash is stored. */
   apiKey: CreatedApiKey;
@@ -29,9 +35,39 @@ export interface CreatedOrganization {
 
 export const MIN_PASSWORD = 10;
 
-/** Creating an organization: its first operator, a first API key and the default pipeline, in one transaction. */
-export function createOrgsService(deps: { db: Kysely<DB>; clock: Clock }) {
-  const { db, clock } = deps;
+/** Codes people often write for a country, and the ISO 3166-1 code it has. */
+const COMMON_MISTAKES: Record<string, { code: string; country: string }> = {
+  UK: { code: 'GB', country: 'the United Kingdom' },
+  EL: { code: 'GR', country: 'Greece' },
+};
+
+/**
+ * The one rule for an organization's default country, shared by the CLI and the Operator API:
+ * an ISO 3166-1 alpha-2 code that the phone library has numbering plans for (any case, stored
+ * in capitals). Anything else would make every national phone number of the org unreadable.
+ */
+export function defaultCountry(raw: string): string {
+  const code = raw.trim().toUpperCase();
+  const refuse = (message: string) => new AppError('VALIDATION_ERROR', message, { field: 'defaultCountry' });
+  if (!/^[A-Z]{2}$/.test(code)) throw refuse('The default country is a two-letter ISO 3166-1 code such as US, GB or FR.');
+  const mistake = COMMON_MISTAKES[code];
+  if (mistake) throw refuse(`${code} is not an ISO 3166-1 country code: use ${mistake.code} for ${mistake.country}.`);
+  if (!isSupportedCountry(code)) throw refuse(`${code} is not a country code we can read phone numbers for. Use a two-letter ISO 3166-1 code such as US, GB or FR.`);
+  return code;
+}
+
+function presentOrg(row: OrgsTable): Organization {
+  return { id: row.id, name: row.name, defaultCountry: row.default_country, createdAt: row.created_at };
+}
+
+/**
+ * Organizations: creating one (its first operator, a first API key and the default pipeline, in one
+ * transaction), reading it and changing its settings. `changes` hears about a new default country, which
+ * live forms cache; the CLI, which serves no forms, passes none.
+ */
+export function createOrgsService(deps: { db: Kysely<DB>; clock: Clock; changes?: OrgChangeFeed }) {
+  const { db, clock, changes } = deps;
+  const repo = createOrgsRepo(db);
 
   async function createOrganization(input: NewOrganization): Promise<CreatedOrganization> {
     const name = input.name.trim();
@@ -41,26 +77,25 @@ export function createOrgsService(deps: { db: Kysely<DB>; clock: Clock }) {
     if (input.password.length < MIN_PASSWORD) {
       throw new AppError('VALIDATION_ERROR', `Use a password of at least ${MIN_PASSWORD} characters.`, { field: 'password' });
     }
-    const country = (input.defaultCountry ?? 'US').toUpperCase();
-    if (!/^[A-Z]{2}$/.test(country)) throw new AppError('VALIDATION_ERROR', 'The default country is a two-letter code such as US or FR.', { field: 'defaultCountry' });
+    const country = defaultCountry(input.defaultCountry ?? 'US');
     const operatorName = (input.operatorName ?? email.value.split('@')[0] ?? '').trim() || email.value;
-    if (await createOrgsRepo(db).findUserByEmail(email.value)) {
+    if (await repo.findUserByEmail(email.value)) {
       throw new AppError('CONFLICT', 'An operator with that email already exists.', { field: 'email' });
     }
     const passwordHash = await hashPassword(input.password);
 
     try {
       return await db.transaction().execute(async (trx) => {
-      const repo = createOrgsRepo(trx);
+      const writes = createOrgsRepo(trx);
       const now = isoNow(clock);
       const org = { id: newId('org'), name, default_country: country, created_at: now };
-      await repo.insertOrg(org);
+      await writes.insertOrg(org);
       const operator = { id: newId('usr'), org_id: org.id, email: email.value, name: operatorName, password_hash: passwordHash, created_at: now };
-      await repo.insertUser(operator);
+      await writes.insertUser(operator);
       await insertDefaultPipeline(trx, org.id, now);
-      const apiKey = await issueApiKey(repo, org.id, 'Default key', now);
+      const apiKey = await issueApiKey(writes, org.id, 'Default key', now);
       return {
-        org: { id: org.id, name, defaultCountry: country, createdAt: now },
+        org: presentOrg(org),
         operator: { id: operator.id, email: operator.email, name: operator.name },
         apiKey,
       };
@@ -72,7 +107,25 @@ export function createOrgsService(deps: { db: Kysely<DB>; clock: Clock }) {
     }
   }
 
-  return { createOrganization };
+  async function getOrganization(orgId: string): Promise<Organization> {
+    const row = await repo.findOrg(orgId);
+    if (!row) throw orgNotFound();
+    return presentOrg(row);
+  }
+
+  /** Changes only what is given. A new default country drops the org's cached live forms, which read phones with it. */
+  async function updateOrganization(orgId: string, patch: OrganizationPatch): Promise<Organization> {
+    const set: Partial<Pick<OrgsTable, 'name' | 'default_country'>> = {};
+    if (patch.name !== undefined) set.name = requiredText(patch.name, 'name', 'an organization name');
+    if (patch.defaultCountry !== undefined) set.default_country = defaultCountry(patch.defaultCountry);
+    const before = await repo.findOrg(orgId);
+    if (!before) throw orgNotFound();
+    if (Object.keys(set).length > 0) await repo.updateOrg(orgId, set);
+    if (set.default_country !== undefined && set.default_country !== before.default_country) changes?.notify(orgId);
+    return presentOrg({ ...before, ...set });
+  }
+
+  return { createOrganization, getOrganization, updateOrganization };
 }
 
 export type OrgsService = ReturnType<typeof createOrgsService>;
