@@ -190,10 +190,12 @@ export function renderForm(root: ShadowRoot | HTMLElement, config: PublicFormCon
     return out;
   }
 
+  let announcing: ReturnType<typeof setTimeout> | undefined;
   function announce(message: string): void {
-    // Emptied first so that the same message twice in a row is announced twice.
+    // Emptied first, and filled a moment later, so the same message twice in a row is announced twice.
+    clearTimeout(announcing);
     status.textContent = '';
-    setTimeout(() => (status.textContent = message), 50);
+    if (message) announcing = setTimeout(() => (status.textContent = message), 50);
   }
 
   function mark(key: string, message: string): void {
@@ -212,7 +214,7 @@ export function renderForm(root: ShadowRoot | HTMLElement, config: PublicFormCon
       error.textContent = '';
       error.hidden = true;
     }
-    status.textContent = '';
+    announce('');
   }
 
   function focusFirstMarked(): void {
