@@ -7,7 +7,6 @@ import { newestFirst } from '../db/query-helpers.js';
 export function createOrgsRepo(db: Kysely<DB>) {
   return {
     insertOrg: (row: OrgsTable) => db.insertInto('orgs').values(row).execute(),
-    findOrg: (id: string) => db.selectFrom('orgs').selectAll().where('id', '=', id).executeTakeFirst(),
 
     insertUser: (row: UsersTable) => db.insertInto('users').values(row).execute(),
     findUserByEmail: (email: string) => db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst(),
