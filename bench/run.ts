@@ -1,6 +1,6 @@
 import { execSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { benchDeveloperApi } from './developer-api.js';
+import { benchForms } from './forms.js';
 import { printTable, type Row } from './lib.js';
 
 /**
@@ -20,10 +20,8 @@ if (!only || only === 'developer') {
   rows.push(...(await benchDeveloperApi()));
   if (databaseUrl) rows.push(...(await benchDeveloperApi({ databaseUrl })));
 }
-if ((!only || only === 'forms') && existsSync(new URL('./forms.ts', import.meta.url))) {
-  const formsModule = './forms.js';
-  const { benchForms } = (await import(formsModule)) as { benchForms: (options: { databaseUrl?: string }) => Promise<Row[]> };
-  rows.push(...(await benchForms({})));
+if (!only || only === 'forms') {
+  rows.push(...(await benchForms()));
   if (databaseUrl) rows.push(...(await benchForms({ databaseUrl })));
 }
 

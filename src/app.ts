@@ -15,7 +15,6 @@ import { registerOpenApi } from './http/openapi.js';
 import { createValidatorCompiler } from './http/validation.js';
 import { createSerializerCompiler } from './http/serialization.js';
 import { logSerializers, redactPaths } from './http/redact.js';
-import { lazyChildLoggerFactory } from './http/request-logger.js';
 import { VERSION } from './version.js';
 import { createDeveloperAuth } from './oauth/bearer.js';
 import { createOAuthRepo } from './oauth/repo.js';
@@ -77,7 +76,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       ...(deps.logStream ? { stream: deps.logStream } : {}),
     },
     genReqId: () => newId('req'),
-    childLoggerFactory: lazyChildLoggerFactory,
     // A hop count trusts that many proxies nearest to us.
     trustProxy: typeof trustProxy === 'number' ? (_address: string, hop: number) => hop < trustProxy : trustProxy,
     bodyLimit: 256 * 1024,

@@ -1,3 +1,4 @@
+import pino from 'pino';
 import { buildApp, type App } from './app.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
@@ -12,7 +13,9 @@ export interface RunningServer {
 
 /** Opens the database, applies migrations, and serves until stopped. */
 export async function startServer(config: Config): Promise<RunningServer> {
-  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgPoolSize: config.databasePoolSize, sqliteSynchronous: config.sqliteSynchronous });
+  // The database is opened before the app and its logger exist: its background work logs through a logger of its own.
+  const log = pino({ level: config.logLevel });
+  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgPoolSize: config.databasePoolSize, sqliteSynchronous: config.sqliteSynchronous, log });
   await migrateToLatest(database.db);
   const app = await buildApp({ config, database });
   const address = await app.listen({ port: config.port, host: config.host });

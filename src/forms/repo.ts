@@ -31,8 +31,6 @@ export function createFormsRepo(db: Kysely<DB>) {
     /** Consent history, submissions and idempotency keys go with it (ON DELETE CASCADE); CRM records stay. */
     deleteForm: async (orgId: string, id: string) =>
       Number((await db.deleteFrom('forms').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst()).numDeletedRows) > 0,
-    /** Slugs of the org's forms, to drop them from the public config cache. */
-    formSlugsOfOrg: async (orgId: string) => (await db.selectFrom('forms').select('slug').where('org_id', '=', orgId).execute()).map((row) => row.slug),
 
     // ── Custom field definitions, as a form refers to them ──
     // Read-only look-ups the CRM service does not offer: by key, and including archived definitions.

@@ -46,7 +46,7 @@ export const ErrorBody = named('ErrorBody', Type.Object(
   { additionalProperties: true, description: 'The shape of every error outside the OAuth endpoints.' },
 ));
 
-/** Error responses for a route's schema: `errors(400, 401, 404)`. */
+/** Error responses for a route's schema: `errorResponses(400, 401, 404)`. */
 export function errorResponses(...statuses: number[]): Record<number, typeof ErrorBody> {
   const out: Record<number, typeof ErrorBody> = {};
   for (const status of statuses) out[status] = ErrorBody;
@@ -55,10 +55,6 @@ export function errorResponses(...statuses: number[]): Record<number, typeof Err
 
 export function ok<T>(data: T): { success: true; data: T } {
   return { success: true, data };
-}
-
-export function statusOf(code: ErrorCode): number {
-  return ERROR_STATUS[code];
 }
 
 export const ListQuery = {
