@@ -37,6 +37,7 @@ import { isUniqueViolation } from '../db/query-helpers.js';
 import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { newTimeOrderedId } from '../lib/ids.js';
+import type { Branding } from '../orgs/schema.js';
 import { normalizeEmail, normalizePhone } from './normalize.js';
 import { createCrmRepo, type ContactChanges, type CrmRepo } from './repo.js';
 
@@ -96,15 +97,6 @@ export interface CustomFieldDefinition {
   label: string;
   type: string;
   options: string[];
-}
-
-export interface Branding {
-  name: string;
-  primaryColor: string;
-  backgroundColor: string;
-  textColor: string;
-  fontFamily: string | null;
-  logoUrl: string;
 }
 
 /** Up to this many insert/re-select rounds; only a contact deleted mid-race needs a second one. */

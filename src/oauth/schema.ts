@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { SCOPES } from './scopes.js';
 
 /** RFC 6749 §4.4.2. Unknown parameters are ignored, as the RFC requires. */
@@ -18,6 +18,7 @@ export const TokenResponse = Type.Object({
   expires_in: Type.Integer({ description: 'Seconds: 3600.' }),
   scope: Type.String({ description: 'Granted scopes, space-separated.' }),
 });
+export type TokenResponse = Static<typeof TokenResponse>;
 
 export const OAuthError = Type.Object({
   error: Type.Union(

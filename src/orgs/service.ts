@@ -7,8 +7,9 @@ import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { hashPassword } from '../lib/hashing.js';
 import { newId } from '../lib/ids.js';
-import { issueApiKey, type CreatedApiKey } from './api-keys-service.js';
+import { issueApiKey } from './api-keys-service.js';
 import { createOrgsRepo } from './repo.js';
+import type { CreatedApiKey } from './schema.js';
 
 export interface NewOrganization {
   name: string;
