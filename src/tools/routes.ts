@@ -9,7 +9,7 @@ import type { ToolsService } from './service.js';
 const JSON_TYPE = 'application/json';
 const TAGS = ['Tools'];
 
-/** The Developer API for tools: `/api/dev/tools…`, each route behind its OAuth scope. */
+/** The Developer API for tools: `/api/dev/tools…`, each route behind the OAuth scope its `security` names. */
 export function registerToolRoutes(app: App, deps: { tools: ToolsService; developerAuth: DeveloperAuth }): void {
   const { tools, developerAuth: auth } = deps;
 
@@ -19,11 +19,12 @@ export function registerToolRoutes(app: App, deps: { tools: ToolsService; develo
     scope.removeAllContentTypeParsers();
     // Clients often send Content-Type: application/json on bodiless calls like publish.
     scope.addContentTypeParser(JSON_TYPE, { parseAs: 'string' }, jsonBodyParser({ allowEmpty: true }));
+    // Each route's `security` states its scope once: for the OpenAPI document and as its bearer check.
+    scope.addHook('onRoute', auth.requireDeclaredScope);
 
     scope.post(
       '/api/dev/tools',
       {
-        onRequest: auth.requireScope('tools:write'),
         schema: {
           tags: TAGS,
           summary: 'Create a tool',
@@ -42,7 +43,6 @@ export function registerToolRoutes(app: App, deps: { tools: ToolsService; develo
     scope.get(
       '/api/dev/tools',
       {
-        onRequest: auth.requireScope('tools:read'),
         schema: {
           tags: TAGS,
           summary: 'List your tools',
@@ -58,7 +58,6 @@ export function registerToolRoutes(app: App, deps: { tools: ToolsService; develo
     scope.get(
       '/api/dev/tools/:tool_id',
       {
-        onRequest: auth.requireScope('tools:read'),
         schema: {
           tags: TAGS,
           summary: 'Get one of your tools',
@@ -73,7 +72,6 @@ export function registerToolRoutes(app: App, deps: { tools: ToolsService; develo
     scope.put(
       '/api/dev/tools/:tool_id',
       {
-        onRequest: auth.requireScope('tools:write'),
         schema: {
           tags: TAGS,
           summary: 'Update a tool',
@@ -92,7 +90,6 @@ export function registerToolRoutes(app: App, deps: { tools: ToolsService; develo
     scope.delete(
       '/api/dev/tools/:tool_id',
       {
-        onRequest: auth.requireScope('tools:write'),
         schema: {
           tags: TAGS,
           summary: 'Delete a tool',
@@ -108,7 +105,6 @@ export function registerToolRoutes(app: App, deps: { tools: ToolsService; develo
     scope.post(
       '/api/dev/tools/:tool_id/publish',
       {
-        onRequest: auth.requireScope('tools:publish'),
         schema: {
           tags: TAGS,
           summary: 'Publish a tool',
@@ -126,7 +122,6 @@ export function registerToolRoutes(app: App, deps: { tools: ToolsService; develo
     scope.post(
       '/api/dev/tools/:tool_id/unpublish',
       {
-        onRequest: auth.requireScope('tools:publish'),
         schema: {
           tags: TAGS,
           summary: 'Withdraw a tool from the catalog',
