@@ -13,7 +13,7 @@ import { contactNotFound } from './errors.js';
 import { normalizeEmail, normalizePhone } from './normalize.js';
 import { presentContact, presentNote, presentOpportunity, presentSubmission } from './present.js';
 import type { Contact, ContactCreate, ContactDetail, ContactListQuery, ContactPatch, Note } from './schema.js';
-import { isUniqueViolation } from '../db/query-helpers.js';
+import { containsPattern, isUniqueViolation } from '../db/query-helpers.js';
 import { createCrmService, type CrmSource } from './service.js';
 
 /** Where a record made through the Operator API comes from: the panel (a signed-in operator) or an integration (an API key). */
@@ -32,11 +32,6 @@ function phone(raw: string, country: string): string {
   const result = normalizePhone(raw, country);
   if (!result.ok) throw new AppError('VALIDATION_ERROR', result.message, { field: 'phone' });
   return result.value;
-}
-
-/** `%text%` for LIKE, lowercased, with the wildcards of the text itself escaped. */
-function likePattern(text: string): string {
-  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 /** Contacts through the Operator API. Form submissions go through `CrmService.upsertContact` instead. */
@@ -73,7 +68,7 @@ export function createContactsService(deps: { db: Kysely<DB>; clock: Clock }) {
     if (query.phone !== undefined && query.phone.trim() !== '') filter.phone = phone(query.phone, await countryOf(orgId));
     const q = query.q?.trim();
     if (q) {
-      filter.like = likePattern(q);
+      filter.like = containsPattern(q);
       // "555 2671" or "(415) 555-2671" should find +14155552671.
       const digits = q.replace(/[\s().+\-/]/g, '');
       if (/^\d{3,}$/.test(digits) && digits !== q) filter.digitsLike = `%${digits}%`;
