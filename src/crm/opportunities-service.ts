@@ -4,6 +4,7 @@ import { decodeCursor, toPage } from '../http/cursor.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import type { OrgPrincipal } from '../orgs/auth.js';
 import { requiredText } from '../orgs/text.js';
+import { createContactsRepo } from './contacts-repo.js';
 import { sourceOf } from './contacts-service.js';
 import { createCustomFieldsRepo } from './custom-fields-repo.js';
 import { checkCustomInput, mergeCustomValues } from './custom-values.js';
@@ -11,7 +12,6 @@ import { contactNotFound, opportunityNotFound } from './errors.js';
 import { createOpportunitiesRepo } from './opportunities-repo.js';
 import { presentOpportunity } from './present.js';
 import type { Opportunity, OpportunityCreate, OpportunityListQuery, OpportunityPatch } from './schema.js';
-import { createCrmRepo } from './repo.js';
 import { createCrmService } from './service.js';
 
 
@@ -45,7 +45,7 @@ export function createOpportunitiesService(deps: { db: Kysely<DB>; clock: Clock 
     const title = requiredText(input.title, 'title', 'a title');
     const custom = mergeCustomValues({}, await customInput(orgId, input.custom));
     const id = await db.transaction().execute(async (trx) => {
-      if (!(await createCrmRepo(trx).findContact(orgId, input.contactId))) throw contactNotFound({ field: 'contactId' });
+      if (!(await createContactsRepo(trx).find(orgId, input.contactId))) throw contactNotFound({ field: 'contactId' });
       const target = await crm.resolveOpportunityTarget(trx, orgId, input.pipelineId ?? null, input.stageId ?? null);
       const { opportunityId } = await crm.createOpportunity(trx, { orgId, contactId: input.contactId, ...target, title, source: sourceOf(principal), custom });
       return opportunityId;
