@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { isUniqueViolation } from '../db/query-helpers.js';
+import { presentSubmission } from '../crm/present.js';
 import type { CrmService } from '../crm/service.js';
 import type { DB, FormsTable } from '../db/tables.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
@@ -12,7 +13,7 @@ import { parseCustomFieldRefs, type LiveForm, type StoredCustomFieldRef } from '
 import { createFormsRepo, type FormChanges, type FormsRepo } from './repo.js';
 import { httpUrl } from '../lib/text.js';
 import { BUILT_IN_FIELDS, DEFAULT_FIELDS, DEFAULT_SUCCESS_MESSAGE, type FieldSettings } from './rules.js';
-import type { FormCreateInput, FormPatchInput, FormRecord, SubmissionRecord } from './schema.js';
+import type { FormCreateInput, FormPatchInput, FormRecord } from './schema.js';
 
 /**
  * The Operator API's rules for forms. Every query carries the caller's org id, so
@@ -262,20 +263,7 @@ export function createFormsService(deps: { db: Kysely<DB>; repo: FormsRepo; crm:
     await find(orgId, formId);
     const limit = query.limit ?? 20;
     const rows = await repo.listSubmissions(orgId, formId, limit, decodeCursor(query.cursor));
-    return toPage(rows.map((row) => ({ ...row, createdAt: row.created_at })), limit, (row): SubmissionRecord => ({
-      id: row.id,
-      formId: row.form_id,
-      contactId: row.contact_id,
-      opportunityId: row.opportunity_id,
-      values: JSON.parse(row.field_values) as Record<string, string>,
-      custom: JSON.parse(row.custom) as Record<string, unknown>,
-      consentVersion: row.consent_version,
-      consentText: row.consent_text ?? null,
-      metadata: JSON.parse(row.metadata) as Record<string, string>,
-      ip: row.ip,
-      userAgent: row.user_agent,
-      createdAt: row.created_at,
-    }));
+    return toPage(rows.map((row) => ({ ...row, createdAt: row.created_at })), limit, presentSubmission);
   }
 
   async function embed(orgId: string, id: string) {
