@@ -2,6 +2,7 @@ import { checkCustomValue } from '../crm/custom-values.js';
 import { normalizeEmail, normalizePhone } from '../crm/service.js';
 import { AppError } from '../http/errors.js';
 import type { LiveCustomField, LiveForm } from './public-form.js';
+import { isPlainObject } from '../lib/json.js';
 import { cleanText } from '../lib/text.js';
 import { BUILT_IN_FIELDS, LIMITS, UTM_KEYS, type BuiltInField } from './rules.js';
 
@@ -26,10 +27,6 @@ export interface CheckedSubmission {
 type Body = Record<string, unknown>;
 
 const LABELS: Record<BuiltInField, string> = { name: 'name', email: 'email address', phone: 'phone number', company: 'company', message: 'message' };
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function own(object: Record<string, unknown>, key: string): unknown {
   return Object.prototype.hasOwnProperty.call(object, key) ? object[key] : undefined;
