@@ -11,7 +11,7 @@
  *   });
  *
  * Contract:
- * - `normalizeEmail(raw)` / `normalizePhone(raw, defaultCountry)` return `{ok: true, value} | {ok: false, message}`;
+ * - `normalizeEmail(raw)` / `normalizePhone(raw, defaultCountry)` (normalize.ts) return `{ok: true, value} | {ok: false, message}`;
  *   `orgDefaultCountry(trx, orgId)` gives the country for national numbers.
  * - `upsertContact` matches by email first, then phone (DESIGN "Contact identity"). Values may be raw:
  *   they are normalized here too (invalid → AppError INVALID_FIELD with `field`; neither → IDENTITY_REQUIRED).
@@ -41,8 +41,6 @@ import type { Branding } from '../orgs/schema.js';
 import { normalizeEmail, normalizePhone } from './normalize.js';
 import { createContactsRepo, type ContactChanges, type ContactsRepo } from './contacts-repo.js';
 import { createCrmRepo } from './repo.js';
-
-export { normalizeEmail, normalizePhone, isE164, type Normalized } from './normalize.js';
 
 export type CrmSource = 'form' | 'api' | 'panel' | 'import';
 export type CustomValues = Record<string, string | number | boolean>;
