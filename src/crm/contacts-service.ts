@@ -8,12 +8,12 @@ import type { OrgPrincipal } from '../orgs/auth.js';
 import { requiredText } from '../orgs/text.js';
 import { createContactsRepo, type ContactFilter, type ContactsRepo } from './contacts-repo.js';
 import { createCustomFieldsRepo } from './custom-fields-repo.js';
-import { checkCustomValues } from './custom-values.js';
+import { checkCustomInput, mergeCustomValues } from './custom-values.js';
 import { contactNotFound } from './errors.js';
 import { normalizeEmail, normalizePhone } from './normalize.js';
 import { presentContact, presentNote, presentOpportunity, presentSubmission } from './present.js';
 import type { Contact, ContactCreate, ContactDetail, ContactListQuery, ContactPatch, Note } from './schema.js';
-import { isUniqueViolation } from '../db/query-helpers.js';
+import { containsPattern, isUniqueViolation } from '../db/query-helpers.js';
 import { createCrmService, type CrmSource } from './service.js';
 
 /** Where a record made through the Operator API comes from: the panel (a signed-in operator) or an integration (an API key). */
@@ -34,23 +34,14 @@ function phone(raw: string, country: string): string {
   return result.value;
 }
 
-/** `%text%` for LIKE, lowercased, with the wildcards of the text itself escaped. */
-function likePattern(text: string): string {
-  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
 /** Contacts through the Operator API. Form submissions go through `CrmService.upsertContact` instead. */
 export function createContactsService(deps: { db: Kysely<DB>; clock: Clock }) {
   const { db, clock } = deps;
   const repo = createContactsRepo(db);
   const crm = createCrmService({ clock });
   const countryOf = (orgId: string) => crm.orgDefaultCountry(db, orgId);
-
-  async function customFor(orgId: string, values: Record<string, unknown> | undefined, country: string) {
-    if (values === undefined || Object.keys(values).length === 0) return {};
-    const definitions = (await createCustomFieldsRepo(db).activeFor(orgId, 'contact')).map((row) => ({ ...row, options: JSON.parse(row.options) as string[] }));
-    return checkCustomValues(definitions, values, country);
-  }
+  const customInput = (orgId: string, values: Record<string, unknown> | undefined, country: string) =>
+    checkCustomInput(createCustomFieldsRepo(db), orgId, 'contact', values, async () => country);
 
   /** 409 naming the contact that already holds the email or phone. */
   async function conflict(r: ContactsRepo, orgId: string, values: { email: string | null; phone: string | null }, self?: string): Promise<AppError | undefined> {
@@ -73,7 +64,7 @@ export function createContactsService(deps: { db: Kysely<DB>; clock: Clock }) {
     if (query.phone !== undefined && query.phone.trim() !== '') filter.phone = phone(query.phone, await countryOf(orgId));
     const q = query.q?.trim();
     if (q) {
-      filter.like = likePattern(q);
+      filter.like = containsPattern(q);
       // "555 2671" or "(415) 555-2671" should find +14155552671.
       const digits = q.replace(/[\s().+\-/]/g, '');
       if (/^\d{3,}$/.test(digits) && digits !== q) filter.digitsLike = `%${digits}%`;
@@ -102,7 +93,7 @@ export function createContactsService(deps: { db: Kysely<DB>; clock: Clock }) {
       phone: input.phone !== undefined && input.phone.trim() !== '' ? phone(input.phone, country) : null,
     };
     if (identity.email === null && identity.phone === null) throw new AppError('IDENTITY_REQUIRED', 'A contact needs an email or a phone number.');
-    const custom = Object.fromEntries(Object.entries(await customFor(orgId, input.custom, country)).filter(([, v]) => v !== null));
+    const custom = mergeCustomValues({}, await customInput(orgId, input.custom, country));
     const now = isoNow(clock);
     const row: ContactsTable = {
       id: newTimeOrderedId('ct', now),
@@ -134,12 +125,7 @@ export function createContactsService(deps: { db: Kysely<DB>; clock: Clock }) {
     if (patch.name !== undefined) changes.name = patch.name?.trim() || null;
     if (patch.company !== undefined) changes.company = patch.company?.trim() || null;
     if (patch.custom !== undefined) {
-      const merged: Record<string, unknown> = { ...(JSON.parse(row.custom) as Record<string, unknown>) };
-      for (const [key, value] of Object.entries(await customFor(orgId, patch.custom, country))) {
-        if (value === null) delete merged[key];
-        else merged[key] = value;
-      }
-      changes.custom = JSON.stringify(merged);
+      changes.custom = JSON.stringify(mergeCustomValues(JSON.parse(row.custom) as Record<string, unknown>, await customInput(orgId, patch.custom, country)));
     }
     const taken = await conflict(repo, orgId, next, id);
     if (taken) throw taken;

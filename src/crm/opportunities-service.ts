@@ -4,14 +4,14 @@ import { decodeCursor, toPage } from '../http/cursor.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import type { OrgPrincipal } from '../orgs/auth.js';
 import { requiredText } from '../orgs/text.js';
+import { createContactsRepo } from './contacts-repo.js';
 import { sourceOf } from './contacts-service.js';
 import { createCustomFieldsRepo } from './custom-fields-repo.js';
-import { checkCustomValues } from './custom-values.js';
+import { checkCustomInput, mergeCustomValues } from './custom-values.js';
 import { contactNotFound, opportunityNotFound } from './errors.js';
 import { createOpportunitiesRepo } from './opportunities-repo.js';
 import { presentOpportunity } from './present.js';
 import type { Opportunity, OpportunityCreate, OpportunityListQuery, OpportunityPatch } from './schema.js';
-import { createCrmRepo } from './repo.js';
 import { createCrmService } from './service.js';
 
 
@@ -31,11 +31,8 @@ export function createOpportunitiesService(deps: { db: Kysely<DB>; clock: Clock 
     return row;
   }
 
-  async function customFor(orgId: string, values: Record<string, unknown> | undefined) {
-    if (values === undefined || Object.keys(values).length === 0) return {};
-    const definitions = (await createCustomFieldsRepo(db).activeFor(orgId, 'opportunity')).map((row) => ({ ...row, options: JSON.parse(row.options) as string[] }));
-    return checkCustomValues(definitions, values, await crm.orgDefaultCountry(db, orgId));
-  }
+  const customInput = (orgId: string, values: Record<string, unknown> | undefined) =>
+    checkCustomInput(createCustomFieldsRepo(db), orgId, 'opportunity', values, () => crm.orgDefaultCountry(db, orgId));
 
   async function list(orgId: string, query: OpportunityListQuery) {
     const limit = query.limit ?? 20;
@@ -46,9 +43,9 @@ export function createOpportunitiesService(deps: { db: Kysely<DB>; clock: Clock 
   async function create(principal: OrgPrincipal, input: OpportunityCreate): Promise<Opportunity> {
     const { orgId } = principal;
     const title = requiredText(input.title, 'title', 'a title');
-    const custom = Object.fromEntries(Object.entries(await customFor(orgId, input.custom)).filter(([, v]) => v !== null));
+    const custom = mergeCustomValues({}, await customInput(orgId, input.custom));
     const id = await db.transaction().execute(async (trx) => {
-      if (!(await createCrmRepo(trx).findContact(orgId, input.contactId))) throw contactNotFound({ field: 'contactId' });
+      if (!(await createContactsRepo(trx).find(orgId, input.contactId))) throw contactNotFound({ field: 'contactId' });
       const target = await crm.resolveOpportunityTarget(trx, orgId, input.pipelineId ?? null, input.stageId ?? null);
       const { opportunityId } = await crm.createOpportunity(trx, { orgId, contactId: input.contactId, ...target, title, source: sourceOf(principal), custom });
       return opportunityId;
@@ -67,12 +64,7 @@ export function createOpportunitiesService(deps: { db: Kysely<DB>; clock: Clock 
       changes.stage_id = target.stageId;
     }
     if (patch.custom !== undefined) {
-      const merged: Record<string, unknown> = { ...(JSON.parse(row.custom) as Record<string, unknown>) };
-      for (const [key, value] of Object.entries(await customFor(orgId, patch.custom))) {
-        if (value === null) delete merged[key];
-        else merged[key] = value;
-      }
-      changes.custom = JSON.stringify(merged);
+      changes.custom = JSON.stringify(mergeCustomValues(JSON.parse(row.custom) as Record<string, unknown>, await customInput(orgId, patch.custom)));
     }
     await repo.update(orgId, id, changes);
     return presentOpportunity(await find(orgId, id));

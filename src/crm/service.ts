@@ -11,7 +11,7 @@
  *   });
  *
  * Contract:
- * - `normalizeEmail(raw)` / `normalizePhone(raw, defaultCountry)` return `{ok: true, value} | {ok: false, message}`;
+ * - `normalizeEmail(raw)` / `normalizePhone(raw, defaultCountry)` (normalize.ts) return `{ok: true, value} | {ok: false, message}`;
  *   `orgDefaultCountry(trx, orgId)` gives the country for national numbers.
  * - `upsertContact` matches by email first, then phone (DESIGN "Contact identity"). Values may be raw:
  *   they are normalized here too (invalid → AppError INVALID_FIELD with `field`; neither → IDENTITY_REQUIRED).
@@ -37,10 +37,10 @@ import { isUniqueViolation } from '../db/query-helpers.js';
 import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { newTimeOrderedId } from '../lib/ids.js';
+import type { Branding } from '../orgs/schema.js';
 import { normalizeEmail, normalizePhone } from './normalize.js';
-import { createCrmRepo, type ContactChanges, type CrmRepo } from './repo.js';
-
-export { normalizeEmail, normalizePhone, isE164, type Normalized } from './normalize.js';
+import { createContactsRepo, type ContactChanges, type ContactsRepo } from './contacts-repo.js';
+import { createCrmRepo } from './repo.js';
 
 export type CrmSource = 'form' | 'api' | 'panel' | 'import';
 export type CustomValues = Record<string, string | number | boolean>;
@@ -96,15 +96,6 @@ export interface CustomFieldDefinition {
   label: string;
   type: string;
   options: string[];
-}
-
-export interface Branding {
-  name: string;
-  primaryColor: string;
-  backgroundColor: string;
-  textColor: string;
-  fontFamily: string | null;
-  logoUrl: string;
 }
 
 /** Up to this many insert/re-select rounds; only a contact deleted mid-race needs a second one. */
@@ -213,22 +204,22 @@ export function createCrmService(deps: { clock: Clock }) {
   }
 
   /** Applies the submitted values to an existing contact: non-empty ones overwrite, empty ones never clear. */
-  async function mergeInto(trx: Transaction<DB>, repo: CrmRepo, existing: ContactsTable, input: ContactUpsert, identity: { email: string | null; phone: string | null }) {
+  async function mergeInto(trx: Transaction<DB>, repo: ContactsRepo, existing: ContactsTable, input: ContactUpsert, identity: { email: string | null; phone: string | null }) {
     const now = isoNow(clock);
     const changes: ContactChanges = { updated_at: now };
     if (!isBlank(input.name)) changes.name = String(input.name).trim();
     if (!isBlank(input.company)) changes.company = String(input.company).trim();
     const custom = nonEmptyCustom(input.custom);
     if (Object.keys(custom).length > 0) changes.custom = JSON.stringify({ ...(JSON.parse(existing.custom) as object), ...custom });
-    await repo.updateContact(existing.org_id, existing.id, changes);
+    await repo.update(existing.org_id, existing.id, changes);
 
     // Email and phone are unique per org: take one only if no other contact holds it.
     for (const column of ['email', 'phone'] as const) {
       const value = identity[column];
       if (value === null || existing[column] === value) continue;
-      const holder = column === 'email' ? await repo.findContactByEmail(existing.org_id, value) : await repo.findContactByPhone(existing.org_id, value);
+      const holder = column === 'email' ? await repo.findByEmail(existing.org_id, value) : await repo.findByPhone(existing.org_id, value);
       if (holder) continue;
-      await tryUnique(trx, () => repo.updateContact(existing.org_id, existing.id, { [column]: value }));
+      await tryUnique(trx, () => repo.update(existing.org_id, existing.id, { [column]: value }));
     }
   }
 
@@ -242,7 +233,7 @@ export function createCrmService(deps: { clock: Clock }) {
     source: CrmSource,
     options: { probablyExists?: boolean } = {},
   ): Promise<{ contactId: string; created: boolean }> {
-    const repo = createCrmRepo(trx);
+    const repo = createContactsRepo(trx);
     const identity = await identityOf(trx, input);
     const newRow = () => newContactRow(input, identity, source, isoNow(clock));
     // Most form leads are new people: try the insert first, one statement. It does nothing when
@@ -250,30 +241,30 @@ export function createCrmService(deps: { clock: Clock }) {
     // writer's commit), and then the look-ups below find who holds it: by email first, then phone.
     if (!options.probablyExists) {
       const first = newRow();
-      if (await repo.insertContactIfAbsent(first)) return { contactId: first.id, created: true };
+      if (await repo.insertIfAbsent(first)) return { contactId: first.id, created: true };
     }
     for (let round = 0; round < UPSERT_ROUNDS; round++) {
       const existing =
-        (identity.email !== null ? await repo.findContactByEmail(input.orgId, identity.email) : undefined) ??
-        (identity.phone !== null ? await repo.findContactByPhone(input.orgId, identity.phone) : undefined);
+        (identity.email !== null ? await repo.findByEmail(input.orgId, identity.email) : undefined) ??
+        (identity.phone !== null ? await repo.findByPhone(input.orgId, identity.phone) : undefined);
       if (existing) {
         await mergeInto(trx, repo, existing, input, identity);
         return { contactId: existing.id, created: false };
       }
       // The holder was deleted in between: try again.
       const row = newRow();
-      if (await repo.insertContactIfAbsent(row)) return { contactId: row.id, created: true };
+      if (await repo.insertIfAbsent(row)) return { contactId: row.id, created: true };
     }
     throw new Error('upsertContact: the contact kept changing under concurrent writes');
   }
 
-  async function requireContact(repo: CrmRepo, orgId: string, contactId: string): Promise<void> {
-    if (!(await repo.findContact(orgId, contactId))) throw new AppError('CONTACT_NOT_FOUND', 'No contact has that id.');
+  async function requireContact(trx: Kysely<DB>, orgId: string, contactId: string): Promise<void> {
+    if (!(await createContactsRepo(trx).find(orgId, contactId))) throw new AppError('CONTACT_NOT_FOUND', 'No contact has that id.');
   }
 
   async function addNote(trx: Kysely<DB>, input: NoteInput): Promise<{ noteId: string }> {
     const repo = createCrmRepo(trx);
-    if (!input.contactUpserted) await requireContact(repo, input.orgId, input.contactId);
+    if (!input.contactUpserted) await requireContact(trx, input.orgId, input.contactId);
     const row = newNoteRow(input, isoNow(clock));
     await repo.insertNote(row);
     return { noteId: row.id };
@@ -281,7 +272,7 @@ export function createCrmService(deps: { clock: Clock }) {
 
   async function createOpportunity(trx: Kysely<DB>, input: OpportunityInput): Promise<{ opportunityId: string }> {
     const repo = createCrmRepo(trx);
-    if (!input.contactUpserted) await requireContact(repo, input.orgId, input.contactId);
+    if (!input.contactUpserted) await requireContact(trx, input.orgId, input.contactId);
     const row = newOpportunityRow(input, isoNow(clock));
     // One statement: the row is written only if the stage still exists in that pipeline.
     if (!(await repo.insertOpportunityInStage(row))) throw new AppError('STAGE_NOT_FOUND', 'That stage does not exist in that pipeline.', { field: 'stageId' });

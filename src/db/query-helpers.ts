@@ -32,7 +32,7 @@ export function newestFirst<DB, TB extends keyof DB, O>(
     .limit(limit + 1);
 }
 
-/** `%text%` for LIKE, with LIKE's own wildcards taken literally. */
+/** `%text%` for LIKE, lowercased, with LIKE's own wildcards (and the escape character, a backslash) taken literally. */
 export function containsPattern(text: string): string {
   return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }

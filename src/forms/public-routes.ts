@@ -6,6 +6,7 @@ import { Envelope, errorResponses } from '../http/envelope.js';
 import { AppError } from '../http/errors.js';
 import { jsonBodyParser } from '../http/json-body.js';
 import { RATE_LIMIT_HEADERS, RateLimitedResponse, type RateLimiter, type RateLimitRule } from '../http/rate-limit.js';
+import { isPlainObject } from '../lib/json.js';
 import type { FormCache } from './form-cache.js';
 import type { LiveForm } from './public-form.js';
 import { CONFIG_READS_PER_MINUTE, LIMITS, SUBMISSIONS_PER_MINUTE } from './rules.js';
@@ -56,10 +57,6 @@ function matchesEtag(header: string | undefined, etag: string): boolean {
     const tag = candidate.trim();
     return tag === '*' || tag.replace(/^W\//, '') === etag;
   });
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export function registerPublicFormRoutes(app: App, deps: { cache: FormCache<LiveForm>; submit: SubmitService; limiter: RateLimiter }): void {

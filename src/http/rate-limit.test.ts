@@ -1,7 +1,7 @@
-import { createServer } from 'node:net';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TestClock } from '../../test/support/context.js';
+import { freePort } from '../../test/support/net.js';
 import { randomBase62 } from '../lib/ids.js';
 import { closeRedis, createRedisConnection, waitUntilReady, type Redis } from '../lib/redis.js';
 import { createMemoryRateLimitStore } from './rate-limit-memory.js';
@@ -16,15 +16,6 @@ const SEEDS = [0x2f6b1c3d, 0x51a7e94b] as const;
 function windowStartClock(): TestClock {
   const now = Date.now();
   return new TestClock(now - (now % 60_000) + 60_000);
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 describe('rate limiter, in memory', () => {

@@ -1,5 +1,6 @@
 import type { ErrorDetail } from '../http/errors.js';
 import { RESERVED_PARAMETER, type ItemType, type ParameterType } from '../tools/definition.js';
+import { isPlainObject } from '../lib/json.js';
 
 /**
  * A model's arguments, checked against the parameters of the revision being called,
@@ -25,10 +26,6 @@ export type ArgumentsCheck =
   | { ok: false; details: ErrorDetail[] };
 
 const OWN = Object.prototype.hasOwnProperty;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** "a string", "an integer": what the model should have sent. */
 function expected(type: ArgumentType): string {

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { named } from '../http/schema-name.js';
 import { SCOPES } from './scopes.js';
 
@@ -19,6 +19,7 @@ export const TokenResponse = named('TokenResponse', Type.Object({
   expires_in: Type.Integer({ description: 'Seconds: 3600.' }),
   scope: Type.String({ description: 'Granted scopes, space-separated.' }),
 }));
+export type TokenResponse = Static<typeof TokenResponse>;
 
 /** RFC 6749 §5.2: the error shape of the OAuth endpoints. */
 export const OAuthError = named('OAuthError', Type.Object({

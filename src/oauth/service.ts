@@ -4,6 +4,7 @@ import { isoNow, type Clock } from '../lib/clock.js';
 import { hashSecret, safeEqual } from '../lib/hashing.js';
 import { isWellFormedId, newSecret } from '../lib/ids.js';
 import type { OAuthRepo } from './repo.js';
+import type { TokenResponse } from './schema.js';
 import { formatScopes, isScope, parseScopeList, type Scope } from './scopes.js';
 
 /** Spec: access tokens are valid one hour. */
@@ -14,13 +15,6 @@ export interface ClientCredentials {
   clientSecret: string;
   /** How the client authenticated; decides the WWW-Authenticate challenge on failure. */
   method: 'client_secret_basic' | 'client_secret_post';
-}
-
-export interface TokenResponse {
-  access_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
-  scope: string;
 }
 
 /** Who is calling the Developer API, from a valid access token. */

@@ -6,24 +6,11 @@ import { hashSecret } from '../lib/hashing.js';
 import { apiKeyNotFound } from './errors.js';
 import { newId, newSecret } from '../lib/ids.js';
 import { createOrgsRepo, type OrgsRepo } from './repo.js';
+import type { ApiKey, CreatedApiKey } from './schema.js';
 import { requiredText } from './text.js';
 
 /** An org API key as the API shows it: never the secret, only its last four characters. */
-export interface ApiKeyView {
-  id: string;
-  name: string;
-  lastFour: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
-
-export interface CreatedApiKey extends ApiKeyView {
-  /** `svc_org_…`, returned once at creation. */
-  key: string;
-}
-
-export function presentApiKey(row: OrgApiKeysTable): ApiKeyView {
+export function presentApiKey(row: OrgApiKeysTable): ApiKey {
   return { id: row.id, name: row.name, lastFour: row.last_four, createdAt: row.created_at, lastUsedAt: row.last_used_at, revokedAt: row.revoked_at };
 }
 
@@ -48,7 +35,7 @@ export function createApiKeysService(deps: { db: Kysely<DB>; clock: Clock }) {
   const { clock } = deps;
   const repo = createOrgsRepo(deps.db);
 
-  async function get(orgId: string, id: string): Promise<ApiKeyView> {
+  async function get(orgId: string, id: string): Promise<ApiKey> {
     const row = await repo.findApiKey(orgId, id);
     if (!row) throw apiKeyNotFound();
     return presentApiKey(row);
@@ -69,7 +56,7 @@ export function createApiKeysService(deps: { db: Kysely<DB>; clock: Clock }) {
     get,
 
     /** Idempotent: revoking a revoked key keeps its first revocation time. */
-    revoke: async (orgId: string, id: string): Promise<ApiKeyView> => {
+    revoke: async (orgId: string, id: string): Promise<ApiKey> => {
       await get(orgId, id);
       await repo.revokeApiKey(orgId, id, isoNow(clock));
       return get(orgId, id);

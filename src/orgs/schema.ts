@@ -47,10 +47,12 @@ export const ApiKey = named('ApiKey', Type.Object({
   lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Updated at most once a minute.' }),
   revokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 }));
+export type ApiKey = Static<typeof ApiKey>;
 export const CreatedApiKey = named(
   'CreatedApiKey',
   Type.Intersect([ApiKey, Type.Object({ key: Type.String({ description: 'The key (`svc_org_…`). Shown only in this response: store it now.' }) })]),
 );
+export type CreatedApiKey = Static<typeof CreatedApiKey>;
 export const ApiKeyPage = Page(ApiKey);
 export const ApiKeyCreate = named('ApiKeyCreate', Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 100, description: 'What the key is for, e.g. "Zapier".' }) },

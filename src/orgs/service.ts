@@ -9,11 +9,11 @@ import { isoNow, type Clock } from '../lib/clock.js';
 import { hashPassword } from '../lib/hashing.js';
 import { newId } from '../lib/ids.js';
 import type { OrgsTable } from '../db/tables.js';
-import { issueApiKey, type CreatedApiKey } from './api-keys-service.js';
+import { issueApiKey } from './api-keys-service.js';
 import type { OrgChangeFeed } from './changes.js';
 import { orgNotFound } from './errors.js';
 import { createOrgsRepo } from './repo.js';
-import type { Organization, OrganizationPatch } from './schema.js';
+import type { CreatedApiKey, Organization, OrganizationPatch } from './schema.js';
 import { requiredText } from './text.js';
 
 export interface NewOrganization {

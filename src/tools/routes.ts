@@ -9,7 +9,7 @@ import type { ToolsService } from './service.js';
 const JSON_TYPE = 'application/json';
 const TAGS = ['Tools'];
 
-/** The Developer API for tools: `/api/dev/tools…`, each route behind its OAuth scope. */
+/** The Developer API for tools: `/api/dev/tools…`, each route behind the OAuth scope its `security` names. */
 export function registerToolRoutes(app: App, deps: { tools: ToolsService; developerAuth: DeveloperAuth }): void {
   const { tools, developerAuth: auth } = deps;
 
@@ -19,11 +19,12 @@ export function registerToolRoutes(app: App, deps: { tools: ToolsService; develo
     scope.removeAllContentTypeParsers();
     // Clients often send Content-Type: application/json on bodiless calls like publish.
     scope.addContentTypeParser(JSON_TYPE, { parseAs: 'string' }, jsonBodyParser({ allowEmpty: true }));
+    // Each route's `security` states its scope once: for the OpenAPI document and as its bearer check.
+    scope.addHook('onRoute', auth.requireDeclaredScope);
 
     scope.post(
       '/api/dev/tools',
       {
-        onRequest: auth.requireScope('tools:write'),
         schema: {
           tags: TAGS,
           operationId: 'createTool',
@@ -46,7 +47,6 @@ export function registerToolRoutes(app: App, deps: { tools: ToolsService; develo
     scope.get(
       '/api/dev/tools',
       {
-        onRequest: auth.requireScope('tools:read'),
         schema: {
           tags: TAGS,
           operationId: 'listTools',
@@ -65,7 +65,6 @@ export function registerToolRoutes(app: App, deps: { tools: ToolsService; develo
     scope.get(
       '/api/dev/tools/:tool_id',
       {
-        onRequest: auth.requireScope('tools:read'),
         schema: {
           tags: TAGS,
           operationId: 'getTool',
@@ -82,7 +81,6 @@ export function registerToolRoutes(app: App, deps: { tools: ToolsService; develo
     scope.put(
       '/api/dev/tools/:tool_id',
       {
-        onRequest: auth.requireScope('tools:write'),
         schema: {
           tags: TAGS,
           operationId: 'updateTool',
@@ -103,7 +101,6 @@ export function registerToolRoutes(app: App, deps: { tools: ToolsService; develo
     scope.delete(
       '/api/dev/tools/:tool_id',
       {
-        onRequest: auth.requireScope('tools:write'),
         schema: {
           tags: TAGS,
           operationId: 'deleteTool',
@@ -120,7 +117,6 @@ export function registerToolRoutes(app: App, deps: { tools: ToolsService; develo
     scope.post(
       '/api/dev/tools/:tool_id/publish',
       {
-        onRequest: auth.requireScope('tools:publish'),
         schema: {
           tags: TAGS,
           operationId: 'publishTool',
@@ -141,7 +137,6 @@ export function registerToolRoutes(app: App, deps: { tools: ToolsService; develo
     scope.post(
       '/api/dev/tools/:tool_id/unpublish',
       {
-        onRequest: auth.requireScope('tools:publish'),
         schema: {
           tags: TAGS,
           operationId: 'unpublishTool',
