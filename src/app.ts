@@ -42,6 +42,14 @@ import { createOpportunitiesService } from './crm/opportunities-service.js';
 import { createPipelinesService } from './crm/pipelines-service.js';
 import { registerCrmRecordRoutes } from './crm/records-routes.js';
 import { registerCrmSettingsRoutes } from './crm/settings-routes.js';
+import { keyRing } from './lib/secrets.js';
+import { createToolHttpClient } from './invocation/http-client.js';
+import { createInvocationRepo } from './invocation/repo.js';
+import { createInstallationsService } from './invocation/service.js';
+import { createCallLog } from './invocation/call-log.js';
+import { createInvoker } from './invocation/invoker.js';
+import { createCallsService } from './invocation/calls-service.js';
+import { registerInvocationRoutes } from './invocation/routes.js';
 
 export interface AppDeps {
   config: Config;
@@ -119,18 +127,20 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const endpointPolicy = { allowPrivate: config.toolAllowPrivateEndpoints, resolver: deps.resolveHost ?? systemResolver };
   const tools = createToolsService({ repo: createToolsRepo(db), clock, endpointPolicy });
   registerToolRoutes(app, { tools, developerAuth });
-  registerCatalogRoutes(app, { catalog: createCatalogService({ repo: createCatalogRepo(db) }) });
+  const catalog = createCatalogService({ repo: createCatalogRepo(db) });
+  registerCatalogRoutes(app, { catalog });
 
   // ── Organizations and CRM ──
   // orgAuth.require guards every /api/org/* route; orgAuth.principal(request) → {orgId, actor}.
   const orgAuth = createOrgAuth({ repo: createOrgsRepo(db), clock });
   // Fires after an agent's brand, a custom field, a pipeline or the org's default country changes: caches of public form configs subscribe.
   const orgChanges = createOrgChangeFeed();
+  const agents = createAgentsService({ db, clock, changes: orgChanges });
   registerOrgRoutes(app, {
     orgAuth,
     orgs: createOrgsService({ db, clock, changes: orgChanges }),
     apiKeys: createApiKeysService({ db, clock }),
-    agents: createAgentsService({ db, clock, changes: orgChanges }),
+    agents,
   });
   registerCrmSettingsRoutes(app, {
     orgAuth,
@@ -138,6 +148,29 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     pipelines: createPipelinesService({ db, clock, changes: orgChanges }),
   });
   registerCrmRecordRoutes(app, { orgAuth, contacts: createContactsService({ db, clock }), opportunities: createOpportunitiesService({ db, clock }) });
+
+  // ── Tool calls ──
+  // One HTTP client for every call to a tool endpoint (pooled connections per origin); closed with the app.
+  const toolHttp = createToolHttpClient({
+    allowPrivate: config.toolAllowPrivateEndpoints,
+    resolver: deps.resolveHost ?? systemResolver,
+    ...(config.toolCaFile ? { caFile: config.toolCaFile } : {}),
+    callTimeoutMs: config.toolCallTimeoutMs,
+    userAgent: `Switchboard/${VERSION}`,
+  });
+  const invocationRepo = createInvocationRepo(db);
+  const callLog = createCallLog({ repo: invocationRepo, log: app.log });
+  const installations = createInstallationsService({ repo: invocationRepo, catalog, agents, clock, keys: keyRing(config.secretsKey, config.secretsKeyPrevious) });
+  registerInvocationRoutes(app, {
+    orgAuth,
+    installations,
+    invoker: createInvoker({ installations, http: toolHttp, callLog, clock }),
+    calls: createCallsService({ repo: invocationRepo }),
+  });
+  app.addHook('onClose', async () => {
+    await callLog.close();
+    await toolHttp.close();
+  });
 
   // ── Forms ──
   const forms = await registerForms(app, { config, database, clock, crm: createCrmService({ clock }), orgAuth, changes: orgChanges, redisPrefix: deps.redisPrefix });

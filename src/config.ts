@@ -24,6 +24,8 @@ export interface Config {
   redisUrl: string | undefined;
   /** 32-byte key for credentials at rest (AES-256-GCM). */
   secretsKey: Buffer;
+  /** SECRETS_KEY_PREVIOUS: while `switchboard secrets rotate` runs, the key values are still sealed under. */
+  secretsKeyPrevious: Buffer | undefined;
   /** `false`, `true`, a hop count, or a list of proxy addresses/CIDRs (Fastify's trustProxy). */
   trustProxy: boolean | number | string[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -102,14 +104,25 @@ function parseTrustProxy(raw: string | undefined): Config['trustProxy'] {
   return value.split(',').map((part) => part.trim()).filter(Boolean);
 }
 
+function decodeKey(name: string, raw: string): Buffer {
+  const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (key.length !== 32) throw new ConfigError(`${name} must be 32 bytes, base64 or hex encoded (try: openssl rand -base64 32).`);
+  return key;
+}
+
+/** SECRETS_KEY_PREVIOUS: optional, 32 bytes, and not the same key as SECRETS_KEY. */
+function loadPreviousSecretsKey(env: Env, current: Buffer): Buffer | undefined {
+  const raw = env.SECRETS_KEY_PREVIOUS;
+  if (raw === undefined || raw === '') return undefined;
+  const key = decodeKey('SECRETS_KEY_PREVIOUS', raw);
+  if (key.equals(current)) throw new ConfigError('SECRETS_KEY_PREVIOUS is the same key as SECRETS_KEY: set SECRETS_KEY to the new key and SECRETS_KEY_PREVIOUS to the old one.');
+  return key;
+}
+
 /** SECRETS_KEY (base64 or hex of 32 bytes); in development a key file in DATA_DIR is made once. */
 function loadSecretsKey(env: Env, production: boolean, dataDir: string): Buffer {
   const raw = env.SECRETS_KEY;
-  if (raw !== undefined && raw !== '') {
-    const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
-    if (key.length !== 32) throw new ConfigError('SECRETS_KEY must be 32 bytes, base64 or hex encoded (try: openssl rand -base64 32).');
-    return key;
-  }
+  if (raw !== undefined && raw !== '') return decodeKey('SECRETS_KEY', raw);
   if (production) throw new ConfigError('SECRETS_KEY is required when NODE_ENV=production (try: openssl rand -base64 32).');
   const file = join(dataDir, 'secrets.key');
   if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
@@ -186,6 +199,8 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (toolCaFile && !existsSync(toolCaFile)) throw new ConfigError(`TOOL_CA_FILE points to a missing file: ${toolCaFile}`);
 
+  const secretsKey = loadSecretsKey(env, production, dataDir);
+
   return {
     env: nodeEnv,
     port,
@@ -196,7 +211,8 @@ export function loadConfig(env: Env = process.env): Config {
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', defaultPoolSize(), 1, 500),
     sqliteSynchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', ['normal', 'full'] as const, 'normal'),
     redisUrl,
-    secretsKey: loadSecretsKey(env, production, dataDir),
+    secretsKey,
+    secretsKeyPrevious: loadPreviousSecretsKey(env, secretsKey),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     logLevel,
     toolAllowPrivateEndpoints,

@@ -35,6 +35,15 @@ export function createCatalogRepo(db: Kysely<DB>) {
         .execute(),
 
     findPublished: (id: string) => published().where('t.id', '=', id).executeTakeFirst(),
+    /** The live revisions of these tools (the published ones among them), for installations and the invoker. */
+    findLiveRevisions: (ids: readonly string[]) =>
+      db
+        .selectFrom('tools as t')
+        .innerJoin('tool_revisions as r', 'r.id', 't.published_revision_id')
+        .select(['t.id as tool_id', 'r.id as revision_id', 'r.version', 'r.name', 'r.description', 'r.endpoint', 'r.method', 'r.auth_type', 'r.api_key_header', 'r.category', 'r.parameters'])
+        .where('t.status', '=', 'published')
+        .where('t.id', 'in', ids)
+        .execute(),
   };
 }
 

@@ -3,6 +3,15 @@ import { catalogToolNotFound } from './errors.js';
 import { definitionFromRow } from '../tools/present.js';
 import type { CatalogRepo, CatalogRow } from './repo.js';
 import type { CatalogQuery, CatalogTool } from './schema.js';
+import type { ToolDefinition } from '../tools/definition.js';
+
+/** A published tool's live revision: what an installation calls right now. */
+export interface LiveRevision {
+  toolId: string;
+  revisionId: string;
+  version: number;
+  definition: ToolDefinition;
+}
 
 function present(row: CatalogRow): CatalogTool {
   const { endpoint, ...definition } = definitionFromRow(row);
@@ -33,7 +42,21 @@ export function createCatalogService(deps: { repo: CatalogRepo }) {
     return present(row);
   }
 
-  return { list, get };
+  /**
+   * The live revisions of the given tools, by tool id; drafts, withdrawn and deleted tools
+   * are absent. Read on every call, so an unpublished tool stops at once and a newly
+   * published revision is used from the next call on.
+   */
+  async function liveRevisions(toolIds: readonly string[]): Promise<Map<string, LiveRevision>> {
+    const out = new Map<string, LiveRevision>();
+    if (toolIds.length === 0) return out;
+    for (const row of await repo.findLiveRevisions([...new Set(toolIds)])) {
+      out.set(row.tool_id, { toolId: row.tool_id, revisionId: row.revision_id, version: Number(row.version), definition: definitionFromRow(row) });
+    }
+    return out;
+  }
+
+  return { list, get, liveRevisions };
 }
 
 export type CatalogService = ReturnType<typeof createCatalogService>;

@@ -256,6 +256,65 @@ export interface IdempotencyKeysTable {
   created_at: string;
 }
 
+// ── Tool calls ────────────────────────────────────────────────────────────────
+
+export interface InstallationsTable {
+  id: string;
+  org_id: string;
+  tool_id: string;
+  /** The name agents call the tool by instead of the tool's own; null for the tool's name. */
+  alias: string | null;
+  /** 1: every agent of the org; 0: the agents in installation_agents. */
+  all_agents: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface InstallationAgentsTable {
+  installation_id: string;
+  agent_id: string;
+  org_id: string;
+}
+
+export interface InstallationCredentialsTable {
+  installation_id: string;
+  /** apiKey, token, username, password or secret. */
+  field: string;
+  /** lib/secrets.ts sealed value (AES-256-GCM, AAD `<installation id>:<field>`). */
+  sealed: string;
+  key_id: string;
+}
+
+export interface ToolCallsTable {
+  id: string;
+  org_id: string;
+  agent_id: string;
+  tool_id: string;
+  revision_id: string;
+  installation_id: string;
+  /** operator, mcp or test. */
+  path: string;
+  /** OK or the error code. */
+  outcome: string;
+  http_status: number | null;
+  duration_ms: number;
+  request_bytes: number;
+  response_bytes: number;
+  created_at: string;
+}
+
+export interface AgentKeysTable {
+  id: string;
+  agent_id: string;
+  org_id: string;
+  name: string;
+  key_hash: string;
+  last_four: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
 export interface DB {
   developers: DevelopersTable;
   apps: AppsTable;
@@ -276,4 +335,9 @@ export interface DB {
   consent_versions: ConsentVersionsTable;
   submissions: SubmissionsTable;
   idempotency_keys: IdempotencyKeysTable;
+  installations: InstallationsTable;
+  installation_agents: InstallationAgentsTable;
+  installation_credentials: InstallationCredentialsTable;
+  tool_calls: ToolCallsTable;
+  agent_keys: AgentKeysTable;
 }

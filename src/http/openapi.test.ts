@@ -9,8 +9,12 @@ import { registerOpenApi } from './openapi.js';
 import { hoistNamedSchemas, markNamedSchemas, operationIdFor } from './openapi-components.js';
 import { named, nameOf } from './schema-name.js';
 
-/** Measured at 127 KB when shared schemas became components (604 KB inlined before): room to grow, not to inline again. */
-const SIZE_BUDGET_BYTES = 150_000;
+/**
+ * Measured at 127 KB when shared schemas became components (604 KB inlined before), and at
+ * 154 KB once tool calls added eleven operations (installations, agent tools, tool calls,
+ * agent keys): room to grow, not to inline again.
+ */
+const SIZE_BUDGET_BYTES = 180_000;
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 interface Operation {

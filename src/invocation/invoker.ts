@@ -1,0 +1,135 @@
+import type { ToolCallsTable } from '../db/tables.js';
+import { AppError } from '../http/errors.js';
+import type { Clock } from '../lib/clock.js';
+import { newTimeOrderedId } from '../lib/ids.js';
+import { checkArguments, summarizeArgumentProblems } from './arguments.js';
+import type { CallLog } from './call-log.js';
+import type { ToolHttpClient, ToolHttpOutcome } from './http-client.js';
+import type { CallPath } from './schema.js';
+import { CREDENTIAL_FIELDS, type CallableTool, type InstallationsService } from './service.js';
+import { signatureHeaders } from './signing.js';
+
+export interface ToolCallRequest {
+  orgId: string;
+  agentId: string;
+  /** The name the agent knows the tool by (alias or tool name). */
+  name: string;
+  /** An object keyed by parameter name, or that object as JSON text (OpenAI's `function.arguments`). */
+  arguments: unknown;
+  path: CallPath;
+}
+
+export interface ToolCallSuccess {
+  callId: string;
+  status: number;
+  durationMs: number;
+  result: unknown;
+}
+
+/** The headers that carry an installation's credentials; undefined when one the authType needs is missing. */
+export function authHeaders(tool: Pick<CallableTool, 'live' | 'credentials'>, timestampSeconds: number, body: Buffer): Record<string, string> | undefined {
+  const { authType, apiKeyHeader } = tool.live.definition;
+  const c = tool.credentials;
+  if (CREDENTIAL_FIELDS[authType].some((field) => c[field] === undefined)) return undefined;
+  switch (authType) {
+    case 'none': return {};
+    case 'api_key': return { [apiKeyHeader ?? 'X-API-Key']: c.apiKey! };
+    case 'bearer': return { Authorization: `Bearer ${c.token!}` };
+    case 'basic': return { Authorization: `Basic ${Buffer.from(`${c.username!}:${c.password!}`, 'utf8').toString('base64')}` };
+    case 'hmac': return signatureHeaders(c.secret!, timestampSeconds, body);
+  }
+}
+
+/** OpenAI sends arguments as a JSON string; everyone else as an object. */
+function parseArguments(raw: unknown): { ok: true; value: unknown } | { ok: false } {
+  if (typeof raw !== 'string') return { ok: true, value: raw };
+  if (raw.trim() === '') return { ok: true, value: undefined };
+  try {
+    return { ok: true, value: JSON.parse(raw) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/**
+ * The one path from an agent to a tool's endpoint: the Operator API, MCP and tests all
+ * call `invoke`. It resolves the agent's tool by name from the live revision, checks the
+ * arguments, builds and serializes the body once, signs exactly those bytes (hmac) or adds
+ * the auth header, sends it through the shared HTTP client, and logs the call (no payloads)
+ * without waiting for the log.
+ */
+export function createInvoker(deps: { installations: Pick<InstallationsService, 'callable'>; http: ToolHttpClient; callLog: CallLog; clock: Clock }) {
+  const { installations, http, callLog, clock } = deps;
+
+  async function invoke(request: ToolCallRequest): Promise<ToolCallSuccess> {
+    const tool = await installations.callable(request.orgId, request.agentId, request.name);
+    const now = clock.now();
+    const timestamp = now.toISOString();
+    const callId = newTimeOrderedId('call', timestamp);
+    const definition = tool.live.definition;
+
+    const log = (outcome: string, measured: { httpStatus?: number | null; durationMs?: number; requestBytes?: number; responseBytes?: number } = {}) => {
+      const row: ToolCallsTable = {
+        id: callId,
+        org_id: request.orgId,
+        agent_id: request.agentId,
+        tool_id: tool.live.toolId,
+        revision_id: tool.live.revisionId,
+        installation_id: tool.installationId,
+        path: request.path,
+        outcome,
+        http_status: measured.httpStatus ?? null,
+        duration_ms: measured.durationMs ?? 0,
+        request_bytes: measured.requestBytes ?? 0,
+        response_bytes: measured.responseBytes ?? 0,
+        created_at: timestamp,
+      };
+      callLog.record(row);
+    };
+
+    const parsed = parseArguments(request.arguments);
+    const checked = parsed.ok
+      ? checkArguments(definition.parameters, parsed.value)
+      : { ok: false as const, details: [{ path: 'arguments', message: 'the arguments string is not valid JSON; send a JSON object keyed by parameter name' }] };
+    if (!checked.ok) {
+      log('INVALID_ARGUMENTS');
+      throw new AppError('INVALID_ARGUMENTS', summarizeArgumentProblems(checked.details), { details: checked.details, extra: { callId } });
+    }
+
+    const body = Buffer.from(JSON.stringify({
+      ...checked.value,
+      _svc_context: { agentId: request.agentId, orgId: request.orgId, timestamp, callId, toolId: tool.live.toolId },
+    }));
+    const headers = tool.credentialsUnreadable ? undefined : authHeaders(tool, Math.floor(now.getTime() / 1000), body);
+    if (headers === undefined) {
+      log('TOOL_CREDENTIALS_MISSING', { requestBytes: 0 });
+      const needed = CREDENTIAL_FIELDS[definition.authType].join(' and ');
+      throw new AppError(
+        'TOOL_CREDENTIALS_MISSING',
+        tool.credentialsUnreadable
+          ? `The stored credentials for "${request.name}" cannot be decrypted with the configured SECRETS_KEY. An operator must enter them again (PATCH /api/org/installations/${tool.installationId}). No request was sent.`
+          : `"${request.name}" needs credentials (authType ${definition.authType}: ${needed}) that your organization has not entered. An operator must set them with PATCH /api/org/installations/${tool.installationId}. No request was sent.`,
+        { extra: { callId } },
+      );
+    }
+
+    const outcome: ToolHttpOutcome = await http.send({ method: definition.method, url: definition.endpoint, headers, body });
+    const measured = { durationMs: outcome.durationMs, requestBytes: outcome.requestBytes, responseBytes: outcome.responseBytes };
+    if (outcome.ok) {
+      log('OK', { ...measured, httpStatus: outcome.status });
+      return { callId, status: outcome.status, durationMs: outcome.durationMs, result: outcome.json };
+    }
+    const status = 'status' in outcome ? outcome.status : null;
+    log(outcome.code, { ...measured, httpStatus: status });
+    const extra: Record<string, unknown> = { callId };
+    if (outcome.code === 'TOOL_HTTP_ERROR') {
+      extra.status = outcome.status;
+      if (outcome.body !== undefined) extra.body = outcome.body;
+    }
+    throw new AppError(outcome.code, outcome.message, { extra });
+  }
+
+  return { invoke };
+}
+
+export type Invoker = ReturnType<typeof createInvoker>;

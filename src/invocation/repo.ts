@@ -1,0 +1,147 @@
+import { sql, type Kysely } from 'kysely';
+import type { DB, InstallationCredentialsTable, InstallationsTable, ToolCallsTable } from '../db/tables.js';
+import type { CursorPosition } from '../http/cursor.js';
+import { isUniqueViolation, newestFirst } from '../db/query-helpers.js';
+
+export interface CallFilters {
+  agentId?: string | undefined;
+  toolId?: string | undefined;
+  outcome?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+  after?: CursorPosition | undefined;
+  limit: number;
+}
+
+/** The parts of an installation that change together: its row, its agents, its credentials. */
+export interface InstallationWrite {
+  row: InstallationsTable;
+  /** Replaces the agent links when given (empty with all_agents = 1). */
+  agentIds?: string[];
+  /** Replaces every stored credential when given. */
+  credentials?: InstallationCredentialsTable[];
+}
+
+/**
+ * Queries of the invocation feature's own tables: installations, their agent links and
+ * credentials, and the call log. Every query on org data takes the org id.
+ */
+export function createInvocationRepo(db: Kysely<DB>) {
+  async function writeLinks(trx: Kysely<DB>, write: InstallationWrite): Promise<void> {
+    const { row } = write;
+    if (write.agentIds !== undefined) {
+      await trx.deleteFrom('installation_agents').where('installation_id', '=', row.id).execute();
+      if (write.agentIds.length > 0) {
+        await trx.insertInto('installation_agents').values(write.agentIds.map((agentId) => ({ installation_id: row.id, agent_id: agentId, org_id: row.org_id }))).execute();
+      }
+    }
+    if (write.credentials !== undefined) {
+      await trx.deleteFrom('installation_credentials').where('installation_id', '=', row.id).execute();
+      if (write.credentials.length > 0) await trx.insertInto('installation_credentials').values(write.credentials).execute();
+    }
+  }
+
+  return {
+    /** Row, agents and credentials in one transaction; 'exists' when the org already installed the tool. */
+    async insertInstallation(write: InstallationWrite): Promise<'ok' | 'exists'> {
+      try {
+        await db.transaction().execute(async (trx) => {
+          await trx.insertInto('installations').values(write.row).execute();
+          await writeLinks(trx, write);
+        });
+        return 'ok';
+      } catch (error) {
+        if (isUniqueViolation(error)) return 'exists';
+        throw error;
+      }
+    },
+
+    /** Updates the row and replaces whichever of agents and credentials are given; false when it is gone. */
+    updateInstallation: (write: InstallationWrite) =>
+      db.transaction().execute(async (trx) => {
+        const { id, org_id, ...changes } = write.row;
+        const result = await trx.updateTable('installations').set(changes).where('org_id', '=', org_id).where('id', '=', id).executeTakeFirst();
+        if (result.numUpdatedRows === 0n) return false;
+        await writeLinks(trx, write);
+        return true;
+      }),
+
+    findInstallation: (orgId: string, id: string) =>
+      db.selectFrom('installations').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
+
+    listInstallations: (orgId: string, limit: number, cursor: CursorPosition | undefined) =>
+      db.selectFrom('installations').selectAll().where('org_id', '=', orgId).$call((qb) => newestFirst(qb, limit, cursor)).execute(),
+
+    /** Every installation of the org (name checks look at all of them). */
+    allInstallations: (orgId: string) => db.selectFrom('installations').selectAll().where('org_id', '=', orgId).orderBy('created_at').orderBy('id').execute(),
+
+    /** The installations an agent may call: all-agents ones and those linked to it, oldest first. */
+    installationsForAgent: (orgId: string, agentId: string) =>
+      db
+        .selectFrom('installations as i')
+        .selectAll('i')
+        .where('i.org_id', '=', orgId)
+        .where((eb) =>
+          eb.or([
+            eb('i.all_agents', '=', 1),
+            eb.exists(eb.selectFrom('installation_agents as l').select(sql.lit(1).as('one')).whereRef('l.installation_id', '=', 'i.id').where('l.agent_id', '=', agentId)),
+          ]),
+        )
+        .orderBy('i.created_at')
+        .orderBy('i.id')
+        .execute(),
+
+    agentLinks: (orgId: string, installationIds: readonly string[]) =>
+      installationIds.length === 0
+        ? Promise.resolve([])
+        : db.selectFrom('installation_agents').select(['installation_id', 'agent_id']).where('org_id', '=', orgId).where('installation_id', 'in', installationIds).orderBy('agent_id').execute(),
+
+    credentialFields: (installationIds: readonly string[]) =>
+      installationIds.length === 0
+        ? Promise.resolve([])
+        : db.selectFrom('installation_credentials').select(['installation_id', 'field']).where('installation_id', 'in', installationIds).execute(),
+
+    credentials: (installationId: string) => db.selectFrom('installation_credentials').selectAll().where('installation_id', '=', installationId).execute(),
+
+    deleteInstallation: (orgId: string, id: string) =>
+      db.transaction().execute(async (trx) => {
+        const owned = await trx.selectFrom('installations').select('id').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+        if (!owned) return false;
+        await trx.deleteFrom('installation_credentials').where('installation_id', '=', id).execute();
+        await trx.deleteFrom('installation_agents').where('installation_id', '=', id).execute();
+        await trx.deleteFrom('installations').where('id', '=', id).execute();
+        return true;
+      }),
+
+    // ── Rotation ──
+    credentialsNotUnder: (keyId: string, limit: number) =>
+      db.selectFrom('installation_credentials').selectAll().where('key_id', '!=', keyId).orderBy('installation_id').orderBy('field').limit(limit).execute(),
+    replaceSealed: (row: InstallationCredentialsTable, previousSealed: string) =>
+      db
+        .updateTable('installation_credentials')
+        .set({ sealed: row.sealed, key_id: row.key_id })
+        .where('installation_id', '=', row.installation_id)
+        .where('field', '=', row.field)
+        .where('sealed', '=', previousSealed)
+        .execute(),
+
+    // ── Call log ──
+    /** One statement per batch. */
+    insertCalls: (rows: ToolCallsTable[]) => db.insertInto('tool_calls').values(rows).execute(),
+
+    listCalls: (orgId: string, filters: CallFilters) =>
+      db
+        .selectFrom('tool_calls')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .$if(filters.agentId !== undefined, (qb) => qb.where('agent_id', '=', filters.agentId!))
+        .$if(filters.toolId !== undefined, (qb) => qb.where('tool_id', '=', filters.toolId!))
+        .$if(filters.outcome !== undefined, (qb) => qb.where('outcome', '=', filters.outcome!))
+        .$if(filters.from !== undefined, (qb) => qb.where('created_at', '>=', filters.from!))
+        .$if(filters.to !== undefined, (qb) => qb.where('created_at', '<', filters.to!))
+        .$call((qb) => newestFirst(qb, filters.limit, filters.after))
+        .execute(),
+  };
+}
+
+export type InvocationRepo = ReturnType<typeof createInvocationRepo>;

@@ -1,0 +1,164 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { ListQuery, Page } from '../http/envelope.js';
+import { IdParam } from '../http/path-ids.js';
+import { named } from '../http/schema-name.js';
+import { AUTH_TYPES, TOOL_NAME_PATTERN } from '../tools/definition.js';
+import { StringEnum } from '../tools/schema.js';
+import { installationNotFound } from './errors.js';
+
+/** Wire schemas of installations, agent tools and tool calls (Operator API). */
+
+export const InstallationIdParams = Type.Object({ id: IdParam('inst', installationNotFound, 'The installation id (`inst_…`).') });
+
+const Alias = Type.String({
+  pattern: TOOL_NAME_PATTERN,
+  description: 'The name agents call the tool by, instead of the tool\'s own: a letter, then letters, digits, `_` or `-`; at most 64 characters.',
+  examples: ['crm_lookup'],
+});
+const AgentIds = Type.Array(Type.String({ maxLength: 64 }), {
+  maxItems: 500,
+  uniqueItems: true,
+  description: 'The agents (`agt_…`) that may call the tool. Omit (or null in a PATCH) for every agent of the organization, present and future.',
+});
+
+export const Credentials = named('InstallationCredentials', Type.Object(
+  {
+    apiKey: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'For `authType: api_key`.' })),
+    token: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'For `authType: bearer`.' })),
+    username: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'For `authType: basic`.' })),
+    password: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'For `authType: basic`.' })),
+    secret: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'For `authType: hmac`: the shared key calls are signed with.' })),
+  },
+  {
+    additionalProperties: false,
+    description: 'Exactly the fields the tool\'s `authType` takes: `api_key` → `{apiKey}`, `bearer` → `{token}`, `basic` → `{username, password}`, `hmac` → `{secret}`; none for `none`. Stored encrypted; never returned.',
+  },
+));
+export type Credentials = Static<typeof Credentials>;
+
+export const InstallationCreate = named('InstallationCreate', Type.Object(
+  {
+    toolId: Type.String({ maxLength: 64, description: 'A published tool from the catalog (`tool_…`).' }),
+    agentIds: Type.Optional(AgentIds),
+    alias: Type.Optional(Alias),
+    credentials: Type.Optional(Credentials),
+  },
+  { additionalProperties: false },
+));
+export type InstallationCreate = Static<typeof InstallationCreate>;
+
+export const InstallationPatch = named('InstallationPatch', Type.Object(
+  {
+    agentIds: Type.Optional(Type.Union([AgentIds, Type.Null()], { description: 'Replaces the agents; null for every agent.' })),
+    alias: Type.Optional(Type.Union([Alias, Type.Null()], { description: 'Replaces the alias; null for the tool\'s own name.' })),
+    credentials: Type.Optional(Type.Union([Credentials, Type.Null()], { description: 'Replaces every stored credential; null removes them.' })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+));
+export type InstallationPatch = Static<typeof InstallationPatch>;
+
+export const Installation = named('Installation', Type.Object({
+  id: Type.String({ description: '`inst_…`' }),
+  toolId: Type.String(),
+  toolName: Type.Union([Type.String(), Type.Null()], { description: 'The live revision\'s name; null while the tool is not published.' }),
+  name: Type.Union([Type.String(), Type.Null()], { description: 'What agents call it: the alias, or the tool\'s name; null while the tool is not published.' }),
+  alias: Type.Union([Type.String(), Type.Null()]),
+  enabled: Type.Boolean({ description: 'Whether agents can call it now: false while the tool is unpublished or deleted.' }),
+  allAgents: Type.Boolean({ description: 'True: every agent of the organization; false: the agents in `agentIds`.' }),
+  agentIds: Type.Array(Type.String(), { description: 'The agents that may call it, when `allAgents` is false; empty otherwise.' }),
+  authType: Type.Union([StringEnum(AUTH_TYPES), Type.Null()], { description: 'The live revision\'s authType; null while the tool is not published.' }),
+  credentialsSet: Type.Boolean({ description: 'Whether every credential the tool\'s authType needs is stored (false for `none`, which needs none). The values are never returned.' }),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+}));
+export type Installation = Static<typeof Installation>;
+export const InstallationPage = Page(Installation);
+export const DeletedInstallation = named('DeletedInstallation', Type.Object({ id: Type.String(), deleted: Type.Literal(true) }));
+
+export const InstallationListQuery = Type.Object({ ...ListQuery }, { additionalProperties: false });
+
+// ── Agent tools ──
+
+export const TOOL_FORMATS = ['openai', 'anthropic', 'mcp'] as const;
+export type ToolFormat = (typeof TOOL_FORMATS)[number];
+
+export const AgentToolsQuery = Type.Object(
+  { format: Type.Optional(StringEnum(TOOL_FORMATS, { default: 'openai', description: 'The shape of each definition: the one that API takes, verbatim.' })) },
+  { additionalProperties: false },
+);
+
+export const ParametersSchema = named('ToolParametersSchema', Type.Object({
+  type: Type.Literal('object'),
+  properties: Type.Record(Type.String(), Type.Unknown()),
+  required: Type.Array(Type.String()),
+  additionalProperties: Type.Boolean(),
+}, { description: 'JSON Schema of the arguments, built from the tool\'s parameters.' }));
+
+export const OpenAiTool = named('OpenAiToolDefinition', Type.Object({
+  type: Type.Literal('function'),
+  function: Type.Object({ name: Type.String(), description: Type.String(), parameters: ParametersSchema }),
+}, { description: 'OpenAI Chat Completions `tools[]` item.' }));
+export const AnthropicTool = named('AnthropicToolDefinition', Type.Object({
+  name: Type.String(), description: Type.String(), input_schema: ParametersSchema,
+}, { description: 'Anthropic Messages API `tools[]` item.' }));
+export const McpTool = named('McpToolDefinition', Type.Object({
+  name: Type.String(), description: Type.String(), inputSchema: ParametersSchema,
+}, { description: 'MCP `tools/list` item.' }));
+
+export const AgentTools = named('AgentTools', Type.Object({
+  format: StringEnum(TOOL_FORMATS),
+  tools: Type.Array(Type.Union([OpenAiTool, AnthropicTool, McpTool]), { description: 'Pass this array to the model API unchanged.' }),
+}));
+export type AgentTools = Static<typeof AgentTools>;
+
+// ── Tool calls ──
+
+export const ToolCallBody = named('ToolCallRequest', Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 64, description: 'The tool\'s name as listed for the agent (the alias, or the tool\'s name).' }),
+    arguments: Type.Optional(Type.Unknown({ description: 'An object keyed by parameter name, or that object as a JSON string (what OpenAI\'s `function.arguments` holds). Omit for a tool without parameters.' })),
+  },
+  { additionalProperties: false },
+));
+export type ToolCallBody = Static<typeof ToolCallBody>;
+
+export const ToolCallResult = named('ToolCallResult', Type.Object({
+  callId: Type.String({ description: '`call_…`: also in the endpoint\'s `_svc_context` and the call log.' }),
+  status: Type.Integer({ description: 'The endpoint\'s HTTP status.' }),
+  durationMs: Type.Integer(),
+  result: Type.Unknown({ description: 'The endpoint\'s JSON, unchanged.' }),
+}));
+export type ToolCallResult = Static<typeof ToolCallResult>;
+
+export const CALL_PATHS = ['operator', 'mcp', 'test'] as const;
+export type CallPath = (typeof CALL_PATHS)[number];
+
+export const ToolCallLogEntry = named('ToolCall', Type.Object({
+  id: Type.String({ description: '`call_…`' }),
+  agentId: Type.String(),
+  toolId: Type.String(),
+  revisionId: Type.String(),
+  installationId: Type.String(),
+  path: StringEnum(CALL_PATHS, { description: 'How the call came in: the Operator API, MCP, or a test.' }),
+  outcome: Type.String({ description: '`OK`, or the error code the caller received (`TOOL_TIMEOUT`, `INVALID_ARGUMENTS`, …).' }),
+  httpStatus: Type.Union([Type.Integer(), Type.Null()], { description: 'The endpoint\'s HTTP status; null when no response came.' }),
+  durationMs: Type.Integer(),
+  requestBytes: Type.Integer(),
+  responseBytes: Type.Integer(),
+  createdAt: Type.String({ format: 'date-time' }),
+}));
+export type ToolCallLogEntry = Static<typeof ToolCallLogEntry>;
+export const ToolCallPage = Page(ToolCallLogEntry);
+
+export const ToolCallListQuery = Type.Object(
+  {
+    agentId: Type.Optional(Type.String({ maxLength: 64, description: 'Only this agent\'s calls.' })),
+    toolId: Type.Optional(Type.String({ maxLength: 64, description: 'Only calls of this tool.' })),
+    outcome: Type.Optional(Type.String({ pattern: '^[A-Z_]{2,40}$', description: '`OK` or an error code.' })),
+    from: Type.Optional(Type.String({ format: 'date-time', description: 'Calls at or after this time.' })),
+    to: Type.Optional(Type.String({ format: 'date-time', description: 'Calls before this time.' })),
+    ...ListQuery,
+  },
+  { additionalProperties: false },
+);
+export type ToolCallListQuery = Static<typeof ToolCallListQuery>;

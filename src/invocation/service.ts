@@ -1,0 +1,324 @@
+import type { CatalogService, LiveRevision } from '../catalog/service.js';
+import type { InstallationCredentialsTable, InstallationsTable } from '../db/tables.js';
+import { decodeCursor, toPage } from '../http/cursor.js';
+import { AppError, type ErrorDetail } from '../http/errors.js';
+import { isoNow, type Clock } from '../lib/clock.js';
+import { newId } from '../lib/ids.js';
+import { decryptSecret, encryptSecret, type KeyRing } from '../lib/secrets.js';
+import type { AgentsService } from '../orgs/agents-service.js';
+import type { AuthType } from '../tools/definition.js';
+import { installationNotFound, toolNotEnabled } from './errors.js';
+import type { InvocationRepo } from './repo.js';
+import type { Credentials, Installation, InstallationCreate, InstallationPatch } from './schema.js';
+
+/** The credential fields each authType takes, in the order they are documented. */
+export const CREDENTIAL_FIELDS: Record<AuthType, ReadonlyArray<keyof Credentials>> = {
+  none: [],
+  api_key: ['apiKey'],
+  bearer: ['token'],
+  basic: ['username', 'password'],
+  hmac: ['secret'],
+};
+
+/** Associated data of a sealed credential: a value copied to another installation or field does not decrypt. */
+export function credentialAad(installationId: string, field: string): string {
+  return `${installationId}:${field}`;
+}
+
+/** What the invoker needs to call an agent's tool. Credentials are plaintext: never log or return them. */
+export interface CallableTool {
+  installationId: string;
+  name: string;
+  live: LiveRevision;
+  credentials: Partial<Record<keyof Credentials, string>>;
+  /** Set when stored values could not be opened (a key that is no longer configured). */
+  credentialsUnreadable: boolean;
+}
+
+/** An agent's callable tool before credentials are opened: what listings show. */
+export interface AgentTool {
+  installationId: string;
+  name: string;
+  live: LiveRevision;
+}
+
+export interface InstallationsServiceDeps {
+  repo: InvocationRepo;
+  /** The tools' own service for their live revisions: this feature never reads the tools' tables. */
+  catalog: Pick<CatalogService, 'get' | 'liveRevisions'>;
+  /** The orgs feature's agents: an id of another org's agent answers AGENT_NOT_FOUND. */
+  agents: Pick<AgentsService, 'get'>;
+  clock: Clock;
+  keys: KeyRing;
+}
+
+interface Scope {
+  allAgents: boolean;
+  agentIds: string[];
+}
+
+function overlaps(a: Scope, b: Scope): boolean {
+  if (a.allAgents || b.allAgents) return true;
+  const set = new Set(a.agentIds);
+  return b.agentIds.some((id) => set.has(id));
+}
+
+function validationError(details: ErrorDetail[]): AppError {
+  const first = details[0]!;
+  return new AppError('VALIDATION_ERROR', `Invalid request: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}.`, {
+    details,
+    ...(details.length === 1 ? { field: first.path } : {}),
+  });
+}
+
+/**
+ * Installations: an organization enables a published tool for all or some of its agents,
+ * under the tool's name or an alias, with the credentials its authType takes (sealed with
+ * AES-256-GCM, never returned).
+ */
+export function createInstallationsService(deps: InstallationsServiceDeps) {
+  const { repo, catalog, agents, clock, keys } = deps;
+
+  function checkCredentials(authType: AuthType, credentials: Credentials): Array<[keyof Credentials, string]> {
+    const wanted = CREDENTIAL_FIELDS[authType];
+    const details: ErrorDetail[] = [];
+    const given = Object.entries(credentials).filter(([, value]) => value !== undefined) as Array<[keyof Credentials, string]>;
+    for (const [field] of given) {
+      if (!wanted.includes(field)) {
+        details.push({
+          path: `credentials.${field}`,
+          message: wanted.length === 0
+            ? `is not taken: this tool's authType is none, so send no credentials`
+            : `is not taken by authType ${authType}, which takes ${wanted.join(' and ')}`,
+        });
+      }
+    }
+    for (const field of wanted) {
+      if (!given.some(([name]) => name === field)) details.push({ path: `credentials.${field}`, message: `is required for authType ${authType}` });
+    }
+    if (details.length > 0) throw validationError(details);
+    return given;
+  }
+
+  function seal(installationId: string, given: Array<[keyof Credentials, string]>): InstallationCredentialsTable[] {
+    return given.map(([field, value]) => ({
+      installation_id: installationId,
+      field,
+      sealed: encryptSecret(keys.current, value, credentialAad(installationId, field)),
+      key_id: keys.current.id,
+    }));
+  }
+
+  async function checkAgents(orgId: string, agentIds: readonly string[]): Promise<void> {
+    for (const agentId of agentIds) {
+      try {
+        await agents.get(orgId, agentId);
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'AGENT_NOT_FOUND') {
+          throw new AppError('AGENT_NOT_FOUND', `No agent has the id ${JSON.stringify(agentId)} in your organization.`, { field: 'agentIds' });
+        }
+        throw error;
+      }
+    }
+  }
+
+  /** 409 when an agent this installation reaches already has another tool under the same name. */
+  async function checkNameFree(orgId: string, candidate: { id: string; name: string } & Scope): Promise<void> {
+    const others = (await repo.allInstallations(orgId)).filter((row) => row.id !== candidate.id);
+    if (others.length === 0) return;
+    const live = await catalog.liveRevisions(others.map((row) => row.tool_id));
+    const named = others.filter((row) => (row.alias ?? live.get(row.tool_id)?.definition.name) === candidate.name);
+    if (named.length === 0) return;
+    const links = await repo.agentLinks(orgId, named.map((row) => row.id));
+    for (const row of named) {
+      const scope = { allAgents: Number(row.all_agents) === 1, agentIds: links.filter((l) => l.installation_id === row.id).map((l) => l.agent_id) };
+      if (overlaps(candidate, scope)) {
+        throw new AppError(
+          'CONFLICT',
+          `Another installation (${row.id}) already gives ${candidate.allAgents || scope.allAgents ? 'these agents' : 'one of these agents'} a tool named "${candidate.name}". Give one of them an alias.`,
+          { field: 'alias' },
+        );
+      }
+    }
+  }
+
+  async function present(orgId: string, rows: InstallationsTable[]): Promise<Installation[]> {
+    const ids = rows.map((row) => row.id);
+    const [live, links, fields] = await Promise.all([
+      catalog.liveRevisions(rows.map((row) => row.tool_id)),
+      repo.agentLinks(orgId, ids),
+      repo.credentialFields(ids),
+    ]);
+    return rows.map((row) => {
+      const revision = live.get(row.tool_id);
+      const stored = new Set(fields.filter((f) => f.installation_id === row.id).map((f) => f.field));
+      const needed = revision ? CREDENTIAL_FIELDS[revision.definition.authType] : [];
+      const allAgents = Number(row.all_agents) === 1;
+      return {
+        id: row.id,
+        toolId: row.tool_id,
+        toolName: revision?.definition.name ?? null,
+        name: revision ? row.alias ?? revision.definition.name : null,
+        alias: row.alias,
+        enabled: revision !== undefined,
+        allAgents,
+        agentIds: allAgents ? [] : links.filter((l) => l.installation_id === row.id).map((l) => l.agent_id),
+        authType: revision?.definition.authType ?? null,
+        credentialsSet: revision ? needed.length > 0 && needed.every((field) => stored.has(field)) : stored.size > 0,
+        createdAt: row.created_at,
+        updatedAt: row.updated_at,
+      };
+    });
+  }
+
+  async function owned(orgId: string, id: string): Promise<InstallationsTable> {
+    const row = await repo.findInstallation(orgId, id);
+    if (!row) throw installationNotFound();
+    return row;
+  }
+
+  async function get(orgId: string, id: string): Promise<Installation> {
+    return (await present(orgId, [await owned(orgId, id)]))[0]!;
+  }
+
+  async function create(orgId: string, input: InstallationCreate): Promise<Installation> {
+    await catalog.get(input.toolId); // 404 TOOL_NOT_FOUND unless published
+    const live = (await catalog.liveRevisions([input.toolId])).get(input.toolId);
+    if (!live) throw new AppError('TOOL_NOT_FOUND', 'No published tool has that id.', { field: 'toolId' });
+    const agentIds = input.agentIds ?? [];
+    await checkAgents(orgId, agentIds);
+    const given = input.credentials ? checkCredentials(live.definition.authType, input.credentials) : [];
+
+    const now = isoNow(clock);
+    const row: InstallationsTable = {
+      id: newId('inst'),
+      org_id: orgId,
+      tool_id: input.toolId,
+      alias: input.alias ?? null,
+      all_agents: input.agentIds === undefined ? 1 : 0,
+      created_at: now,
+      updated_at: now,
+    };
+    await checkNameFree(orgId, { id: row.id, name: row.alias ?? live.definition.name, allAgents: row.all_agents === 1, agentIds });
+    const result = await repo.insertInstallation({ row, agentIds, credentials: seal(row.id, given) });
+    if (result === 'exists') {
+      throw new AppError('CONFLICT', 'Your organization already installed this tool. Change that installation with PATCH /api/org/installations/{id}.', { field: 'toolId' });
+    }
+    return get(orgId, row.id);
+  }
+
+  async function update(orgId: string, id: string, patch: InstallationPatch): Promise<Installation> {
+    const row = await owned(orgId, id);
+    const live = (await catalog.liveRevisions([row.tool_id])).get(row.tool_id);
+    const changes: InstallationsTable = { ...row, updated_at: isoNow(clock) };
+    if (patch.alias !== undefined) changes.alias = patch.alias;
+    let agentIds: string[] | undefined;
+    if (patch.agentIds !== undefined) {
+      agentIds = patch.agentIds ?? [];
+      await checkAgents(orgId, agentIds);
+      changes.all_agents = patch.agentIds === null ? 1 : 0;
+    }
+    let credentials: InstallationCredentialsTable[] | undefined;
+    if (patch.credentials !== undefined) {
+      if (patch.credentials === null) credentials = [];
+      else {
+        if (!live) throw toolNotEnabledForCredentials();
+        credentials = seal(row.id, checkCredentials(live.definition.authType, patch.credentials));
+      }
+    }
+    if (live && (patch.alias !== undefined || agentIds !== undefined)) {
+      const scopeIds = agentIds ?? (await repo.agentLinks(orgId, [row.id])).map((l) => l.agent_id);
+      await checkNameFree(orgId, { id: row.id, name: changes.alias ?? live.definition.name, allAgents: Number(changes.all_agents) === 1, agentIds: scopeIds });
+    }
+    if (!(await repo.updateInstallation({ row: changes, ...(agentIds !== undefined ? { agentIds } : {}), ...(credentials !== undefined ? { credentials } : {}) }))) {
+      throw installationNotFound();
+    }
+    return get(orgId, id);
+  }
+
+  function toolNotEnabledForCredentials(): AppError {
+    return new AppError('TOOL_NOT_ENABLED', 'The tool is not published right now, so its authType is unknown: enter credentials once it is published again.', { field: 'credentials' });
+  }
+
+  async function list(orgId: string, query: { limit?: number | undefined; cursor?: string | undefined }) {
+    const limit = query.limit ?? 20;
+    const rows = await repo.listInstallations(orgId, limit, decodeCursor(query.cursor));
+    const page = toPage(rows.map((row) => ({ ...row, createdAt: row.created_at })), limit, (row) => row);
+    return { items: await present(orgId, page.items), nextCursor: page.nextCursor };
+  }
+
+  async function remove(orgId: string, id: string): Promise<{ id: string; deleted: true }> {
+    if (!(await repo.deleteInstallation(orgId, id))) throw installationNotFound();
+    return { id, deleted: true };
+  }
+
+  /**
+   * The agent's callable tools, oldest installation first; a name that two installations
+   * came to share (a developer renamed a tool) goes to the older one.
+   */
+  async function agentTools(orgId: string, agentId: string): Promise<AgentTool[]> {
+    await agents.get(orgId, agentId);
+    const rows = await repo.installationsForAgent(orgId, agentId);
+    const live = await catalog.liveRevisions(rows.map((row) => row.tool_id));
+    const seen = new Set<string>();
+    const out: AgentTool[] = [];
+    for (const row of rows) {
+      const revision = live.get(row.tool_id);
+      if (!revision) continue;
+      const name = row.alias ?? revision.definition.name;
+      if (seen.has(name)) continue;
+      seen.add(name);
+      out.push({ installationId: row.id, name, live: revision });
+    }
+    return out;
+  }
+
+  /** The tool the agent calls by this name, with its credentials opened; TOOL_NOT_ENABLED when there is none. */
+  async function callable(orgId: string, agentId: string, name: string): Promise<CallableTool> {
+    const tool = (await agentTools(orgId, agentId)).find((candidate) => candidate.name === name);
+    if (!tool) throw toolNotEnabled(name);
+    const credentials: CallableTool['credentials'] = {};
+    let credentialsUnreadable = false;
+    if (CREDENTIAL_FIELDS[tool.live.definition.authType].length > 0) {
+      for (const row of await repo.credentials(tool.installationId)) {
+        try {
+          credentials[row.field as keyof Credentials] = decryptSecret(keys, row.sealed, credentialAad(row.installation_id, row.field));
+        } catch {
+          credentialsUnreadable = true;
+        }
+      }
+    }
+    return { ...tool, credentials, credentialsUnreadable };
+  }
+
+  /**
+   * Re-seals every credential not under the current key (SECRETS_KEY), opening it with the
+   * ring (SECRETS_KEY_PREVIOUS for the old ones). Returns how many values were re-sealed.
+   */
+  async function rotateCredentials(): Promise<{ reencrypted: number; failed: number }> {
+    let reencrypted = 0;
+    const failed = new Set<string>();
+    for (;;) {
+      const rows = (await repo.credentialsNotUnder(keys.current.id, 200)).filter((row) => !failed.has(`${row.installation_id}:${row.field}`));
+      if (rows.length === 0) break;
+      for (const row of rows) {
+        const aad = credentialAad(row.installation_id, row.field);
+        let plaintext: string;
+        try {
+          plaintext = decryptSecret(keys, row.sealed, aad);
+        } catch {
+          failed.add(aad);
+          continue;
+        }
+        await repo.replaceSealed({ ...row, sealed: encryptSecret(keys.current, plaintext, aad), key_id: keys.current.id }, row.sealed);
+        reencrypted += 1;
+      }
+      if (rows.every((row) => failed.has(`${row.installation_id}:${row.field}`))) break;
+    }
+    return { reencrypted, failed: failed.size };
+  }
+
+  return { create, list, get, update, remove, agentTools, callable, rotateCredentials };
+}
+
+export type InstallationsService = ReturnType<typeof createInstallationsService>;
