@@ -32,6 +32,7 @@ import { createCrmService } from './crm/service.js';
 import { registerForms } from './forms/module.js';
 import { createOrgsRepo } from './orgs/repo.js';
 import { createAgentsService } from './orgs/agents-service.js';
+import { createAgentKeysService } from './orgs/agent-keys-service.js';
 import { createApiKeysService } from './orgs/api-keys-service.js';
 import { createOrgChangeFeed } from './orgs/changes.js';
 import { registerOrgRoutes } from './orgs/routes.js';
@@ -132,7 +133,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   // ── Organizations and CRM ──
   // orgAuth.require guards every /api/org/* route; orgAuth.principal(request) → {orgId, actor}.
-  const orgAuth = createOrgAuth({ repo: createOrgsRepo(db), clock });
+  const orgsRepo = createOrgsRepo(db);
+  const orgAuth = createOrgAuth({ repo: orgsRepo, clock });
   // Fires after an agent's brand, a custom field, a pipeline or the org's default country changes: caches of public form configs subscribe.
   const orgChanges = createOrgChangeFeed();
   const agents = createAgentsService({ db, clock, changes: orgChanges });
@@ -141,6 +143,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     orgs: createOrgsService({ db, clock, changes: orgChanges }),
     apiKeys: createApiKeysService({ db, clock }),
     agents,
+    // Agent keys for MCP (agentKeys.authenticate resolves a svc_agt_ key to its agent).
+    agentKeys: createAgentKeysService({ repo: orgsRepo, clock }),
   });
   registerCrmSettingsRoutes(app, {
     orgAuth,

@@ -4,3 +4,4 @@ import { AppError } from '../http/errors.js';
 export const agentNotFound = () => new AppError('AGENT_NOT_FOUND', 'No agent has that id.');
 export const apiKeyNotFound = () => new AppError('NOT_FOUND', 'No API key has that id.');
 export const orgNotFound = () => new AppError('ORG_NOT_FOUND', 'No organization has that id.');
+export const agentKeyNotFound = () => new AppError('NOT_FOUND', 'No agent key has that id for this agent.');

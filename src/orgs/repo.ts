@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { CursorPosition } from '../http/cursor.js';
-import type { AgentsTable, DB, OrgApiKeysTable, OrgsTable, UsersTable } from '../db/tables.js';
+import type { AgentKeysTable, AgentsTable, DB, OrgApiKeysTable, OrgsTable, UsersTable } from '../db/tables.js';
 import { newestFirst } from '../db/query-helpers.js';
 
 /** Kysely queries for organizations, operators, org API keys and agents. Every query on org data takes the org id. */
@@ -47,6 +47,24 @@ export function createOrgsRepo(db: Kysely<DB>) {
     updateAgent: (orgId: string, id: string, changes: Partial<Omit<AgentsTable, 'id' | 'org_id' | 'created_at'>>) =>
       db.updateTable('agents').set(changes).where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
     deleteAgent: (orgId: string, id: string) => db.deleteFrom('agents').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
+
+    // ── Agent keys (MCP) ──
+    insertAgentKey: (row: AgentKeysTable) => db.insertInto('agent_keys').values(row).execute(),
+    findAgentKey: (orgId: string, agentId: string, id: string) =>
+      db.selectFrom('agent_keys').selectAll().where('org_id', '=', orgId).where('agent_id', '=', agentId).where('id', '=', id).executeTakeFirst(),
+    findAgentKeyByHash: (hash: string) =>
+      db.selectFrom('agent_keys').select(['id', 'org_id', 'agent_id', 'revoked_at', 'last_used_at']).where('key_hash', '=', hash).executeTakeFirst(),
+    touchAgentKey: (id: string, at: string) => db.updateTable('agent_keys').set({ last_used_at: at }).where('id', '=', id).execute(),
+    listAgentKeys: (orgId: string, agentId: string, limit: number, cursor: CursorPosition | undefined) =>
+      db
+        .selectFrom('agent_keys')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .where('agent_id', '=', agentId)
+        .$call((qb) => newestFirst(qb, limit, cursor))
+        .execute(),
+    deleteAgentKey: (orgId: string, agentId: string, id: string) =>
+      db.deleteFrom('agent_keys').where('org_id', '=', orgId).where('agent_id', '=', agentId).where('id', '=', id).executeTakeFirst(),
   };
 }
 

@@ -1,15 +1,17 @@
 import type { App } from '../app.js';
 import { Envelope, errorResponses, ok } from '../http/envelope.js';
+import type { AgentKeysService } from './agent-keys-service.js';
 import type { AgentsService } from './agents-service.js';
 import type { ApiKeysService } from './api-keys-service.js';
 import type { OrgAuth } from './auth.js';
 import { ORG_BODY_LIMIT, operatorRoute, registerOperatorScope } from './operator-scope.js';
+import { AgentKey, AgentKeyCreate, AgentKeyIdParams, AgentKeyPage, CreatedAgentKey } from './schema.js';
 import { Agent, AgentCreate, AgentPage, AgentPatch, ApiKey, ApiKeyCreate, ApiKeyPage, CreatedApiKey, AgentIdParams, ApiKeyIdParams, Deleted, Organization, OrganizationPatch, PageQuery } from './schema.js';
 import type { OrgsService } from './service.js';
 
 /** `/api/org/organization`, `/api/org/api-keys` and `/api/org/agents`. */
-export function registerOrgRoutes(app: App, deps: { orgAuth: OrgAuth; orgs: OrgsService; apiKeys: ApiKeysService; agents: AgentsService }): void {
-  const { orgAuth, orgs, apiKeys, agents } = deps;
+export function registerOrgRoutes(app: App, deps: { orgAuth: OrgAuth; orgs: OrgsService; apiKeys: ApiKeysService; agents: AgentsService; agentKeys: AgentKeysService }): void {
+  const { orgAuth, orgs, apiKeys, agents, agentKeys } = deps;
 
   registerOperatorScope(app, orgAuth, (r, orgOf) => {
     // ── The organization ──
@@ -66,5 +68,19 @@ export function registerOrgRoutes(app: App, deps: { orgAuth: OrgAuth; orgs: Orgs
     r.delete('/api/org/agents/:id', {
       schema: { ...operatorRoute, operationId: 'deleteAgent', summary: 'Delete an agent', description: 'Forms that used its brand show no branding until another agent is chosen. Needs an org API key. 404 AGENT_NOT_FOUND.', params: AgentIdParams, response: { 200: Envelope(Deleted), ...errorResponses(401, 404) } },
     }, async (request) => ok(await agents.remove(orgOf(request), request.params.id)));
+
+    // ── Agent keys (MCP) ──
+    r.post('/api/org/agents/:id/keys', {
+      bodyLimit: ORG_BODY_LIMIT,
+      schema: { ...operatorRoute, operationId: 'createAgentKey', summary: 'Create an agent key', description: 'A key (`svc_agt_…`) that lets an MCP client act as this agent: it reaches this agent\'s tools and nothing else. The key is in this response only; only its hash is stored. 404 AGENT_NOT_FOUND.', params: AgentIdParams, body: AgentKeyCreate, response: { 201: Envelope(CreatedAgentKey), ...errorResponses(400, 401, 404, 413, 415) } },
+    }, async (request, reply) => reply.code(201).send(ok(await agentKeys.create(orgOf(request), request.params.id, request.body))));
+
+    r.get('/api/org/agents/:id/keys', {
+      schema: { ...operatorRoute, operationId: 'listAgentKeys', summary: 'List an agent\'s keys', description: 'The agent\'s keys, newest first, paged with `limit` and `cursor`; secrets are never returned. 404 AGENT_NOT_FOUND.', params: AgentIdParams, querystring: PageQuery, response: { 200: Envelope(AgentKeyPage), ...errorResponses(400, 401, 404) } },
+    }, async (request) => ok(await agentKeys.list(orgOf(request), request.params.id, request.query)));
+
+    r.delete('/api/org/agents/:id/keys/:keyId', {
+      schema: { ...operatorRoute, operationId: 'deleteAgentKey', summary: 'Delete an agent key', description: 'The key stops working at once. 404 AGENT_NOT_FOUND, 404 NOT_FOUND.', params: AgentKeyIdParams, response: { 200: Envelope(Deleted), ...errorResponses(401, 404) } },
+    }, async (request) => ok(await agentKeys.remove(orgOf(request), request.params.id, request.params.keyId)));
   });
 }

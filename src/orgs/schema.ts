@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { ListQuery, Page } from '../http/envelope.js';
 import { IdParam } from '../http/path-ids.js';
 import { named } from '../http/schema-name.js';
-import { agentNotFound, apiKeyNotFound } from './errors.js';
+import { agentKeyNotFound, agentNotFound, apiKeyNotFound } from './errors.js';
 
 /** Wire schemas of the Operator API's organization resources: the organization itself, API keys and agents. */
 
@@ -114,3 +114,30 @@ export const AgentPatch = named('AgentPatch', Type.Object(
   { additionalProperties: false, minProperties: 1 },
 ));
 export type AgentPatch = Static<typeof AgentPatch>;
+
+// ── Agent keys (MCP) ──
+
+export const AgentKeyIdParams = Type.Object({
+  id: IdParam('agt', agentNotFound, 'The agent id (`agt_…`).'),
+  keyId: IdParam('akey', agentKeyNotFound, 'The agent key id (`akey_…`).'),
+});
+
+export const AgentKey = named('AgentKey', Type.Object({
+  id: Type.String({ description: '`akey_…`' }),
+  agentId: Type.String(),
+  name: Type.String(),
+  lastFour: Type.String({ description: 'The last four characters of the key, to tell keys apart.' }),
+  createdAt: Type.String({ format: 'date-time' }),
+  lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Updated at most once a minute.' }),
+}));
+export type AgentKey = Static<typeof AgentKey>;
+export const CreatedAgentKey = named(
+  'CreatedAgentKey',
+  Type.Intersect([AgentKey, Type.Object({ key: Type.String({ description: 'The key (`svc_agt_…`). Shown only in this response: store it now.' }) })]),
+);
+export type CreatedAgentKey = Static<typeof CreatedAgentKey>;
+export const AgentKeyPage = Page(AgentKey);
+export const AgentKeyCreate = named('AgentKeyCreate', Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 100, description: 'What the key is for, e.g. "Claude Desktop".' }) },
+  { additionalProperties: false },
+));

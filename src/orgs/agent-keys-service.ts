@@ -1,0 +1,84 @@
+import type { AgentKeysTable } from '../db/tables.js';
+import { decodeCursor, toPage } from '../http/cursor.js';
+import { AppError } from '../http/errors.js';
+import { isoNow, type Clock } from '../lib/clock.js';
+import { hashSecret } from '../lib/hashing.js';
+import { newId, newSecret } from '../lib/ids.js';
+import { agentKeyNotFound, agentNotFound } from './errors.js';
+import type { OrgsRepo } from './repo.js';
+import type { AgentKey, CreatedAgentKey } from './schema.js';
+import { requiredText } from './text.js';
+
+export const AGENT_KEY_PREFIX = 'svc_agt_';
+/** `last_used_at` is informational: written at most once a minute. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+export function presentAgentKey(row: AgentKeysTable): AgentKey {
+  return { id: row.id, agentId: row.agent_id, name: row.name, lastFour: row.last_four, createdAt: row.created_at, lastUsedAt: row.last_used_at };
+}
+
+/** Whom an agent key speaks for. */
+export interface AgentPrincipal {
+  orgId: string;
+  agentId: string;
+  keyId: string;
+}
+
+/**
+ * Agent keys (`svc_agt_…`): one agent's credential for the MCP endpoint. Shown once,
+ * stored as SHA-256 like org API keys; deleting a key stops it at once.
+ */
+export function createAgentKeysService(deps: { repo: OrgsRepo; clock: Clock }) {
+  const { repo, clock } = deps;
+
+  async function agentOf(orgId: string, agentId: string): Promise<void> {
+    if (!(await repo.findAgent(orgId, agentId))) throw agentNotFound();
+  }
+
+  async function create(orgId: string, agentId: string, input: { name: string }): Promise<CreatedAgentKey> {
+    await agentOf(orgId, agentId);
+    const key = newSecret('svc_agt');
+    const row: AgentKeysTable = {
+      id: newId('akey'),
+      agent_id: agentId,
+      org_id: orgId,
+      name: requiredText(input.name, 'name', 'a name for the key'),
+      key_hash: hashSecret(key),
+      last_four: key.slice(-4),
+      created_at: isoNow(clock),
+      last_used_at: null,
+      revoked_at: null,
+    };
+    await repo.insertAgentKey(row);
+    return { ...presentAgentKey(row), key };
+  }
+
+  async function list(orgId: string, agentId: string, query: { limit?: number | undefined; cursor?: string | undefined }) {
+    await agentOf(orgId, agentId);
+    const limit = query.limit ?? 20;
+    const rows = await repo.listAgentKeys(orgId, agentId, limit, decodeCursor(query.cursor));
+    return toPage(rows.map((row) => ({ ...row, createdAt: row.created_at })), limit, presentAgentKey);
+  }
+
+  async function remove(orgId: string, agentId: string, id: string): Promise<{ id: string; deleted: true }> {
+    await agentOf(orgId, agentId);
+    const result = await repo.deleteAgentKey(orgId, agentId, id);
+    if (Number(result.numDeletedRows) === 0) throw agentKeyNotFound();
+    return { id, deleted: true };
+  }
+
+  /** The agent a presented key speaks for; 401 INVALID_TOKEN for anything else. */
+  async function authenticate(token: string): Promise<AgentPrincipal> {
+    const invalid = (message: string) => new AppError('INVALID_TOKEN', message, { headers: { 'WWW-Authenticate': 'Bearer realm="switchboard", error="invalid_token"' } });
+    if (!token.startsWith(AGENT_KEY_PREFIX)) throw invalid('This is not an agent key. Agent keys start with svc_agt_.');
+    const key = await repo.findAgentKeyByHash(hashSecret(token));
+    if (!key || key.revoked_at !== null) throw invalid('The agent key is not valid.');
+    const now = clock.now();
+    if (key.last_used_at === null || now.getTime() - Date.parse(key.last_used_at) >= TOUCH_INTERVAL_MS) await repo.touchAgentKey(key.id, now.toISOString());
+    return { orgId: key.org_id, agentId: key.agent_id, keyId: key.id };
+  }
+
+  return { create, list, remove, authenticate };
+}
+
+export type AgentKeysService = ReturnType<typeof createAgentKeysService>;
