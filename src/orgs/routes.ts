@@ -5,7 +5,7 @@ import type { AgentsService } from './agents-service.js';
 import type { ApiKeysService } from './api-keys-service.js';
 import type { OrgAuth } from './auth.js';
 import { ORG_BODY_LIMIT, operatorRoute, registerOperatorScope } from './operator-scope.js';
-import { AgentKey, AgentKeyCreate, AgentKeyIdParams, AgentKeyPage, CreatedAgentKey } from './schema.js';
+import { AgentKeyCreate, AgentKeyIdParams, AgentKeyPage, CreatedAgentKey } from './schema.js';
 import { Agent, AgentCreate, AgentPage, AgentPatch, ApiKey, ApiKeyCreate, ApiKeyPage, CreatedApiKey, AgentIdParams, ApiKeyIdParams, Deleted, Organization, OrganizationPatch, PageQuery } from './schema.js';
 import type { OrgsService } from './service.js';
 
