@@ -144,6 +144,25 @@ const commands: Record<string, Command> = {
       };
     },
   },
+  'secrets rotate': {
+    summary: 'Re-encrypts every stored tool credential under SECRETS_KEY, reading values still under the old key with SECRETS_KEY_PREVIOUS. Run it after setting both; then drop SECRETS_KEY_PREVIOUS.',
+    options: {},
+    run: async ({ config, database }) => {
+      const [{ keyRing }, { createInvocationRepo }, { rotateCredentials }] = await Promise.all([
+        import('./lib/secrets.js'), import('./invocation/repo.js'), import('./invocation/rotation.js'),
+      ]);
+      const result = await rotateCredentials(createInvocationRepo(database.db), keyRing(config.secretsKey, config.secretsKeyPrevious));
+      if (result.failed.length > 0) {
+        const which = result.failed.slice(0, 5).map((f) => `${f.installationId} ${f.field}`).join(', ');
+        throw new AppError(
+          'INTERNAL_ERROR',
+          `${result.reencrypted} value(s) re-encrypted under key ${result.keyId}, but ${result.failed.length} could not be read (${which}${result.failed.length > 5 ? ', …' : ''}): ` +
+            (config.secretsKeyPrevious ? 'they are under neither SECRETS_KEY nor SECRETS_KEY_PREVIOUS.' : 'set SECRETS_KEY_PREVIOUS to the key they were sealed under and run it again.'),
+        );
+      }
+      return { reencrypted: result.reencrypted, keyId: result.keyId, note: 'Every credential is now under SECRETS_KEY; SECRETS_KEY_PREVIOUS can be removed.' };
+    },
+  },
 };
 
 async function accountsService(database: Database) {

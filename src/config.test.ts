@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -20,6 +20,21 @@ describe('loadConfig', () => {
     // The generated key is kept, so credentials stay readable after a restart.
     expect(loadConfig({ DATA_DIR: dir }).secretsKey.equals(config.secretsKey)).toBe(true);
     expect(Buffer.from(readFileSync(join(dir, 'secrets.key'), 'utf8').trim(), 'base64').equals(config.secretsKey)).toBe(true);
+    // Only the start that made the file says so (the server logs it); the file is the owner's alone.
+    expect(config.secretsKeyGenerated).toBe(join(dir, 'secrets.key'));
+    expect(loadConfig({ DATA_DIR: dir }).secretsKeyGenerated).toBeUndefined();
+    expect(statSync(join(dir, 'secrets.key')).mode & 0o777).toBe(0o600);
+  });
+
+  it('reads SECRETS_KEY_PREVIOUS for a rotation, and refuses a bad or identical one', () => {
+    const current = 'a'.repeat(64);
+    const previous = Buffer.alloc(32, 7).toString('base64');
+    const config = loadConfig({ DATA_DIR: dataDir(), SECRETS_KEY: current, SECRETS_KEY_PREVIOUS: previous });
+    expect(config.secretsKeyPrevious?.equals(Buffer.alloc(32, 7))).toBe(true);
+    expect(config.secretsKeyGenerated).toBeUndefined();
+    expect(loadConfig({ DATA_DIR: dataDir(), SECRETS_KEY: current }).secretsKeyPrevious).toBeUndefined();
+    expect(() => loadConfig({ DATA_DIR: dataDir(), SECRETS_KEY: current, SECRETS_KEY_PREVIOUS: 'c2hvcnQ=' })).toThrow(/SECRETS_KEY_PREVIOUS must be 32 bytes/);
+    expect(() => loadConfig({ DATA_DIR: dataDir(), SECRETS_KEY: current, SECRETS_KEY_PREVIOUS: current })).toThrow(/SECRETS_KEY_PREVIOUS is the same key/);
   });
 
   it('reads every documented variable', () => {

@@ -26,6 +26,8 @@ export interface Config {
   secretsKey: Buffer;
   /** SECRETS_KEY_PREVIOUS: while `switchboard secrets rotate` runs, the key values are still sealed under. */
   secretsKeyPrevious: Buffer | undefined;
+  /** Set when this start generated DATA_DIR/secrets.key (development without SECRETS_KEY): the server logs it. */
+  secretsKeyGenerated: string | undefined;
   /** `false`, `true`, a hop count, or a list of proxy addresses/CIDRs (Fastify's trustProxy). */
   trustProxy: boolean | number | string[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -119,17 +121,17 @@ function loadPreviousSecretsKey(env: Env, current: Buffer): Buffer | undefined {
   return key;
 }
 
-/** SECRETS_KEY (base64 or hex of 32 bytes); in development a key file in DATA_DIR is made once. */
-function loadSecretsKey(env: Env, production: boolean, dataDir: string): Buffer {
+/** SECRETS_KEY (base64 or hex of 32 bytes); in development a key file in DATA_DIR is made once (`generated` names it). */
+function loadSecretsKey(env: Env, production: boolean, dataDir: string): { key: Buffer; generated?: string } {
   const raw = env.SECRETS_KEY;
-  if (raw !== undefined && raw !== '') return decodeKey('SECRETS_KEY', raw);
+  if (raw !== undefined && raw !== '') return { key: decodeKey('SECRETS_KEY', raw) };
   if (production) throw new ConfigError('SECRETS_KEY is required when NODE_ENV=production (try: openssl rand -base64 32).');
   const file = join(dataDir, 'secrets.key');
-  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+  if (existsSync(file)) return { key: decodeKey(`The key in ${file}`, readFileSync(file, 'utf8').trim()) };
   makeDataDir(dataDir);
   const key = randomBytes(32);
   writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600 });
-  return key;
+  return { key, generated: file };
 }
 
 /**
@@ -199,7 +201,8 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (toolCaFile && !existsSync(toolCaFile)) throw new ConfigError(`TOOL_CA_FILE points to a missing file: ${toolCaFile}`);
 
-  const secretsKey = loadSecretsKey(env, production, dataDir);
+  const secrets = loadSecretsKey(env, production, dataDir);
+  const secretsKey = secrets.key;
 
   return {
     env: nodeEnv,
@@ -213,6 +216,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl,
     secretsKey,
     secretsKeyPrevious: loadPreviousSecretsKey(env, secretsKey),
+    secretsKeyGenerated: secrets.generated,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     logLevel,
     toolAllowPrivateEndpoints,

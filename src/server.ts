@@ -15,6 +15,9 @@ export interface RunningServer {
 export async function startServer(config: Config): Promise<RunningServer> {
   // The database is opened before the app and its logger exist: its background work logs through a logger of its own.
   const log = pino({ level: config.logLevel });
+  if (config.secretsKeyGenerated) {
+    log.warn(`SECRETS_KEY is not set: generated a key for tool credentials in ${config.secretsKeyGenerated} (mode 0600). Keep that file; production requires SECRETS_KEY.`);
+  }
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgPoolSize: config.databasePoolSize, sqliteSynchronous: config.sqliteSynchronous, log });
   await migrateToLatest(database.db);
   const app = await buildApp({ config, database });

@@ -291,34 +291,7 @@ export function createInstallationsService(deps: InstallationsServiceDeps) {
     return { ...tool, credentials, credentialsUnreadable };
   }
 
-  /**
-   * Re-seals every credential not under the current key (SECRETS_KEY), opening it with the
-   * ring (SECRETS_KEY_PREVIOUS for the old ones). Returns how many values were re-sealed.
-   */
-  async function rotateCredentials(): Promise<{ reencrypted: number; failed: number }> {
-    let reencrypted = 0;
-    const failed = new Set<string>();
-    for (;;) {
-      const rows = (await repo.credentialsNotUnder(keys.current.id, 200)).filter((row) => !failed.has(`${row.installation_id}:${row.field}`));
-      if (rows.length === 0) break;
-      for (const row of rows) {
-        const aad = credentialAad(row.installation_id, row.field);
-        let plaintext: string;
-        try {
-          plaintext = decryptSecret(keys, row.sealed, aad);
-        } catch {
-          failed.add(aad);
-          continue;
-        }
-        await repo.replaceSealed({ ...row, sealed: encryptSecret(keys.current, plaintext, aad), key_id: keys.current.id }, row.sealed);
-        reencrypted += 1;
-      }
-      if (rows.every((row) => failed.has(`${row.installation_id}:${row.field}`))) break;
-    }
-    return { reencrypted, failed: failed.size };
-  }
-
-  return { create, list, get, update, remove, agentTools, callable, rotateCredentials };
+  return { create, list, get, update, remove, agentTools, callable };
 }
 
 export type InstallationsService = ReturnType<typeof createInstallationsService>;
