@@ -51,6 +51,8 @@ import { createCallLog } from './invocation/call-log.js';
 import { createInvoker } from './invocation/invoker.js';
 import { createCallsService } from './invocation/calls-service.js';
 import { registerInvocationRoutes } from './invocation/routes.js';
+import { createMcpServerHandler } from './mcp/server.js';
+import { registerMcpRoutes } from './mcp/routes.js';
 
 export interface AppDeps {
   config: Config;
@@ -138,13 +140,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Fires after an agent's brand, a custom field, a pipeline or the org's default country changes: caches of public form configs subscribe.
   const orgChanges = createOrgChangeFeed();
   const agents = createAgentsService({ db, clock, changes: orgChanges });
+  // Agent keys for MCP (agentKeys.authenticate resolves a svc_agt_ key to its agent).
+  const agentKeys = createAgentKeysService({ repo: orgsRepo, clock });
   registerOrgRoutes(app, {
     orgAuth,
     orgs: createOrgsService({ db, clock, changes: orgChanges }),
     apiKeys: createApiKeysService({ db, clock }),
     agents,
-    // Agent keys for MCP (agentKeys.authenticate resolves a svc_agt_ key to its agent).
-    agentKeys: createAgentKeysService({ repo: orgsRepo, clock }),
+    agentKeys,
   });
   registerCrmSettingsRoutes(app, {
     orgAuth,
@@ -165,13 +168,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const invocationRepo = createInvocationRepo(db);
   const callLog = createCallLog({ repo: invocationRepo, log: app.log });
   const installations = createInstallationsService({ repo: invocationRepo, catalog, agents, clock, keys: keyRing(config.secretsKey, config.secretsKeyPrevious) });
-  registerInvocationRoutes(app, {
-    orgAuth,
-    installations,
-    invoker: createInvoker({ installations, http: toolHttp, callLog, clock }),
-    calls: createCallsService({ repo: invocationRepo }),
-  });
+  const invoker = createInvoker({ installations, http: toolHttp, callLog, clock });
+  registerInvocationRoutes(app, { orgAuth, installations, invoker, calls: createCallsService({ repo: invocationRepo }) });
+
+  // ── MCP ── (the same invoker; an agent key speaks for one agent)
+  const mcp = createMcpServerHandler({ installations, invoker, version: VERSION });
+  registerMcpRoutes(app, { mcp, agentKeys, publicUrl: config.publicUrl });
+
   app.addHook('onClose', async () => {
+    await mcp.close();
     await callLog.close();
     await toolHttp.close();
   });

@@ -2,9 +2,25 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AppError, type ErrorCode } from './errors.js';
 import { describeValidationErrors, summarize } from './validation.js';
 
-/** Routes that speak RFC 6749 §5.2 (`{error, error_description}`) mark themselves with this config. */
+/**
+ * Routes that speak another error shape mark themselves with this config: RFC 6749 §5.2
+ * (`{error, error_description}`) on the OAuth endpoints, JSON-RPC 2.0 (`{jsonrpc, id, error}`) on MCP.
+ */
 export interface RouteErrorConfig {
-  errorFormat?: 'oauth';
+  errorFormat?: 'oauth' | 'jsonrpc';
+}
+
+declare module 'fastify' {
+  // Route options' `config` takes the error format.
+  interface FastifyContextConfig {
+    errorFormat?: 'oauth' | 'jsonrpc';
+  }
+}
+
+/** JSON-RPC error codes for failures answered before a message is read: -32700 unparseable, -32600 not a request, -32000 anything else. */
+function jsonRpcCode(error: AppError): number {
+  if (error.code === 'VALIDATION_ERROR') return /not valid JSON|empty/.test(error.message) ? -32700 : -32600;
+  return -32000;
 }
 
 const BY_STATUS: Record<number, [ErrorCode, string]> = {
@@ -69,6 +85,16 @@ export function send(request: FastifyRequest, reply: FastifyReply, error: AppErr
     reply.code(error.status === 401 ? 401 : 400);
     reply.header('Cache-Control', 'no-store');
     return reply.send({ error: OAUTH_ERRORS[error.code] ?? 'invalid_request', error_description: error.message });
+  }
+  if (config?.errorFormat === 'jsonrpc' && error.status < 500) {
+    // HTTP-level refusals of the MCP endpoint (auth, Origin, media type, size): the status says
+    // what happened, the body is a JSON-RPC error an MCP client can show, with our code in `data`.
+    reply.code(error.status);
+    return reply.send({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: jsonRpcCode(error), message: error.message, data: { code: error.code, requestId: String(request.id) } },
+    });
   }
   reply.code(error.status);
   return reply.send({

@@ -52,6 +52,11 @@ export async function registerOpenApi(app: FastifyInstance, config: Config, vers
             scheme: 'bearer',
             description: 'An organization API key (`svc_org_…`), or the operator panel session cookie.',
           },
+          agentKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'An agent key (`svc_agt_…`, POST /api/org/agents/{id}/keys): the MCP endpoint, as that agent.',
+          },
         },
       },
     },

@@ -1,0 +1,157 @@
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { McpHttpHandler } from '@modelcontextprotocol/server';
+import type { App } from '../app.js';
+import type { RouteErrorConfig } from '../http/error-handler.js';
+import { AppError } from '../http/errors.js';
+import { jsonBodyParser } from '../http/json-body.js';
+import { createRequestSlot } from '../http/request-slot.js';
+import { named } from '../http/schema-name.js';
+import { bearerToken } from '../oauth/bearer.js';
+import type { AgentKeysService, AgentPrincipal } from '../orgs/agent-keys-service.js';
+import { agentAuthInfo } from './server.js';
+
+/** A tool call's arguments are at most 100 KB once serialized: the JSON-RPC envelope adds a little. */
+export const MCP_BODY_LIMIT = 128 * 1024;
+
+const REALM = 'realm="switchboard"';
+
+/** Query parameters that look like a credential: a key in a URL ends up in logs, proxies and browser history. */
+const CREDENTIAL_PARAMS = /^(key|api[_-]?key|access[_-]?token|token|auth|authorization|agent[_-]?key|bearer)$/i;
+
+const McpMessage = named('McpMessage', Type.Unknown({
+  description: 'A JSON-RPC 2.0 message of the Model Context Protocol (Streamable HTTP, stateless): see docs/mcp.md.',
+}));
+const McpError = named('McpError', Type.Object({
+  jsonrpc: Type.Literal('2.0'),
+  id: Type.Null(),
+  error: Type.Object({
+    code: Type.Integer({ description: '-32700 unparseable body, -32600 not a JSON-RPC request, -32000 refused (auth, Origin, method, size).' }),
+    message: Type.String(),
+    data: Type.Optional(Type.Object({ code: Type.String({ description: 'Our error code (UNAUTHORIZED, INVALID_TOKEN, FORBIDDEN, …).' }), requestId: Type.String() })),
+  }),
+}, { description: 'An HTTP-level refusal, as a JSON-RPC error.' }));
+
+const mcpRoute = {
+  tags: ['MCP'],
+  security: [{ agentKey: [] }],
+};
+const errorConfig: RouteErrorConfig = { errorFormat: 'jsonrpc' };
+
+function credentialInQuery(request: FastifyRequest): boolean {
+  const query = request.url.indexOf('?');
+  if (query < 0) return false;
+  for (const [name, value] of new URLSearchParams(request.url.slice(query + 1))) {
+    if (CREDENTIAL_PARAMS.test(name) || value.startsWith('svc_')) return true;
+  }
+  return false;
+}
+
+/** The Fastify request as the web-standard Request the SDK's handler takes; the body travels parsed, beside it. */
+function webRequest(request: FastifyRequest, base: string): Request {
+  const headers = new Headers();
+  const raw = request.raw.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+  return new Request(`${base}/mcp`, { method: request.method, headers });
+}
+
+async function sendWebResponse(reply: FastifyReply, response: Response): Promise<FastifyReply> {
+  reply.code(response.status);
+  response.headers.forEach((value, name) => {
+    if (name !== 'content-length') reply.header(name, value);
+  });
+  const text = await response.text();
+  if (text === '') {
+    reply.removeHeader('content-type');
+    return reply.send();
+  }
+  return reply.send(text);
+}
+
+/**
+ * `POST /mcp` (and GET/DELETE answering 405): the MCP endpoint, Streamable HTTP, stateless.
+ * Every request is authenticated by an agent key (`Authorization: Bearer svc_agt_…`) in an
+ * onRequest hook, before the body is read; a present `Origin` must be the service's own.
+ */
+export function registerMcpRoutes(app: App, deps: { mcp: McpHttpHandler; agentKeys: Pick<AgentKeysService, 'authenticate'>; publicUrl: string }): void {
+  const { mcp, agentKeys, publicUrl } = deps;
+  const allowedOrigin = new URL(publicUrl).origin;
+  const slot = createRequestSlot<{ token: string; principal: AgentPrincipal }>('MCP agent');
+
+  /** Origin first (a browser on another site learns nothing), then the key: never in the URL, always a bearer agent key. */
+  const guard: onRequestAsyncHookHandler = async (request) => {
+    const origin = request.headers.origin;
+    if (origin !== undefined && origin !== allowedOrigin) {
+      throw new AppError('FORBIDDEN', `Requests from the origin ${JSON.stringify(origin)} are not allowed. The MCP endpoint answers browsers only on ${allowedOrigin}; other clients send no Origin header.`);
+    }
+    if (credentialInQuery(request)) {
+      throw new AppError('INVALID_TOKEN', 'Keys are never accepted in the URL: send the agent key as Authorization: Bearer svc_agt_…, and remove it from the query string (it may be in logs now: delete that key and create another).', {
+        headers: { 'WWW-Authenticate': `Bearer ${REALM}, error="invalid_request"` },
+      });
+    }
+    if (request.headers.authorization === undefined) {
+      throw new AppError('UNAUTHORIZED', 'The MCP endpoint needs an agent key: send Authorization: Bearer svc_agt_… (create one with POST /api/org/agents/{id}/keys).', {
+        headers: { 'WWW-Authenticate': `Bearer ${REALM}` },
+      });
+    }
+    const token = bearerToken(request);
+    if (token === undefined) {
+      throw new AppError('INVALID_TOKEN', 'Send the agent key as Authorization: Bearer svc_agt_….', {
+        headers: { 'WWW-Authenticate': `Bearer ${REALM}, error="invalid_token"` },
+      });
+    }
+    slot.set(request, { token, principal: await agentKeys.authenticate(token) });
+  };
+
+  const notAllowed = (what: string) => async (_request: FastifyRequest, reply: FastifyReply) =>
+    reply.code(405).header('Allow', 'POST').send({ jsonrpc: '2.0' as const, id: null, error: { code: -32000, message: `Method not allowed: ${what}` } });
+
+  app.register(async (plugin) => {
+    const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser());
+
+    scope.post('/mcp', {
+      bodyLimit: MCP_BODY_LIMIT,
+      onRequest: guard,
+      config: errorConfig,
+      schema: {
+        ...mcpRoute, operationId: 'mcpPost', summary: 'MCP endpoint (Streamable HTTP)',
+        description:
+          'The Model Context Protocol for one agent, stateless Streamable HTTP: revision 2026-07-28 (`server/discover`, per-request `_meta`) and the 2025 revisions ' +
+          '(2025-11-25 down to 2024-11-05, `initialize` without a session). `tools/list` gives the agent\'s tools with `inputSchema`; `tools/call` runs one call and answers ' +
+          'the endpoint\'s JSON as `structuredContent` and as a text block, or `isError: true` with the code and message. Auth: `Authorization: Bearer svc_agt_…` only ' +
+          '(401 with `WWW-Authenticate`; a key in the query string is refused); a present `Origin` other than the service\'s own is 403. See docs/mcp.md.',
+        body: McpMessage,
+        response: { 200: McpMessage, 202: McpMessage, 400: McpError, 401: McpError, 403: McpError, 404: McpError, 406: McpError, 413: McpError, 415: McpError },
+      },
+    }, async (request, reply) => {
+      const { token, principal } = slot.get(request);
+      const response = await mcp.fetch(webRequest(request, publicUrl), { authInfo: agentAuthInfo(token, principal), parsedBody: request.body });
+      return sendWebResponse(reply, response);
+    });
+
+    scope.get('/mcp', {
+      config: errorConfig,
+      schema: {
+        // Not in the API reference (it has no success to document); docs/mcp.md describes it.
+        hide: true,
+        ...mcpRoute, operationId: 'mcpGet', summary: 'MCP server stream (not offered)',
+        description: 'This server is stateless and offers no server-initiated SSE stream: GET answers 405 with `Allow: POST`, as Streamable HTTP says for such a server.',
+        response: { 405: McpError },
+      },
+    }, notAllowed('this MCP server is stateless and offers no SSE stream; send requests with POST.'));
+
+    scope.delete('/mcp', {
+      config: errorConfig,
+      schema: {
+        hide: true,
+        ...mcpRoute, operationId: 'mcpDelete', summary: 'End an MCP session (none exist)',
+        description: 'This server keeps no sessions, so there is none to end: DELETE answers 405 with `Allow: POST`.',
+        response: { 405: McpError },
+      },
+    }, notAllowed('this MCP server keeps no sessions.'));
+  });
+}
+

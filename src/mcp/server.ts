@@ -1,0 +1,102 @@
+import { createMcpHandler, Server, type AuthInfo, type CallToolResult, type ListToolsResult, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { AppError } from '../http/errors.js';
+import type { AgentPrincipal } from '../orgs/agent-keys-service.js';
+import { formatTools } from '../invocation/formats.js';
+import type { Invoker } from '../invocation/invoker.js';
+import type { InstallationsService } from '../invocation/service.js';
+
+/** What a tool failure tells the model: the code, the message, and whatever else lets it correct the call. */
+export interface ToolFailure {
+  code: string;
+  error: string;
+  details?: unknown;
+  [key: string]: unknown;
+}
+
+/**
+ * Failures that belong to the tool call and so come back as a result with `isError: true`
+ * (the model reads them and can correct itself). Anything else is a protocol failure.
+ */
+const TOOL_RESULT_CODES = new Set([
+  'INVALID_ARGUMENTS', 'TOOL_NOT_ENABLED', 'TOOL_CREDENTIALS_MISSING', 'TOOL_BLOCKED', 'TOOL_TIMEOUT',
+  'TOOL_UNREACHABLE', 'TOOL_HTTP_ERROR', 'TOOL_INVALID_RESPONSE', 'TOOL_RESPONSE_TOO_LARGE',
+]);
+
+/** A JSON object is `structuredContent` as is; any other JSON value is wrapped as `{result}` (the field must be an object). */
+function structured(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { result: value };
+}
+
+export function toolResult(result: unknown): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: structured(result) };
+}
+
+export function toolFailure(error: AppError): CallToolResult {
+  const failure: ToolFailure = {
+    code: error.code,
+    error: error.message,
+    ...(error.details !== undefined ? { details: error.details } : {}),
+    ...error.extra,
+  };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(failure) }], structuredContent: failure };
+}
+
+export interface McpServerDeps {
+  installations: Pick<InstallationsService, 'agentTools'>;
+  invoker: Pick<Invoker, 'invoke'>;
+  version: string;
+}
+
+const PRINCIPAL = 'switchboard/agent';
+
+/** The agent an MCP request speaks for travels to the per-request server as the SDK's `authInfo`. */
+export function agentAuthInfo(token: string, principal: AgentPrincipal): AuthInfo {
+  return { token, clientId: principal.agentId, scopes: [], extra: { [PRINCIPAL]: principal } };
+}
+
+function principalOf(authInfo: AuthInfo | undefined): AgentPrincipal {
+  const principal = authInfo?.extra?.[PRINCIPAL] as AgentPrincipal | undefined;
+  if (!principal) throw new Error('MCP request without an authenticated agent');
+  return principal;
+}
+
+/**
+ * The MCP server: `tools/list` and `tools/call` for one agent. A low-level `Server` is built
+ * per request (two handlers, no schema compilation: cheap), bound to the agent the request's
+ * key speaks for, so no state outlives the request and any node answers any request.
+ */
+export function createMcpServerHandler(deps: McpServerDeps): McpHttpHandler {
+  const { installations, invoker, version } = deps;
+
+  function buildServer(principal: AgentPrincipal): Server {
+    const server = new Server(
+      { name: 'switchboard', version },
+      {
+        capabilities: { tools: { listChanged: false } },
+        instructions: 'Tools enabled for this agent in Switchboard. A failed call answers isError with a code and a message that says what to change.',
+      },
+    );
+    server.setRequestHandler('tools/list', async () => {
+      const tools = await installations.agentTools(principal.orgId, principal.agentId);
+      // formatTools' mcp shape is MCP's Tool: {name, description, inputSchema} (a JSON Schema object).
+      return { tools: formatTools(tools, 'mcp') as unknown as ListToolsResult['tools'] };
+    });
+    server.setRequestHandler('tools/call', async (request) => {
+      try {
+        const outcome = await invoker.invoke({
+          orgId: principal.orgId, agentId: principal.agentId, name: request.params.name, arguments: request.params.arguments ?? {}, path: 'mcp',
+        });
+        return toolResult(outcome.result);
+      } catch (error) {
+        if (error instanceof AppError && TOOL_RESULT_CODES.has(error.code)) return toolFailure(error);
+        throw error;
+      }
+    });
+    return server;
+  }
+
+  // Modern (2026-07-28) requests are answered by a per-request transport; 2025-era requests
+  // (initialize, then tools/* without a session) by the SDK's stateless legacy fallback. Responses
+  // are single JSON bodies: the handlers emit no notifications, so nothing upgrades to SSE.
+  return createMcpHandler((ctx) => buildServer(principalOf(ctx.authInfo)), { legacy: 'stateless' });
+}
