@@ -82,6 +82,8 @@ export interface LoadOptions {
   body?: string;
   connections?: number;
   seconds?: number;
+  /** Passed to tls.connect for an https URL (a test CA, the server name). */
+  tlsOptions?: Record<string, unknown>;
   /** Builds each request, for per-request bodies or client IPs. */
   setupRequest?: (request: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Buffer }) => typeof request;
 }
@@ -119,6 +121,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     method: options.method ?? 'GET',
     headers: options.headers ?? {},
     ...(options.body !== undefined ? { body: options.body } : {}),
+    ...(options.tlsOptions ? { tlsOptions: options.tlsOptions } : {}),
     connections: options.connections ?? 50,
     duration: options.seconds ?? Number(process.env.BENCH_SECONDS ?? 10),
     ...(options.setupRequest ? { requests: [{ setupRequest: options.setupRequest as never }] } : {}),

@@ -2,11 +2,12 @@ import { execSync } from 'node:child_process';
 import { benchDeveloperApi } from './developer-api.js';
 import { benchForms } from './forms.js';
 import { printTable, type Row } from './lib.js';
+import { benchTools } from './tools.js';
 
 /**
  * `npm run bench`: every benchmark, each against a bare Fastify baseline measured in the same run.
  * BENCH_SECONDS sets the length of each run (default 10); BENCH_DATABASE_URL adds PostgreSQL rows;
- * BENCH_ONLY=developer|forms runs one group. The servers inherit the environment, so SQLITE_SYNCHRONOUS=full
+ * BENCH_ONLY=developer|forms|tools runs one group. The servers inherit the environment, so SQLITE_SYNCHRONOUS=full
  * (or any other setting) applies to them.
  */
 // The servers under test run the compiled build, as `npm start` does.
@@ -23,6 +24,10 @@ if (!only || only === 'developer') {
 if (!only || only === 'forms') {
   rows.push(...(await benchForms()));
   if (databaseUrl) rows.push(...(await benchForms({ databaseUrl })));
+}
+if (!only || only === 'tools') {
+  rows.push(...(await benchTools()));
+  if (databaseUrl) rows.push(...(await benchTools({ databaseUrl })));
 }
 
 console.log(`\nSwitchboard benchmarks — ${new Date().toISOString()}, Node ${process.version}, ${(await import('node:os')).cpus().length} cores, 50 connections, ${process.env.BENCH_SECONDS ?? 10} s each\n`);

@@ -1,0 +1,173 @@
+import { execFileSync, fork } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { testCertificates } from '../test/support/https-endpoint.js';
+import { freePort } from '../test/support/net.js';
+import { load, memoryMb, mergeRuns, printTable, startSwitchboard, throwawaySchema, type LoadResult, type Row } from './lib.js';
+
+/**
+ * Tool calls under load (50 connections): a local HTTPS tool endpoint on 127.0.0.1 answering a
+ * small JSON (its own process, test CA), called
+ *
+ * - directly (the baseline: TLS, keep-alive, the same JSON),
+ * - through `POST /api/org/agents/{id}/tool-calls` of the compiled server (agent → invoker → endpoint),
+ * - through MCP `tools/call` on `/mcp`, for each protocol revision served, replaying exactly the
+ *   request the SDK's own client sends.
+ *
+ * The goal: the p50 a call through Switchboard adds over the direct call is under 1 ms, and its
+ * throughput is at least 0.5× direct. Server CPU per call is Switchboard's (the endpoint's own is
+ * in the direct row). Runs on SQLite, and on PostgreSQL when given a database URL.
+ */
+export async function benchTools(options: { databaseUrl?: string; seconds?: number; connections?: number } = {}): Promise<Row[]> {
+  const label = options.databaseUrl ? 'PostgreSQL' : 'SQLite';
+  const seconds = options.seconds ?? Number(process.env.BENCH_SECONDS ?? 10);
+  const connections = options.connections ?? 50;
+  const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-tools-'));
+  const schema = options.databaseUrl ? await throwawaySchema(options.databaseUrl) : undefined;
+
+  // The endpoint: HTTPS with the test CA's certificate (valid for 127.0.0.1), loopback only.
+  const certs = testCertificates();
+  writeFileSync(join(dataDir, 'tool.key'), certs.key, { mode: 0o600 });
+  writeFileSync(join(dataDir, 'tool.pem'), certs.cert);
+  const toolPort = await freePort();
+  const tool = fork('bench/tool-endpoint.ts', [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, PORT: String(toolPort), TLS_KEY_FILE: join(dataDir, 'tool.key'), TLS_CERT_FILE: join(dataDir, 'tool.pem') },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    tool.once('message', () => resolve());
+    tool.once('exit', (code) => reject(new Error(`the tool endpoint exited with ${code}`)));
+  });
+  const toolUrl = `https://127.0.0.1:${toolPort}/quote`;
+
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir, LOG_LEVEL: 'warn', NODE_ENV: 'development',
+    TOOL_ALLOW_PRIVATE_ENDPOINTS: '1', TOOL_CA_FILE: certs.caFile,
+    ...(schema ? { DATABASE_URL: schema.url } : {}),
+  };
+  const cli = (...args: string[]) =>
+    JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args, '--json'], { env: { ...process.env, ...env }, encoding: 'utf8' })) as Record<string, any>;
+  const stamp = Date.now();
+  cli('developer', 'create', '--email', `bench-dev-${stamp}@example.com`, '--password', 'benchmark-password', '--name', 'Bench');
+  const app = cli('app', 'create', '--developer', `bench-dev-${stamp}@example.com`, '--name', 'Bench');
+  const org = cli('org', 'create', '--name', 'Bench Shop', '--email', `bench-op-${stamp}@example.com`, '--password', 'benchmark-password');
+
+  const server = await startSwitchboard(env);
+  const rows: Row[] = [];
+  try {
+    const api = async (path: string, auth: string, body?: unknown, method = 'POST') => {
+      const res = await fetch(`${server.url}${path}`, {
+        method, headers: { authorization: `Bearer ${auth}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+      return ((await res.json()) as { data: any }).data;
+    };
+    const tokenRes = await fetch(`${server.url}/api/dev/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: app.clientSecret }).toString(),
+    });
+    const devToken = ((await tokenRes.json()) as { access_token: string }).access_token;
+    const created = await api('/api/dev/tools', devToken, {
+      name: 'shipping_quote',
+      description: 'Returns a shipping quote for a parcel: weight in kilograms and destination country.',
+      endpoint: toolUrl,
+      category: 'ecommerce',
+      parameters: [
+        { name: 'weightKg', type: 'number', description: 'Parcel weight in kilograms.', required: true },
+        { name: 'country', type: 'string', description: 'ISO 3166 alpha-2 destination.', required: true },
+      ],
+    });
+    await api(`/api/dev/tools/${created.id}/publish`, devToken, {});
+    const agent = await api('/api/org/agents', org.apiKey, {
+      name: 'Bench bot',
+      branding: { name: 'Bench', primaryColor: '#1a73e8', backgroundColor: '#ffffff', textColor: '#202124', logoUrl: 'https://bench.example/logo.png' },
+    });
+    await api('/api/org/installations', org.apiKey, { toolId: created.id });
+    const agentKey = (await api(`/api/org/agents/${agent.id}/keys`, org.apiKey, { name: 'bench' })).key as string;
+    const args = { weightKg: 2.5, country: 'PT' };
+
+    // The MCP requests exactly as the SDK's client sends them, per revision (captured, then replayed).
+    const mcpRequests: Array<{ revision: string; headers: Record<string, string>; body: string }> = [];
+    for (const [revision, clientOptions] of [['2025-11-25', {}], ['2026-07-28', { versionNegotiation: { mode: { pin: '2026-07-28' } } }]] as const) {
+      let captured: { headers: Record<string, string>; body: string } | undefined;
+      const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${agentKey}` } },
+        fetch: async (url, init) => {
+          const body = typeof init?.body === 'string' ? init.body : '';
+          if (body.includes('"tools/call"')) captured = { headers: Object.fromEntries(new Headers(init?.headers).entries()), body };
+          return fetch(url, init);
+        },
+      });
+      const client = new Client({ name: 'switchboard-bench', version: '1.0.0' }, clientOptions);
+      await client.connect(transport);
+      const result = await client.callTool({ name: 'shipping_quote', arguments: args });
+      if (result.isError || client.getNegotiatedProtocolVersion() !== revision) throw new Error(`MCP ${revision} call failed: ${JSON.stringify(result)}`);
+      await client.close();
+      if (!captured) throw new Error('the tools/call request was not captured');
+      mcpRequests.push({ revision, ...captured });
+    }
+
+    const tlsOptions = { ca: certs.caPem };
+    const direct = (length: number) => load({
+      url: toolUrl, serverPid: tool.pid!, method: 'POST', connections, seconds: length, tlsOptions,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...args, _svc_context: { agentId: agent.id, orgId: org.orgId, timestamp: new Date().toISOString(), callId: 'call_bench', toolId: created.id } }),
+    });
+    const operator = (length: number) => load({
+      url: `${server.url}/api/org/agents/${agent.id}/tool-calls`, serverPid: server.pid, method: 'POST', connections, seconds: length,
+      headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'shipping_quote', arguments: args }),
+    });
+    const mcp = (request: (typeof mcpRequests)[number]) => (length: number) => load({
+      url: `${server.url}/mcp`, serverPid: server.pid, method: 'POST', connections, seconds: length, headers: request.headers, body: request.body,
+    });
+    const scenarios: Array<{ name: string; run: (length: number) => Promise<LoadResult> }> = [
+      { name: 'direct', run: direct },
+      { name: 'operator', run: operator },
+      ...mcpRequests.map((request) => ({ name: `mcp ${request.revision}`, run: mcp(request) })),
+    ];
+
+    // Warm everything up, then measure in alternating rounds so drift on this shared machine touches all alike.
+    for (const scenario of scenarios) await scenario.run(2);
+    const rounds = 3;
+    const results = new Map<string, LoadResult[]>(scenarios.map((s) => [s.name, []]));
+    for (let round = 0; round < rounds; round++) {
+      for (const scenario of scenarios) results.get(scenario.name)!.push(await scenario.run(seconds / rounds));
+    }
+    const merged = (name: string) => mergeRuns(results.get(name)!);
+    const directResult = merged('direct');
+    const added = (result: LoadResult) => `p50 +${(result.p50 - directResult.p50).toFixed(1)} ms`;
+    const goal = '+p50 <1 ms, ≥0.5× direct';
+    rows.push({ scenario: 'HTTPS endpoint, called directly', result: directResult, rssMb: memoryMb(tool.pid!).peak });
+    const operatorResult = merged('operator');
+    rows.push({ scenario: `POST …/tool-calls (${label}), ${added(operatorResult)}`, result: operatorResult, baseline: directResult, rssMb: memoryMb(server.pid).peak, goal });
+    for (const request of mcpRequests) {
+      const result = merged(`mcp ${request.revision}`);
+      rows.push({ scenario: `MCP tools/call ${request.revision} (${label}), ${added(result)}`, result, baseline: directResult, rssMb: memoryMb(server.pid).peak, goal });
+    }
+  } finally {
+    await server.stop();
+    await new Promise<void>((resolve) => {
+      if (tool.exitCode !== null) return resolve();
+      tool.once('exit', () => resolve());
+      tool.kill('SIGTERM');
+    });
+    await schema?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+// `npx tsx bench/tools.ts` runs this group alone (after `npm run build`).
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const rows = await benchTools();
+  const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+  if (databaseUrl) rows.push(...(await benchTools({ databaseUrl })));
+  printTable(rows);
+}
