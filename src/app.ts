@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { DestinationStream } from 'pino';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -51,6 +52,8 @@ import { createCallLog } from './invocation/call-log.js';
 import { createInvoker } from './invocation/invoker.js';
 import { createCallsService } from './invocation/calls-service.js';
 import { registerInvocationRoutes } from './invocation/routes.js';
+import { createDeveloperCallsService } from './invocation/developer-calls.js';
+import { registerDeveloperCallRoutes } from './invocation/developer-routes.js';
 import { createMcpServerHandler } from './mcp/server.js';
 import { registerMcpRoutes } from './mcp/routes.js';
 
@@ -167,9 +170,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   const invocationRepo = createInvocationRepo(db);
   const callLog = createCallLog({ repo: invocationRepo, log: app.log });
-  const installations = createInstallationsService({ repo: invocationRepo, catalog, agents, clock, keys: keyRing(config.secretsKey, config.secretsKeyPrevious) });
+  const keys = keyRing(config.secretsKey, config.secretsKeyPrevious);
+  const installations = createInstallationsService({ repo: invocationRepo, catalog, agents, clock, keys });
   const invoker = createInvoker({ installations, http: toolHttp, callLog, clock });
   registerInvocationRoutes(app, { orgAuth, installations, invoker, calls: createCallsService({ repo: invocationRepo }) });
+
+  // A developer's view of their tools' calls: organizations only as HMAC references (key derived from SECRETS_KEY).
+  const orgRefKey = createHmac('sha256', keys.current.key).update('switchboard/developer-org-reference').digest();
+  registerDeveloperCallRoutes(app, { developerAuth, developerCalls: createDeveloperCallsService({ repo: invocationRepo, tools, orgRefKey, clock }) });
 
   // ── MCP ── (the same invoker; an agent key speaks for one agent)
   const mcp = createMcpServerHandler({ installations, invoker, version: VERSION });

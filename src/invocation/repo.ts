@@ -141,6 +141,14 @@ export function createInvocationRepo(db: Kysely<DB>) {
         .$if(filters.to !== undefined, (qb) => qb.where('created_at', '<', filters.to!))
         .$call((qb) => newestFirst(qb, filters.limit, filters.after))
         .execute(),
+
+    /** One tool's calls across every organization, newest first (the tool_id, created_at index). */
+    listToolCalls: (toolId: string, limit: number, after: CursorPosition | undefined) =>
+      db.selectFrom('tool_calls').selectAll().where('tool_id', '=', toolId).$call((qb) => newestFirst(qb, limit, after)).execute(),
+
+    /** Time, outcome and duration of one tool's calls since a moment: what daily statistics need. */
+    toolCallTimings: (toolId: string, from: string) =>
+      db.selectFrom('tool_calls').select(['created_at', 'outcome', 'duration_ms']).where('tool_id', '=', toolId).where('created_at', '>=', from).execute(),
   };
 }
 

@@ -162,3 +162,37 @@ export const ToolCallListQuery = Type.Object(
   { additionalProperties: false },
 );
 export type ToolCallListQuery = Static<typeof ToolCallListQuery>;
+
+// ── Developer API: a tool's calls across organizations ──
+
+export const DeveloperToolCall = named('DeveloperToolCall', Type.Object({
+  id: Type.String({ description: '`call_…`: also in the `_svc_context.callId` your endpoint received.' }),
+  orgRef: Type.String({ description: '`orgref_…`: the calling organization, as an opaque reference (the same for all its calls; it changes when the service rotates its secrets key).' }),
+  revisionId: Type.String(),
+  path: StringEnum(CALL_PATHS, { description: 'How the call came in: the Operator API, MCP, or a test.' }),
+  outcome: Type.String({ description: '`OK`, or the error code the caller received.' }),
+  httpStatus: Type.Union([Type.Integer(), Type.Null()], { description: 'Your endpoint\'s HTTP status; null when no response came.' }),
+  durationMs: Type.Integer(),
+  requestBytes: Type.Integer(),
+  responseBytes: Type.Integer(),
+  createdAt: Type.String({ format: 'date-time' }),
+}));
+export type DeveloperToolCall = Static<typeof DeveloperToolCall>;
+export const DeveloperToolCallPage = Page(DeveloperToolCall);
+
+export const DeveloperCallListQuery = Type.Object({ ...ListQuery }, { additionalProperties: false });
+
+export const ToolCallDay = named('ToolCallDay', Type.Object({
+  date: Type.String({ format: 'date', description: 'A UTC day.' }),
+  calls: Type.Integer(),
+  errors: Type.Integer({ description: 'Calls whose outcome was not OK.' }),
+  errorRate: Type.Number({ description: 'errors / calls; 0 on a day without calls.' }),
+  p50Ms: Type.Union([Type.Integer(), Type.Null()], { description: 'Median duration; null on a day without calls.' }),
+  p95Ms: Type.Union([Type.Integer(), Type.Null()], { description: '95th percentile duration (nearest rank); null on a day without calls.' }),
+}));
+export type ToolCallDay = Static<typeof ToolCallDay>;
+
+export const ToolCallStats = named('ToolCallStats', Type.Object({
+  toolId: Type.String(),
+  days: Type.Array(ToolCallDay, { description: 'The last 30 UTC days, oldest first, today last.' }),
+}));

@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
+import { developerSession } from '../../test/support/factories.js';
+import { json, startHttpsEndpoint, type HttpsEndpoint } from '../../test/support/https-endpoint.js';
+import { createAgent, install } from '../../test/support/invocation-factories.js';
+import { createOrgWithKey, orgCaller, type OrgWithKey } from '../../test/support/org-factories.js';
+import { createTool, fixedResolver, publishTool, TEST_DNS } from '../../test/support/tools-factories.js';
+import { STATS_DAYS } from './developer-calls.js';
+
+type Session = Awaited<ReturnType<typeof developerSession>>;
+interface DevCall { id: string; orgRef: string; outcome: string; httpStatus: number | null; durationMs: number; path: string }
+interface Day { date: string; calls: number; errors: number; errorRate: number; p50Ms: number | null; p95Ms: number | null }
+
+/** GET /api/dev/tools/{id}/calls and …/stats: a developer's own tool's calls across organizations. */
+describe.each(testDialects())('developer call log on %s', (dialect) => {
+  let t: TestContext;
+  let endpoint: HttpsEndpoint;
+  let dev: Session;
+  let stranger: Session;
+  let orgA: OrgWithKey;
+  let orgB: OrgWithKey;
+  let toolId: string;
+  let untouchedToolId: string;
+
+  beforeAll(async () => {
+    endpoint = await startHttpsEndpoint();
+    t = await createTestContext(dialect, {
+      env: { TOOL_ALLOW_PRIVATE_ENDPOINTS: '1', TOOL_CA_FILE: endpoint.caFile, TOOL_CALL_TIMEOUT_MS: '2000' },
+      deps: { resolveHost: fixedResolver({ ...TEST_DNS, 'tool.test': ['127.0.0.1'] }) },
+    });
+    dev = await developerSession(t.database, t.clock, t.app);
+    stranger = await developerSession(t.database, t.clock, t.app);
+    [orgA, orgB] = await Promise.all([createOrgWithKey(t.database, t.clock), createOrgWithKey(t.database, t.clock)]);
+    const tool = await publishTool(t.app, dev.auth, (await createTool(t.app, dev.auth, { endpoint: `https://tool.test:${endpoint.port}/quote` })).id);
+    toolId = tool.id;
+    untouchedToolId = (await createTool(t.app, dev.auth)).id;
+    const call = orgCaller(t.app);
+    for (const [org, outcomes] of [[orgA, [200, 200, 500]], [orgB, [200]]] as const) {
+      await install(t.app, org, { toolId });
+      const agent = await createAgent(t.app, org);
+      for (const status of outcomes) {
+        endpoint.respond(json(status, { ok: status === 200 }));
+        await call('POST', `/api/org/agents/${agent.id}/tool-calls`, org, { name: tool.name, arguments: { weightKg: 1, country: 'PT' } });
+      }
+      // An invalid-arguments call is logged too (no request sent).
+      if (org === orgB) await call('POST', `/api/org/agents/${agent.id}/tool-calls`, org, { name: tool.name, arguments: { weightKg: 'x' } });
+    }
+  });
+  afterAll(async () => {
+    await t.close();
+    await endpoint.close();
+  });
+
+  const get = (path: string, who: Session = dev) => t.app.inject({ method: 'GET', url: path, headers: who.auth });
+
+  async function allCalls(): Promise<DevCall[]> {
+    let items: DevCall[] = [];
+    await expect.poll(async () => {
+      const res = await get(`/api/dev/tools/${toolId}/calls?limit=100`);
+      expect(res.statusCode).toBe(200);
+      items = (res.json() as { data: { items: DevCall[] } }).data.items;
+      return items.length;
+    }, { timeout: 3000 }).toBe(5);
+    return items;
+  }
+
+  it('lists the tool\'s calls from every organization, each only as an opaque reference', async () => {
+    const items = await allCalls();
+    const refs = new Set(items.map((item) => item.orgRef));
+    expect(refs.size).toBe(2);
+    for (const ref of refs) expect(ref).toMatch(/^orgref_[A-Za-z0-9_-]{22}$/);
+    const byRef = [...refs].map((ref) => items.filter((item) => item.orgRef === ref).map((item) => item.outcome).sort());
+    expect(byRef.sort()).toEqual([['INVALID_ARGUMENTS', 'OK'], ['OK', 'OK', 'TOOL_HTTP_ERROR']].sort());
+    const raw = (await get(`/api/dev/tools/${toolId}/calls?limit=100`)).body;
+    for (const secret of [orgA.orgId, orgB.orgId, 'agt_', 'inst_', 'installationId', 'agentId']) expect(raw).not.toContain(secret);
+    expect(items[0]).toMatchObject({ id: expect.stringMatching(/^call_/), path: 'operator' });
+  });
+
+  it('pages with limit and cursor', async () => {
+    await allCalls();
+    const first = (await get(`/api/dev/tools/${toolId}/calls?limit=3`)).json() as { data: { items: DevCall[]; nextCursor: string } };
+    expect(first.data.items).toHaveLength(3);
+    const second = (await get(`/api/dev/tools/${toolId}/calls?limit=3&cursor=${encodeURIComponent(first.data.nextCursor)}`)).json() as { data: { items: DevCall[]; nextCursor: string | null } };
+    expect(second.data.items).toHaveLength(2);
+    expect(second.data.nextCursor).toBeNull();
+    expect(new Set([...first.data.items, ...second.data.items].map((item) => item.id)).size).toBe(5);
+  });
+
+  it('gives daily statistics for the last 30 days', async () => {
+    await allCalls();
+    const res = await get(`/api/dev/tools/${toolId}/stats`);
+    expect(res.statusCode).toBe(200);
+    const { days } = (res.json() as { data: { days: Day[] } }).data;
+    expect(days).toHaveLength(STATS_DAYS);
+    const today = t.clock.now().toISOString().slice(0, 10);
+    expect(days.at(-1)!.date).toBe(today);
+    expect(days.at(-1)).toMatchObject({ calls: 5, errors: 2, errorRate: 0.4, p50Ms: expect.any(Number), p95Ms: expect.any(Number) });
+    expect(days.at(-1)!.p95Ms!).toBeGreaterThanOrEqual(days.at(-1)!.p50Ms!);
+    expect(days[0]).toEqual({ date: expect.any(String), calls: 0, errors: 0, errorRate: 0, p50Ms: null, p95Ms: null });
+    expect(Date.parse(days.at(-1)!.date) - Date.parse(days[0]!.date)).toBe((STATS_DAYS - 1) * 86_400_000);
+
+    const empty = (await get(`/api/dev/tools/${untouchedToolId}/stats`)).json() as { data: { days: Day[] } };
+    expect(empty.data.days.every((day) => day.calls === 0)).toBe(true);
+  });
+
+  it('answers 404 for another developer\'s tool and for an unknown id, 401 without a token, 403 without tools:read', async () => {
+    for (const path of [`/api/dev/tools/${toolId}/calls`, `/api/dev/tools/${toolId}/stats`]) {
+      const res = await get(path, stranger);
+      expect(res.statusCode, path).toBe(404);
+      expect(res.json()).toMatchObject({ code: 'TOOL_NOT_FOUND' });
+      expect(res.body).not.toContain('orgref_');
+    }
+    expect((await get('/api/dev/tools/tool_doesnotexist000000000000/calls')).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'GET', url: `/api/dev/tools/${toolId}/stats` })).statusCode).toBe(401);
+    const writer = await developerSession(t.database, t.clock, t.app, 'tools:write');
+    expect((await get(`/api/dev/tools/${toolId}/calls`, writer)).statusCode).toBe(403);
+  });
+});
