@@ -54,6 +54,7 @@ import { createCallsService } from './invocation/calls-service.js';
 import { registerInvocationRoutes } from './invocation/routes.js';
 import { createDeveloperCallsService } from './invocation/developer-calls.js';
 import { registerDeveloperCallRoutes } from './invocation/developer-routes.js';
+import { createToolTester } from './invocation/tool-test.js';
 import { createMcpServerHandler } from './mcp/server.js';
 import { registerMcpRoutes } from './mcp/routes.js';
 
@@ -177,7 +178,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   // A developer's view of their tools' calls: organizations only as HMAC references (key derived from SECRETS_KEY).
   const orgRefKey = createHmac('sha256', keys.current.key).update('switchboard/developer-org-reference').digest();
-  registerDeveloperCallRoutes(app, { developerAuth, developerCalls: createDeveloperCallsService({ repo: invocationRepo, tools, orgRefKey, clock }) });
+  registerDeveloperCallRoutes(app, {
+    developerAuth,
+    developerCalls: createDeveloperCallsService({ repo: invocationRepo, tools, orgRefKey, clock }),
+    tester: createToolTester({ tools, http: toolHttp, clock, userAgent: `Switchboard/${VERSION}` }),
+  });
 
   // ── MCP ── (the same invoker; an agent key speaks for one agent)
   const mcp = createMcpServerHandler({ installations, invoker, version: VERSION });

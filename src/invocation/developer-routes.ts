@@ -3,18 +3,37 @@ import type { App } from '../app.js';
 import { Envelope, errorResponses, ok } from '../http/envelope.js';
 import type { DeveloperAuth } from '../oauth/bearer.js';
 import { ToolIdParams } from '../tools/schema.js';
+import { jsonBodyParser } from '../http/json-body.js';
 import type { DeveloperCallsService } from './developer-calls.js';
-import { DeveloperCallListQuery, DeveloperToolCallPage, ToolCallStats } from './schema.js';
+import { DeveloperCallListQuery, DeveloperToolCallPage, ToolCallStats, ToolTestBody, ToolTestResult } from './schema.js';
+import type { ToolTester } from './tool-test.js';
 
 const TAGS = ['Tools'];
 
-/** Developer API: `GET /api/dev/tools/{tool_id}/calls` and `…/stats`, behind the scope each route's `security` names. */
-export function registerDeveloperCallRoutes(app: App, deps: { developerCalls: DeveloperCallsService; developerAuth: DeveloperAuth }): void {
-  const { developerCalls, developerAuth: auth } = deps;
+/** Developer API: `POST /api/dev/tools/{tool_id}/test`, `GET …/calls` and `GET …/stats`, behind the scope each route's `security` names. */
+export function registerDeveloperCallRoutes(app: App, deps: { developerCalls: DeveloperCallsService; tester: ToolTester; developerAuth: DeveloperAuth }): void {
+  const { developerCalls, tester, developerAuth: auth } = deps;
 
   app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser({ allowEmpty: true }));
     scope.addHook('onRoute', auth.requireDeclaredScope);
+
+    scope.post('/api/dev/tools/:tool_id/test', {
+      bodyLimit: 128 * 1024,
+      schema: {
+        tags: TAGS, operationId: 'testTool', summary: 'Test-call your working copy',
+        description:
+          'Calls your tool\'s working copy — a draft, or with unpublished changes — with `arguments` and test `credentials` for its authType (never stored), exactly as an agent\'s call ' +
+          'would be made (argument check, `_svc_context` with agentId `agt_test` and orgId `org_test`, HMAC signature, address check, limits), and answers the exact request sent ' +
+          '(credentials masked) and what came back. An endpoint failure is a 200 with `response.ok: false` and its code. Needs `tools:write`. 400 INVALID_ARGUMENTS (no request sent), ' +
+          '400 VALIDATION_ERROR for credentials the authType does not take or lacks, 404 TOOL_NOT_FOUND for an unknown id and for another developer\'s tool.',
+        security: [{ oauth2: ['tools:write'] }],
+        params: ToolIdParams, body: ToolTestBody,
+        response: { 200: Envelope(ToolTestResult), ...errorResponses(400, 401, 403, 404, 413, 415) },
+      },
+    }, async (request) => ok(await tester.test(auth.principal(request).developerId, request.params.tool_id, request.body ?? {})));
 
     scope.get('/api/dev/tools/:tool_id/calls', {
       schema: {

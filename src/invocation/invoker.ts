@@ -41,7 +41,7 @@ export function authHeaders(tool: Pick<CallableTool, 'live' | 'credentials'>, ti
 }
 
 /** OpenAI sends arguments as a JSON string; everyone else as an object. */
-function parseArguments(raw: unknown): { ok: true; value: unknown } | { ok: false } {
+export function parseArguments(raw: unknown): { ok: true; value: unknown } | { ok: false } {
   if (typeof raw !== 'string') return { ok: true, value: raw };
   if (raw.trim() === '') return { ok: true, value: undefined };
   try {

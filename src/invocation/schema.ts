@@ -196,3 +196,33 @@ export const ToolCallStats = named('ToolCallStats', Type.Object({
   toolId: Type.String(),
   days: Type.Array(ToolCallDay, { description: 'The last 30 UTC days, oldest first, today last.' }),
 }));
+
+// ── Developer API: testing a working copy ──
+
+export const ToolTestBody = named('ToolTestRequest', Type.Object(
+  {
+    arguments: Type.Optional(Type.Unknown({ description: 'An object keyed by parameter name (or that object as a JSON string), checked against the working copy\'s parameters.' })),
+    credentials: Type.Optional(Credentials),
+  },
+  { additionalProperties: false },
+));
+
+export const ToolTestResult = named('ToolTestResult', Type.Object({
+  callId: Type.String({ description: 'The `call_…` id in the body\'s `_svc_context` (test calls are not in any call log).' }),
+  request: Type.Object({
+    method: Type.String(),
+    url: Type.String(),
+    headers: Type.Record(Type.String(), Type.String(), { description: 'Exactly the headers sent, credentials masked (`Authorization: Bearer ********`); the HMAC signature and timestamp are shown.' }),
+    body: Type.String({ description: 'The exact body bytes sent (UTF-8 JSON), which the HMAC signature covers.' }),
+  }),
+  response: Type.Object({
+    ok: Type.Boolean({ description: 'True when the endpoint answered 2xx with JSON.' }),
+    status: Type.Optional(Type.Integer({ description: 'The endpoint\'s HTTP status, when it answered.' })),
+    durationMs: Type.Integer(),
+    result: Type.Optional(Type.Unknown({ description: 'The endpoint\'s JSON, on success.' })),
+    code: Type.Optional(Type.String({ description: 'On failure: the outcome code an agent would get (TOOL_TIMEOUT, TOOL_HTTP_ERROR, …).' })),
+    message: Type.Optional(Type.String()),
+    body: Type.Optional(Type.Unknown({ description: 'The endpoint\'s JSON error body, for TOOL_HTTP_ERROR.' })),
+  }),
+}));
+export type ToolTestResult = Static<typeof ToolTestResult>;
