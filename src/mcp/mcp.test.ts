@@ -223,6 +223,10 @@ describe.each(testDialects())('MCP on %s', (dialect) => {
       expect(nullOrigin.status).toBe(403);
       const own = await post({ Authorization: `Bearer ${agentKey}`, Origin: 'http://localhost:3000' });
       expect(own.status).toBe(200);
+      // 2025-era answers are one JSON body, not a one-event SSE stream.
+      expect(own.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(own.headers.get('mcp-session-id')).toBeNull();
+      expect(await own.json()).toMatchObject({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-11-25', serverInfo: { name: 'switchboard' } } });
       const unauthenticatedBadOrigin = await post({ Origin: 'https://evil.example' });
       expect(unauthenticatedBadOrigin.status).toBe(403);
     });

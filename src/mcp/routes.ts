@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import type { App } from '../app.js';
 import type { RouteErrorConfig } from '../http/error-handler.js';
 import { AppError } from '../http/errors.js';
@@ -10,7 +9,7 @@ import { createRequestSlot } from '../http/request-slot.js';
 import { named } from '../http/schema-name.js';
 import { bearerToken } from '../oauth/bearer.js';
 import type { AgentKeysService, AgentPrincipal } from '../orgs/agent-keys-service.js';
-import { agentAuthInfo } from './server.js';
+import { agentAuthInfo, type McpHandler } from './server.js';
 
 /** A tool call's arguments are at most 100 KB once serialized: the JSON-RPC envelope adds a little. */
 export const MCP_BODY_LIMIT = 128 * 1024;
@@ -74,7 +73,7 @@ async function sendWebResponse(reply: FastifyReply, response: Response): Promise
  * Every request is authenticated by an agent key (`Authorization: Bearer svc_agt_…`) in an
  * onRequest hook, before the body is read; a present `Origin` must be the service's own.
  */
-export function registerMcpRoutes(app: App, deps: { mcp: McpHttpHandler; agentKeys: Pick<AgentKeysService, 'authenticate'>; publicUrl: string }): void {
+export function registerMcpRoutes(app: App, deps: { mcp: McpHandler; agentKeys: Pick<AgentKeysService, 'authenticate'>; publicUrl: string }): void {
   const { mcp, agentKeys, publicUrl } = deps;
   const allowedOrigin = new URL(publicUrl).origin;
   const slot = createRequestSlot<{ token: string; principal: AgentPrincipal }>('MCP agent');

@@ -1,4 +1,7 @@
-import { createMcpHandler, Server, type AuthInfo, type CallToolResult, type ListToolsResult, type McpHttpHandler } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler, isLegacyRequest, Server, WebStandardStreamableHTTPServerTransport,
+  type AuthInfo, type CallToolResult, type ListToolsResult, type McpHandlerRequestOptions,
+} from '@modelcontextprotocol/server';
 import { AppError } from '../http/errors.js';
 import type { AgentPrincipal } from '../orgs/agent-keys-service.js';
 import { formatTools } from '../invocation/formats.js';
@@ -65,7 +68,7 @@ function principalOf(authInfo: AuthInfo | undefined): AgentPrincipal {
  * per request (two handlers, no schema compilation: cheap), bound to the agent the request's
  * key speaks for, so no state outlives the request and any node answers any request.
  */
-export function createMcpServerHandler(deps: McpServerDeps): McpHttpHandler {
+export function createMcpServerHandler(deps: McpServerDeps) {
   const { installations, invoker, version } = deps;
 
   function buildServer(principal: AgentPrincipal): Server {
@@ -95,8 +98,29 @@ export function createMcpServerHandler(deps: McpServerDeps): McpHttpHandler {
     return server;
   }
 
-  // Modern (2026-07-28) requests are answered by a per-request transport; 2025-era requests
-  // (initialize, then tools/* without a session) by the SDK's stateless legacy fallback. Responses
-  // are single JSON bodies: the handlers emit no notifications, so nothing upgrades to SSE.
-  return createMcpHandler((ctx) => buildServer(principalOf(ctx.authInfo)), { legacy: 'stateless' });
+  // Modern (2026-07-28) requests: the SDK's entry, a per-request transport and instance.
+  const modern = createMcpHandler((ctx) => buildServer(principalOf(ctx.authInfo)), { legacy: 'reject' });
+
+  // 2025-era requests (initialize, then tools/* without a session): a fresh instance and a
+  // stateless transport per request, as the SDK's own stateless fallback does, but answering
+  // with a JSON body instead of a one-event SSE stream (cheaper for both sides; the spec allows either).
+  async function legacy(request: Request, options: McpHandlerRequestOptions): Promise<Response> {
+    const server = buildServer(principalOf(options.authInfo));
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(request, options);
+    } finally {
+      void transport.close().catch(() => undefined);
+      void server.close().catch(() => undefined);
+    }
+  }
+
+  return {
+    fetch: async (request: Request, options: McpHandlerRequestOptions) =>
+      (await isLegacyRequest(request, options.parsedBody)) ? legacy(request, options) : modern.fetch(request, options),
+    close: () => modern.close(),
+  };
 }
+
+export type McpHandler = ReturnType<typeof createMcpServerHandler>;
