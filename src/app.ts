@@ -185,7 +185,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   // ── MCP ── (the same invoker; an agent key speaks for one agent)
-  const mcp = createMcpServerHandler({ installations, invoker, version: VERSION });
+  const mcp = createMcpServerHandler({ installations, invoker, version: VERSION, log: app.log });
   registerMcpRoutes(app, { mcp, agentKeys, publicUrl: config.publicUrl });
 
   app.addHook('onClose', async () => {

@@ -1,7 +1,8 @@
 import {
-  createMcpHandler, isLegacyRequest, Server, WebStandardStreamableHTTPServerTransport,
+  createMcpHandler, isLegacyRequest, ProtocolError, ProtocolErrorCode, Server, WebStandardStreamableHTTPServerTransport,
   type AuthInfo, type CallToolResult, type ListToolsResult, type McpHandlerRequestOptions,
 } from '@modelcontextprotocol/server';
+import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../http/errors.js';
 import type { AgentPrincipal } from '../orgs/agent-keys-service.js';
 import { formatTools } from '../invocation/formats.js';
@@ -48,6 +49,18 @@ export interface McpServerDeps {
   installations: Pick<InstallationsService, 'agentTools'>;
   invoker: Pick<Invoker, 'invoke'>;
   version: string;
+  log: Pick<FastifyBaseLogger, 'error'>;
+}
+
+/**
+ * A failure that is not the tool call's: our own refusals (an agent key whose agent is gone)
+ * keep their words; anything unexpected is logged and answered in general terms, never with
+ * an internal message.
+ */
+function protocolFailure(error: unknown, log: McpServerDeps['log']): ProtocolError {
+  if (error instanceof AppError && error.status < 500) return new ProtocolError(ProtocolErrorCode.InvalidRequest, error.message, { code: error.code });
+  log.error({ err: error }, 'MCP request failed');
+  return new ProtocolError(ProtocolErrorCode.InternalError, 'Something went wrong on our side. Please try again.');
 }
 
 const PRINCIPAL = 'switchboard/agent';
@@ -69,7 +82,7 @@ function principalOf(authInfo: AuthInfo | undefined): AgentPrincipal {
  * key speaks for, so no state outlives the request and any node answers any request.
  */
 export function createMcpServerHandler(deps: McpServerDeps) {
-  const { installations, invoker, version } = deps;
+  const { installations, invoker, version, log } = deps;
 
   function buildServer(principal: AgentPrincipal): Server {
     const server = new Server(
@@ -80,7 +93,9 @@ export function createMcpServerHandler(deps: McpServerDeps) {
       },
     );
     server.setRequestHandler('tools/list', async () => {
-      const tools = await installations.agentTools(principal.orgId, principal.agentId);
+      const tools = await installations.agentTools(principal.orgId, principal.agentId).catch((error: unknown) => {
+        throw protocolFailure(error, log);
+      });
       // formatTools' mcp shape is MCP's Tool: {name, description, inputSchema} (a JSON Schema object).
       return { tools: formatTools(tools, 'mcp') as unknown as ListToolsResult['tools'] };
     });
@@ -92,7 +107,7 @@ export function createMcpServerHandler(deps: McpServerDeps) {
         return toolResult(outcome.result);
       } catch (error) {
         if (error instanceof AppError && TOOL_RESULT_CODES.has(error.code)) return toolFailure(error);
-        throw error;
+        throw protocolFailure(error, log);
       }
     });
     return server;
