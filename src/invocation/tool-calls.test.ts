@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 import { developerSession } from '../../test/support/factories.js';
@@ -36,13 +37,17 @@ describe.each(testDialects())('tool calls on %s', (dialect) => {
   let agent: { id: string };
   let call: ReturnType<typeof orgCaller>;
   let url: (path: string) => string;
+  const logs: string[] = [];
 
   beforeAll(async () => {
     endpoint = await startHttpsEndpoint();
     url = (path) => `https://tool.test:${endpoint.port}${path}`;
     t = await createTestContext(dialect, {
-      env: { TOOL_ALLOW_PRIVATE_ENDPOINTS: '1', TOOL_CA_FILE: endpoint.caFile, TOOL_CALL_TIMEOUT_MS: '1000' },
-      deps: { resolveHost: fixedResolver({ ...TEST_DNS, 'tool.test': ['127.0.0.1'] }) },
+      env: { TOOL_ALLOW_PRIVATE_ENDPOINTS: '1', TOOL_CA_FILE: endpoint.caFile, TOOL_CALL_TIMEOUT_MS: '1000', LOG_LEVEL: 'trace' },
+      deps: {
+        resolveHost: fixedResolver({ ...TEST_DNS, 'tool.test': ['127.0.0.1'] }),
+        logStream: new Writable({ write(chunk, _encoding, done) { logs.push(String(chunk)); done(); } }),
+      },
     });
     call = orgCaller(t.app);
     dev = await developerSession(t.database, t.clock, t.app);
@@ -282,6 +287,13 @@ describe.each(testDialects())('tool calls on %s', (dialect) => {
     const rows = await t.database.db.selectFrom('tool_calls').selectAll().where('org_id', '=', fresh.orgId).execute();
     const text = JSON.stringify(rows);
     for (const payload of ['argument-payload-text', 'result-payload-text', 'boom', CREDENTIALS.apiKey]) expect(text).not.toContain(payload);
+  });
+
+  it('never writes a credential or a basic/bearer header value to a log line', () => {
+    const all = logs.join('');
+    expect(all).toContain('tool-calls');
+    const basic = Buffer.from(`${CREDENTIALS.username}:${CREDENTIALS.password}`).toString('base64');
+    for (const value of [...Object.values(CREDENTIALS), basic]) expect(all).not.toContain(value);
   });
 });
 
