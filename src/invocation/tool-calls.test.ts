@@ -190,13 +190,14 @@ describe.each(testDialects())('tool calls on %s', (dialect) => {
   });
 
   it('stops at once when the tool is unpublished, and uses a newly published revision from the next call', async () => {
-    const { tool } = await installed({ name: 'evolving' });
+    const { tool, inst } = await installed({ name: 'evolving' });
     expect((await run('evolving', { weightKg: 1, country: 'PT' })).statusCode).toBe(200);
     await t.app.inject({ method: 'POST', url: `/api/dev/tools/${tool.id}/unpublish`, headers: dev.auth });
     const stopped = await run('evolving', { weightKg: 1, country: 'PT' });
     expect(stopped.statusCode).toBe(404);
     expect(stopped.json().code).toBe('TOOL_NOT_ENABLED');
     expect((await call('GET', `/api/org/agents/${agent.id}/tools`, org)).body).not.toContain('evolving');
+    expect((await call('GET', `/api/org/installations/${inst.id}`, org)).json().data).toMatchObject({ enabled: false, toolName: null, name: null, authType: null });
 
     await updateTool(t.app, dev.auth, tool.id, { parameters: [{ name: 'sku', type: 'string', required: true }], endpoint: url('/v2') });
     await publishTool(t.app, dev.auth, tool.id);
@@ -205,6 +206,15 @@ describe.each(testDialects())('tool calls on %s', (dialect) => {
     expect(res.statusCode).toBe(200);
     expect(only().path).toBe('/v2');
     expect(JSON.parse(only().body.toString())).toMatchObject({ sku: 'A-1' });
+  });
+
+  it('stops at once when the tool is deleted', async () => {
+    const { tool } = await installed({ name: 'doomed' });
+    expect((await run('doomed', { weightKg: 1, country: 'PT' })).statusCode).toBe(200);
+    await t.app.inject({ method: 'DELETE', url: `/api/dev/tools/${tool.id}`, headers: dev.auth });
+    const res = await run('doomed', { weightKg: 1, country: 'PT' });
+    expect(res.statusCode).toBe(404);
+    expect(res.json().code).toBe('TOOL_NOT_ENABLED');
   });
 
   it('answers TOOL_NOT_ENABLED for a name the agent does not have, and for an agent outside the installation', async () => {
