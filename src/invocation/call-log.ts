@@ -1,6 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { ToolCallsTable } from '../db/tables.js';
-import type { InvocationRepo } from './repo.js';
 
 /**
  * The call log, written off the call path: `record` queues a row and returns at once;
@@ -16,7 +15,7 @@ export interface CallLog {
 }
 
 export function createCallLog(deps: {
-  repo: Pick<InvocationRepo, 'insertCalls'>;
+  repo: { insertCalls(rows: ToolCallsTable[]): Promise<unknown> };
   log: Pick<FastifyBaseLogger, 'error'>;
   flushIntervalMs?: number;
   maxBatch?: number;

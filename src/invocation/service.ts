@@ -45,7 +45,7 @@ export interface AgentTool {
 export interface InstallationsServiceDeps {
   repo: InvocationRepo;
   /** The tools' own service for their live revisions: this feature never reads the tools' tables. */
-  catalog: Pick<CatalogService, 'get' | 'liveRevisions'>;
+  catalog: Pick<CatalogService, 'liveRevisions'>;
   /** The orgs feature's agents: an id of another org's agent answers AGENT_NOT_FOUND. */
   agents: Pick<AgentsService, 'get'>;
   clock: Clock;
@@ -182,9 +182,8 @@ export function createInstallationsService(deps: InstallationsServiceDeps) {
   }
 
   async function create(orgId: string, input: InstallationCreate): Promise<Installation> {
-    await catalog.get(input.toolId); // 404 TOOL_NOT_FOUND unless published
     const live = (await catalog.liveRevisions([input.toolId])).get(input.toolId);
-    if (!live) throw new AppError('TOOL_NOT_FOUND', 'No published tool has that id.', { field: 'toolId' });
+    if (!live) throw new AppError('TOOL_NOT_FOUND', 'No published tool has that id: pick one from GET /api/catalog/tools.', { field: 'toolId' });
     const agentIds = input.agentIds ?? [];
     await checkAgents(orgId, agentIds);
     const given = input.credentials ? checkCredentials(live.definition.authType, input.credentials) : [];

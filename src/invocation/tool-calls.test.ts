@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 import { developerSession } from '../../test/support/factories.js';
@@ -36,13 +37,17 @@ describe.each(testDialects())('tool calls on %s', (dialect) => {
   let agent: { id: string };
   let call: ReturnType<typeof orgCaller>;
   let url: (path: string) => string;
+  const logs: string[] = [];
 
   beforeAll(async () => {
     endpoint = await startHttpsEndpoint();
     url = (path) => `https://tool.test:${endpoint.port}${path}`;
     t = await createTestContext(dialect, {
-      env: { TOOL_ALLOW_PRIVATE_ENDPOINTS: '1', TOOL_CA_FILE: endpoint.caFile, TOOL_CALL_TIMEOUT_MS: '1000' },
-      deps: { resolveHost: fixedResolver({ ...TEST_DNS, 'tool.test': ['127.0.0.1'] }) },
+      env: { TOOL_ALLOW_PRIVATE_ENDPOINTS: '1', TOOL_CA_FILE: endpoint.caFile, TOOL_CALL_TIMEOUT_MS: '1000', LOG_LEVEL: 'trace' },
+      deps: {
+        resolveHost: fixedResolver({ ...TEST_DNS, 'tool.test': ['127.0.0.1'] }),
+        logStream: new Writable({ write(chunk, _encoding, done) { logs.push(String(chunk)); done(); } }),
+      },
     });
     call = orgCaller(t.app);
     dev = await developerSession(t.database, t.clock, t.app);
@@ -185,13 +190,14 @@ describe.each(testDialects())('tool calls on %s', (dialect) => {
   });
 
   it('stops at once when the tool is unpublished, and uses a newly published revision from the next call', async () => {
-    const { tool } = await installed({ name: 'evolving' });
+    const { tool, inst } = await installed({ name: 'evolving' });
     expect((await run('evolving', { weightKg: 1, country: 'PT' })).statusCode).toBe(200);
     await t.app.inject({ method: 'POST', url: `/api/dev/tools/${tool.id}/unpublish`, headers: dev.auth });
     const stopped = await run('evolving', { weightKg: 1, country: 'PT' });
     expect(stopped.statusCode).toBe(404);
     expect(stopped.json().code).toBe('TOOL_NOT_ENABLED');
     expect((await call('GET', `/api/org/agents/${agent.id}/tools`, org)).body).not.toContain('evolving');
+    expect((await call('GET', `/api/org/installations/${inst.id}`, org)).json().data).toMatchObject({ enabled: false, toolName: null, name: null, authType: null });
 
     await updateTool(t.app, dev.auth, tool.id, { parameters: [{ name: 'sku', type: 'string', required: true }], endpoint: url('/v2') });
     await publishTool(t.app, dev.auth, tool.id);
@@ -200,6 +206,15 @@ describe.each(testDialects())('tool calls on %s', (dialect) => {
     expect(res.statusCode).toBe(200);
     expect(only().path).toBe('/v2');
     expect(JSON.parse(only().body.toString())).toMatchObject({ sku: 'A-1' });
+  });
+
+  it('stops at once when the tool is deleted', async () => {
+    const { tool } = await installed({ name: 'doomed' });
+    expect((await run('doomed', { weightKg: 1, country: 'PT' })).statusCode).toBe(200);
+    await t.app.inject({ method: 'DELETE', url: `/api/dev/tools/${tool.id}`, headers: dev.auth });
+    const res = await run('doomed', { weightKg: 1, country: 'PT' });
+    expect(res.statusCode).toBe(404);
+    expect(res.json().code).toBe('TOOL_NOT_ENABLED');
   });
 
   it('answers TOOL_NOT_ENABLED for a name the agent does not have, and for an agent outside the installation', async () => {
@@ -282,6 +297,13 @@ describe.each(testDialects())('tool calls on %s', (dialect) => {
     const rows = await t.database.db.selectFrom('tool_calls').selectAll().where('org_id', '=', fresh.orgId).execute();
     const text = JSON.stringify(rows);
     for (const payload of ['argument-payload-text', 'result-payload-text', 'boom', CREDENTIALS.apiKey]) expect(text).not.toContain(payload);
+  });
+
+  it('never writes a credential or a basic/bearer header value to a log line', () => {
+    const all = logs.join('');
+    expect(all).toContain('tool-calls');
+    const basic = Buffer.from(`${CREDENTIALS.username}:${CREDENTIALS.password}`).toString('base64');
+    for (const value of [...Object.values(CREDENTIALS), basic]) expect(all).not.toContain(value);
   });
 });
 
