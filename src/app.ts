@@ -30,6 +30,7 @@ import { createCatalogService } from './catalog/service.js';
 import { createOrgAuth } from './orgs/auth.js';
 import { createCrmService } from './crm/service.js';
 import { registerForms } from './forms/module.js';
+import { createWebAssets, type WebAssets } from './forms/web-assets.js';
 import { createOrgsRepo } from './orgs/repo.js';
 import { createAgentsService } from './orgs/agents-service.js';
 import { createApiKeysService } from './orgs/api-keys-service.js';
@@ -53,6 +54,8 @@ export interface AppDeps {
   logStream?: DestinationStream;
   /** DNS for tool endpoint checks (A and AAAA answers as text); tests pass a fixed table. */
   resolveHost?: HostResolver;
+  /** The built browser code (default: dist/web, found from this file); tests may point elsewhere. */
+  webAssets?: WebAssets;
   /** When expired rows are purged (db/expiry-purger.ts); `false` leaves it to the caller (tests that purge by hand). */
   expiryPurge?: Partial<PurgeSchedule> | false;
 }
@@ -140,7 +143,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerCrmRecordRoutes(app, { orgAuth, contacts: createContactsService({ db, clock }), opportunities: createOpportunitiesService({ db, clock }) });
 
   // ── Forms ──
-  const forms = await registerForms(app, { config, database, clock, crm: createCrmService({ clock }), orgAuth, changes: orgChanges, redisPrefix: deps.redisPrefix });
+  const forms = await registerForms(app, { config, database, clock, crm: createCrmService({ clock }), orgAuth, changes: orgChanges, webAssets: deps.webAssets ?? createWebAssets(), redisPrefix: deps.redisPrefix });
 
   // ── Expired rows ──
   // Every table with an expiry, or it grows forever (the token endpoint writes a row per request).

@@ -18,6 +18,9 @@ import { createFormsService } from './service.js';
 import { createSubmitService, expiredIdempotencyKeys } from './submit-service.js';
 import { createDirectRunner, createGroupCommitRunner } from './write-batcher.js';
 import { insertNewLeadAtOnce, type NewLeadRows } from './new-lead-statement.js';
+import { registerAssetRoutes } from './asset-routes.js';
+import { registerHostedPageRoutes } from './hosted-page.js';
+import type { WebAssets } from './web-assets.js';
 
 export interface FormsModuleDeps {
   config: Config;
@@ -27,6 +30,8 @@ export interface FormsModuleDeps {
   orgAuth: OrgAuth;
   /** Custom fields, brands and pipelines show on public forms: their changes drop the org's cached forms. */
   changes: OrgChangeFeed;
+  /** The built browser code (form-embed.js, the hosted page's script and stylesheet). */
+  webAssets: WebAssets;
   /** Namespace of Redis keys and channels (default `switchboard:`). */
   redisPrefix?: string | undefined;
 }
@@ -81,6 +86,8 @@ export async function registerForms(app: App, deps: FormsModuleDeps) {
   });
   registerFormRoutes(app, { forms, orgAuth });
   registerPublicFormRoutes(app, { cache, submit, limiter });
+  registerHostedPageRoutes(app, { cache, submit, limiter, assets: deps.webAssets });
+  registerAssetRoutes(app, { assets: deps.webAssets });
 
   return { invalidateOrg: cache.invalidateOrg, expiredIdempotencyKeys: expiredIdempotencyKeys(repo) };
 }

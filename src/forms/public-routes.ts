@@ -18,13 +18,13 @@ import type { SubmitService } from './submit-service.js';
  * The public Forms API (spec part C): no authentication, open CORS, a rate limit
  * per client IP + slug. The org is resolved from the slug and never exposed.
  */
-const CONFIG_READS: RateLimitRule = {
+export const CONFIG_READS: RateLimitRule = {
   name: 'form-config',
   limit: CONFIG_READS_PER_MINUTE,
   windowMs: 60_000,
   message: 'Too many requests for this form from your network.',
 };
-const SUBMISSIONS: RateLimitRule = {
+export const SUBMISSIONS: RateLimitRule = {
   name: 'form-submit',
   limit: SUBMISSIONS_PER_MINUTE,
   windowMs: 60_000,
@@ -45,13 +45,13 @@ const PREFLIGHT_HEADERS = {
 const ETAG_HEADER = { type: 'string', description: 'Version of this configuration: send it in If-None-Match to get 304 while it is current.' } as const;
 
 /** Per client IP (request.ip honours TRUST_PROXY) and slug; an over-long slug cannot be a form, so it is cut. */
-function clientAndSlug(request: FastifyRequest): string {
+export function clientAndSlug(request: FastifyRequest): string {
   const slug = (request.params as { slug?: string }).slug ?? '';
   return `${request.ip}|${slug.slice(0, 65)}`;
 }
 
 /** Weak comparison (RFC 9110 §13.1.2): `W/` is ignored, and `*` matches any current representation. */
-function matchesEtag(header: string | undefined, etag: string): boolean {
+export function matchesEtag(header: string | undefined, etag: string): boolean {
   if (!header) return false;
   return header.split(',').some((candidate) => {
     const tag = candidate.trim();

@@ -11,6 +11,7 @@ import { formNotFound } from './errors.js';
 import type { FormCache } from './form-cache.js';
 import { parseCustomFieldRefs, type LiveForm, type StoredCustomFieldRef } from './public-form.js';
 import { createFormsRepo, type FormChanges, type FormsRepo } from './repo.js';
+import { escapeHtml } from '../lib/html.js';
 import { httpUrl } from '../lib/text.js';
 import { requiredText } from '../orgs/text.js';
 import { BUILT_IN_FIELDS, DEFAULT_FIELDS, DEFAULT_SUCCESS_MESSAGE, type FieldSettings } from './rules.js';
@@ -49,10 +50,6 @@ function mergeFields(current: FieldSettings, input: FormCreateInput['fields']): 
     throw validation('fields', 'A form must ask for an email address or a phone number: enable email or phone.');
   }
   return fields;
-}
-
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 }
 
 export function createFormsService(deps: { db: Kysely<DB>; repo: FormsRepo; crm: CrmService; cache: FormCache<LiveForm>; clock: Clock; publicUrl: string }) {
