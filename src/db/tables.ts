@@ -256,6 +256,14 @@ export interface IdempotencyKeysTable {
   created_at: string;
 }
 
+export interface FormViewsTable {
+  form_id: string;
+  org_id: string;
+  /** UTC day, YYYY-MM-DD. */
+  day: string;
+  views: number;
+}
+
 export interface DB {
   developers: DevelopersTable;
   apps: AppsTable;
@@ -276,4 +284,5 @@ export interface DB {
   consent_versions: ConsentVersionsTable;
   submissions: SubmissionsTable;
   idempotency_keys: IdempotencyKeysTable;
+  form_views: FormViewsTable;
 }

@@ -21,6 +21,7 @@ import { insertNewLeadAtOnce, type NewLeadRows } from './new-lead-statement.js';
 import { registerAssetRoutes } from './asset-routes.js';
 import { registerHostedPageRoutes } from './hosted-page.js';
 import type { WebAssets } from './web-assets.js';
+import { createFormViews } from './views-service.js';
 
 export interface FormsModuleDeps {
   config: Config;
@@ -74,7 +75,9 @@ export async function registerForms(app: App, deps: FormsModuleDeps) {
   }
   const limiter = createRateLimiter({ store, clock });
 
-  const forms = createFormsService({ db, repo, crm, cache, clock, publicUrl: config.publicUrl });
+  const views = createFormViews({ repo, clock, log: app.log });
+  app.addHook('onClose', () => views.stop());
+  const forms = createFormsService({ db, repo, crm, cache, clock, publicUrl: config.publicUrl, views });
   const runner = database.dialect === 'sqlite' ? createGroupCommitRunner(db) : createDirectRunner(db);
   const submit = createSubmitService({
     runner,
@@ -85,8 +88,8 @@ export async function registerForms(app: App, deps: FormsModuleDeps) {
     ...(database.dialect === 'postgres' ? { newLeadAtOnce: (rows: NewLeadRows) => insertNewLeadAtOnce(db, rows) } : {}),
   });
   registerFormRoutes(app, { forms, orgAuth });
-  registerPublicFormRoutes(app, { cache, submit, limiter });
-  registerHostedPageRoutes(app, { cache, submit, limiter, assets: deps.webAssets });
+  registerPublicFormRoutes(app, { cache, submit, limiter, onView: views.record });
+  registerHostedPageRoutes(app, { cache, submit, limiter, assets: deps.webAssets, onView: views.record });
   registerAssetRoutes(app, { assets: deps.webAssets });
 
   return { invalidateOrg: cache.invalidateOrg, expiredIdempotencyKeys: expiredIdempotencyKeys(repo) };

@@ -59,7 +59,10 @@ export function matchesEtag(header: string | undefined, etag: string): boolean {
   });
 }
 
-export function registerPublicFormRoutes(app: App, deps: { cache: FormCache<LiveForm>; submit: SubmitService; limiter: RateLimiter }): void {
+export function registerPublicFormRoutes(
+  app: App,
+  deps: { cache: FormCache<LiveForm>; submit: SubmitService; limiter: RateLimiter; /** Counts a view of a live form (each config read: see views-service.ts). */ onView?: (form: LiveForm) => void },
+): void {
   const { cache, submit, limiter } = deps;
   const configLimit = limiter.hook(CONFIG_READS, clientAndSlug);
   const submitLimit = limiter.hook(SUBMISSIONS, clientAndSlug);
@@ -111,6 +114,7 @@ export function registerPublicFormRoutes(app: App, deps: { cache: FormCache<Live
       (request, reply) => {
         const send = (form: LiveForm | null): void => {
           if (!form) throw publicFormNotFound();
+          deps.onView?.(form);
           reply.header('ETag', form.etag).header('Cache-Control', 'no-cache');
           if (matchesEtag(request.headers['if-none-match'], form.etag)) reply.code(304).send();
           else reply.header('Content-Type', 'application/json; charset=utf-8').send(form.configBody);

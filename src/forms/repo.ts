@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import { queryTemplate } from '../db/query-template.js';
 import { SUBMISSION_COLUMNS } from '../db/tables.js';
-import type { ConsentVersionsTable, DB, FormsTable, IdempotencyKeysTable, SubmissionsTable } from '../db/tables.js';
+import { sql } from 'kysely';
+import type { ConsentVersionsTable, DB, FormsTable, FormViewsTable, IdempotencyKeysTable, SubmissionsTable } from '../db/tables.js';
 import type { CursorPosition } from '../http/cursor.js';
 import { newestFirst, skipLockedOnPostgres } from '../db/query-helpers.js';
 
@@ -11,7 +12,7 @@ export type FormChanges = Partial<Omit<FormsTable, 'id' | 'org_id' | 'created_at
 const insertSubmission = queryTemplate(SUBMISSION_COLUMNS, (db, row: SubmissionsTable) => db.insertInto('submissions').values(row));
 
 /**
- * Kysely queries for forms, consent versions, submissions and idempotency keys.
+ * Kysely queries for forms, consent versions, submissions, daily view counters and idempotency keys.
  * Operator queries take the org id; only the public lookup by slug does not
  * (slugs are global), and it is the one place a form is found without its org.
  * Accepts a transaction too, so submit writes share the CRM's transaction.
@@ -58,6 +59,45 @@ export function createFormsRepo(db: Kysely<DB>) {
         .where('s.form_id', '=', formId);
       return newestFirst(query, limit, after, 's').execute();
     },
+
+    countSubmissions: async (orgId: string, formId: string) =>
+      Number((await db.selectFrom('submissions').select((eb) => eb.fn.countAll().as('n')).where('org_id', '=', orgId).where('form_id', '=', formId).executeTakeFirstOrThrow()).n),
+    /** Submissions per UTC day from `since` (an ISO time) on. */
+    submissionsPerDay: async (orgId: string, formId: string, since: string) => {
+      const day = sql<string>`substr(created_at, 1, 10)`;
+      const rows = await db
+        .selectFrom('submissions')
+        .select([day.as('day'), (eb) => eb.fn.countAll().as('n')])
+        .where('org_id', '=', orgId)
+        .where('form_id', '=', formId)
+        .where('created_at', '>=', since)
+        .groupBy(day)
+        .execute();
+      return rows.map((row) => ({ day: row.day, count: Number(row.n) }));
+    },
+
+    // ── Views (daily counters) ──
+    /**
+     * Adds counted views, one upsert per form and day. A form deleted since it was viewed matches no
+     * row in the select, so its views are dropped instead of failing the batch.
+     */
+    addViews: async (rows: Pick<FormViewsTable, 'form_id' | 'day' | 'views'>[]) => {
+      for (const row of rows) {
+        await db
+          .insertInto('form_views')
+          .columns(['form_id', 'org_id', 'day', 'views'])
+          .expression((eb) =>
+            // Typed casts: PostgreSQL cannot infer a parameter's type in a select list.
+            eb.selectFrom('forms').select(['id', 'org_id', sql<string>`cast(${row.day} as text)`.as('day'), sql<number>`cast(${row.views} as integer)`.as('views')]).where('id', '=', row.form_id),
+          )
+          .onConflict((oc) => oc.columns(['form_id', 'day']).doUpdateSet((eb) => ({ views: eb('form_views.views', '+', eb.ref('excluded.views')) })))
+          .execute();
+      }
+    },
+    countViews: async (orgId: string, formId: string) =>
+      Number((await db.selectFrom('form_views').select((eb) => eb.fn.coalesce(eb.fn.sum<number>('views'), eb.val(0)).as('n')).where('org_id', '=', orgId).where('form_id', '=', formId).executeTakeFirstOrThrow()).n),
+    viewsPerDay: (orgId: string, formId: string, sinceDay: string) =>
+      db.selectFrom('form_views').select(['day', 'views']).where('org_id', '=', orgId).where('form_id', '=', formId).where('day', '>=', sinceDay).execute(),
 
     // ── Idempotency keys ──
     findIdempotencyKey: (formId: string, key: string) =>

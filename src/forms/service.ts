@@ -9,6 +9,7 @@ import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import { formNotFound } from './errors.js';
 import type { FormCache } from './form-cache.js';
+import type { FormViews } from './views-service.js';
 import { parseCustomFieldRefs, type LiveForm, type StoredCustomFieldRef } from './public-form.js';
 import { createFormsRepo, type FormChanges, type FormsRepo } from './repo.js';
 import { escapeHtml } from '../lib/html.js';
@@ -52,8 +53,11 @@ function mergeFields(current: FieldSettings, input: FormCreateInput['fields']): 
   return fields;
 }
 
-export function createFormsService(deps: { db: Kysely<DB>; repo: FormsRepo; crm: CrmService; cache: FormCache<LiveForm>; clock: Clock; publicUrl: string }) {
-  const { db, repo, crm, cache, clock, publicUrl } = deps;
+/** Days in GET /api/org/forms/{id}/stats: today (UTC) and the 29 before it. */
+export const STATS_DAYS = 30;
+
+export function createFormsService(deps: { db: Kysely<DB>; repo: FormsRepo; crm: CrmService; cache: FormCache<LiveForm>; clock: Clock; publicUrl: string; views: FormViews }) {
+  const { db, repo, crm, cache, clock, publicUrl, views } = deps;
 
   /** Custom field references by key or id → stored refs; each must be an active definition of the org. */
   async function resolveCustomFields(orgId: string, input: CustomFieldRefInput[]): Promise<StoredCustomFieldRef[]> {
@@ -257,6 +261,34 @@ export function createFormsService(deps: { db: Kysely<DB>; repo: FormsRepo; crm:
     return toPage(rows.map((row) => ({ ...row, createdAt: row.created_at })), limit, presentSubmission);
   }
 
+  /** The form with its all-time views and submissions (this node's pending views written first). */
+  async function getWithCounts(orgId: string, id: string) {
+    const row = await find(orgId, id);
+    await views.flush();
+    const [record, viewCount, submissionCount] = await Promise.all([presentOne(row), repo.countViews(orgId, id), repo.countSubmissions(orgId, id)]);
+    return { ...record, views: viewCount, submissions: submissionCount };
+  }
+
+  /** Views and submissions per UTC day for the last STATS_DAYS days, oldest first, days without any included. */
+  async function stats(orgId: string, id: string) {
+    await find(orgId, id);
+    await views.flush();
+    const today = Date.UTC(clock.now().getUTCFullYear(), clock.now().getUTCMonth(), clock.now().getUTCDate());
+    const days = Array.from({ length: STATS_DAYS }, (_, i) => new Date(today - (STATS_DAYS - 1 - i) * 86_400_000).toISOString().slice(0, 10));
+    const since = days[0]!;
+    const [viewRows, submissionRows] = await Promise.all([repo.viewsPerDay(orgId, id, since), repo.submissionsPerDay(orgId, id, `${since}T00:00:00.000Z`)]);
+    const viewsByDay = new Map(viewRows.map((row) => [row.day, Number(row.views)]));
+    const submissionsByDay = new Map(submissionRows.map((row) => [row.day, row.count]));
+    const perDay = days.map((day) => ({ day, views: viewsByDay.get(day) ?? 0, submissions: submissionsByDay.get(day) ?? 0 }));
+    return {
+      from: since,
+      to: days[days.length - 1]!,
+      views: perDay.reduce((sum, d) => sum + d.views, 0),
+      submissions: perDay.reduce((sum, d) => sum + d.submissions, 0),
+      days: perDay,
+    };
+  }
+
   async function embed(orgId: string, id: string) {
     const form = await find(orgId, id);
     const link = `${publicUrl}/f/${form.slug}`;
@@ -267,7 +299,7 @@ export function createFormsService(deps: { db: Kysely<DB>; repo: FormsRepo; crm:
     };
   }
 
-  return { create, get: async (orgId: string, id: string) => presentOne(await find(orgId, id)), update, remove, list, submissions, embed };
+  return { create, get: getWithCounts, update, remove, list, submissions, embed, stats };
 }
 
 export type FormsService = ReturnType<typeof createFormsService>;

@@ -2,6 +2,7 @@ import type { Migration } from 'kysely';
 import * as developerSide from './20261122T0100_developer_side.js';
 import * as businessSide from './20261122T0200_business_side.js';
 import * as formsIdempotencyExpiry from './20261122T0330_forms_idempotency_expiry.js';
+import * as formViews from './20261123T1100_form_views.js';
 
 /**
  * Every migration, by name. Names sort by time; a landed migration is never edited:
@@ -11,4 +12,5 @@ export const migrations: Record<string, Migration> = {
   '20261122T0100_developer_side': developerSide,
   '20261122T0200_business_side': businessSide,
   '20261122T0330_forms_idempotency_expiry': formsIdempotencyExpiry,
+  '20261123T1100_form_views': formViews,
 };
