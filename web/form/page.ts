@@ -38,12 +38,21 @@ function navigateTop(url: string): void {
   }
 }
 
+/**
+ * In an iframe, UTM values come from the iframe's own URL when it has any (the host put them in the
+ * src), else from the host page's URL as far as the referrer shows it (only its origin under the
+ * default strict-origin-when-cross-origin policy, so usually none).
+ */
+function utmSource(): string {
+  return /[?&]utm_/.test(location.search) ? location.href : document.referrer || location.href;
+}
+
 if (root && source && !root.hasAttribute('data-errors')) {
   const config = JSON.parse(source.textContent ?? 'null') as PublicFormConfig;
   renderForm(root, config, {
     headingLevel: 1,
     values: typedValues(root.querySelector('form')),
-    ...(embedded ? { navigate: navigateTop, pageUrl: document.referrer || location.href } : {}),
+    ...(embedded ? { navigate: navigateTop, pageUrl: utmSource() } : {}),
   });
 }
 
