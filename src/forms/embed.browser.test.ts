@@ -117,6 +117,9 @@ describe('forms in Chromium', () => {
     const [submission] = await submissions(form);
     expect(submission?.opportunityId).toMatch(/^opp_/);
     expect(await contactByEmail('hosted@example.com')).toBeDefined();
+    const contact = (await t.app.inject({ method: 'GET', url: `/api/org/contacts/${submission!.contactId}`, headers: org.auth })).json().data;
+    expect(contact.notes).toEqual([expect.objectContaining({ body: 'Call me' })]);
+    expect(contact.opportunities).toEqual([expect.objectContaining({ id: submission!.opportunityId })]);
     expect(await violations(page)).toEqual([]);
     await page.close();
   });
@@ -168,6 +171,102 @@ describe('forms in Chromium', () => {
     expect(events.filter((e) => e.name === 'svc-form:ready')).toHaveLength(4);
     expect(events.filter((e) => e.name === 'svc-form:submitted')).toEqual([{ name: 'svc-form:submitted', detail: { slug: b.slug, successMessage: expect.any(String) } }]);
     expect(await violations(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('as the visitor sees them: a missing required field and an invalid email are marked and focused, nothing sent until fixed', async () => {
+    const form = await leadForm({ fields: { name: { enabled: true, required: true }, message: { enabled: true, required: false } } });
+    const page = await newPage();
+    await page.goto(`${host}/native?slugs=${form.slug}`);
+    const embed = page.locator(`[data-svc-form="${form.slug}"]`);
+    const focused = (locator: typeof embed) => locator.evaluate((el: { getRootNode(): { activeElement: unknown } }) => el.getRootNode().activeElement === el);
+    await embed.getByLabel(/I agree/).check();
+    await embed.getByLabel('Email').fill('ada@example');
+    await embed.getByRole('button', { name: 'Submit' }).click();
+    // The browser's own check: the required name, focused first.
+    const name = embed.getByLabel(/^Name/);
+    await expect.poll(() => name.getAttribute('aria-invalid')).toBe('true');
+    expect(await focused(name)).toBe(true);
+    await name.fill('Ada');
+    // The server's check: "ada@example" passes the browser's email grammar but is not deliverable.
+    await embed.getByRole('button', { name: 'Submit' }).click();
+    const email = embed.getByLabel('Email');
+    await expect.poll(() => email.getAttribute('aria-invalid')).toBe('true');
+    const describedBy = await email.getAttribute('aria-describedby');
+    expect(await embed.locator(`#${describedBy}`).textContent()).toMatch(/valid email/);
+    expect(await focused(email)).toBe(true);
+    expect(await submissions(form)).toHaveLength(0);
+    await email.fill('ada@example.com');
+    await embed.getByRole('button', { name: 'Submit' }).click();
+    await expect.poll(async () => (await submissions(form)).length).toBe(1);
+    expect(await violations(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('a consent text changed while the form is open: the new text, asked again, everything typed kept', async () => {
+    const form = await leadForm({ consentText: 'I agree to the old terms.' });
+    const page = await newPage();
+    await page.goto(`${host}/native?slugs=${form.slug}`);
+    const embed = page.locator(`[data-svc-form="${form.slug}"]`);
+    await embed.getByLabel('Email').fill('consent@example.com');
+    await embed.getByLabel('Message').fill('Keep me');
+    await embed.getByLabel(/old terms/).check();
+    const patched = await t.app.inject({ method: 'PATCH', url: `/api/org/forms/${form.id}`, headers: org.auth, payload: { consentText: 'I agree to the new terms.' } });
+    expect(patched.statusCode).toBe(200);
+    await embed.getByRole('button', { name: 'Submit' }).click();
+    const consent = embed.getByLabel(/new terms/);
+    await consent.waitFor();
+    expect(await consent.isChecked()).toBe(false);
+    expect(await embed.getByLabel('Email').inputValue()).toBe('consent@example.com');
+    expect(await embed.getByLabel('Message').inputValue()).toBe('Keep me');
+    expect(await submissions(form)).toHaveLength(0);
+    await consent.check();
+    await embed.getByRole('button', { name: 'Submit' }).click();
+    await expect.poll(async () => (await submissions(form)).length).toBe(1);
+    await page.close();
+  });
+
+  it('over the rate limit the visitor is told to wait and keeps what was typed', async () => {
+    const form = await leadForm();
+    // Use up this address's budget for the form through the API itself.
+    for (let i = 0; i < 10; i++) {
+      const res = await t.app.inject({ method: 'POST', url: `/api/public/forms/${form.slug}/submit`, remoteAddress: '127.0.0.1', headers: { 'content-type': 'application/json' }, payload: { consentVersion: '1', email: `burst${i}@example.com` } });
+      expect(res.statusCode).toBe(200);
+    }
+    const page = await newPage();
+    await page.goto(`${host}/native?slugs=${form.slug}`);
+    const embed = page.locator(`[data-svc-form="${form.slug}"]`);
+    await embed.getByLabel('Email').fill('patient@example.com');
+    await embed.getByLabel(/I agree/).check();
+    await embed.getByRole('button', { name: 'Submit' }).click();
+    await expect.poll(() => embed.getByRole('alert').first().textContent()).toMatch(/Too many attempts.*wait \d+ seconds?/);
+    expect(await embed.getByLabel('Email').inputValue()).toBe('patient@example.com');
+    expect(await submissions(form)).toHaveLength(10);
+    await page.close();
+  });
+
+  it('a retry after a dropped response makes exactly one lead', async () => {
+    const form = await leadForm();
+    const page = await newPage();
+    let dropped = 0;
+    // The first submission reaches the server, which stores it, but its answer never reaches the browser.
+    await page.route(`${app}/api/public/forms/${form.slug}/submit`, async (route) => {
+      if (route.request().method() !== 'POST' || dropped > 0) return route.continue();
+      dropped++;
+      await route.fetch();
+      return route.abort('connectionreset');
+    });
+    await page.goto(`${host}/native?slugs=${form.slug}`);
+    const embed = page.locator(`[data-svc-form="${form.slug}"]`);
+    await embed.getByLabel('Email').fill('retry@example.com');
+    await embed.getByLabel(/I agree/).check();
+    await embed.getByRole('button', { name: 'Submit' }).click();
+    await expect.poll(() => embed.getByRole('alert').first().textContent()).toMatch(/could not reach the server/);
+    expect(await submissions(form)).toHaveLength(1);
+    await embed.getByRole('button', { name: 'Submit' }).click();
+    await expect.poll(() => embed.getByRole('status').textContent()).toContain('Thank you');
+    expect(dropped).toBe(1);
+    expect(await submissions(form)).toHaveLength(1);
     await page.close();
   });
 
