@@ -1,6 +1,5 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { DestinationStream } from 'pino';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
@@ -8,6 +7,7 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { newId } from './lib/ids.js';
 import { frameworkErrors, installErrorHandling } from './http/error-handler.js';
 import { clientErrorHandler } from './http/client-error.js';
+import type { App } from './http/app-type.js';
 import { installJsonBodyParser } from './http/json-body.js';
 import { registerHealthRoutes } from './http/health.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -53,9 +53,6 @@ export interface AppDeps {
   /** DNS for tool endpoint checks (A and AAAA answers as text); tests pass a fixed table. */
   resolveHost?: HostResolver;
 }
-
-/** The Fastify instance with TypeBox types: routes infer body, query and reply types from their schemas. */
-export type App = FastifyInstance<Server, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 
 /** Builds the HTTP application: the composition root where services get their dependencies. */
 export async function buildApp(deps: AppDeps): Promise<App> {

@@ -1,4 +1,4 @@
-import type { App } from '../app.js';
+import type { App } from '../http/app-type.js';
 import type { Config } from '../config.js';
 import type { CrmService } from '../crm/service.js';
 import type { Database } from '../db/database.js';
