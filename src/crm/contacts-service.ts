@@ -5,7 +5,7 @@ import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { newTimeOrderedId } from '../lib/ids.js';
 import type { OrgPrincipal } from '../orgs/auth.js';
-import { requiredText } from '../orgs/text.js';
+import { requiredText } from '../lib/required-text.js';
 import { createContactsRepo, type ContactFilter, type ContactsRepo } from './contacts-repo.js';
 import { createCustomFieldsRepo } from './custom-fields-repo.js';
 import { checkCustomValues } from './custom-values.js';

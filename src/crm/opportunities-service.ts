@@ -3,7 +3,7 @@ import type { DB, OpportunitiesTable } from '../db/tables.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import type { OrgPrincipal } from '../orgs/auth.js';
-import { requiredText } from '../orgs/text.js';
+import { requiredText } from '../lib/required-text.js';
 import { sourceOf } from './contacts-service.js';
 import { createCustomFieldsRepo } from './custom-fields-repo.js';
 import { checkCustomValues } from './custom-values.js';

@@ -7,7 +7,7 @@ import type { OrgChangeFeed } from './changes.js';
 import { agentNotFound } from './errors.js';
 import { createOrgsRepo } from './repo.js';
 import type { Agent, AgentCreate, AgentPatch } from './schema.js';
-import { httpsUrl, requiredText } from './text.js';
+import { httpsUrl, requiredText } from '../lib/required-text.js';
 
 export function presentAgent(row: AgentsTable): Agent {
   return {

@@ -6,7 +6,7 @@ import { hashSecret } from '../lib/hashing.js';
 import { apiKeyNotFound } from './errors.js';
 import { newId, newSecret } from '../lib/ids.js';
 import { createOrgsRepo, type OrgsRepo } from './repo.js';
-import { requiredText } from './text.js';
+import { requiredText } from '../lib/required-text.js';
 
 /** An org API key as the API shows it: never the secret, only its last four characters. */
 export interface ApiKeyView {
