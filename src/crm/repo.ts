@@ -6,6 +6,7 @@
  */
 import type { Kysely } from 'kysely';
 import { queryTemplate } from '../db/query-template.js';
+import { tryUnique } from '../db/savepoint.js';
 import { CONTACT_COLUMNS, NOTE_COLUMNS, OPPORTUNITY_COLUMNS } from '../db/tables.js';
 import type { ContactsTable, CustomFieldsTable, DB, NotesTable, OpportunitiesTable, PipelinesTable, StagesTable } from '../db/tables.js';
 
@@ -32,6 +33,8 @@ const insertOpportunityInStage = queryTemplate(OPPORTUNITY_COLUMNS, (db, row: Op
 );
 
 export function createCrmRepo(db: Kysely<DB>) {
+  const updateContact = (orgId: string, id: string, changes: ContactChanges) =>
+    db.updateTable('contacts').set(changes).where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
   return {
     // ── Contacts ──
     findContact: (orgId: string, id: string) =>
@@ -42,8 +45,9 @@ export function createCrmRepo(db: Kysely<DB>) {
       db.selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('phone', '=', phone).executeTakeFirst(),
     /** Inserts unless a contact of the org already has this email or phone; true when a row was written. */
     insertContactIfAbsent: async (row: ContactsTable): Promise<boolean> => (await insertContactIfAbsent(db, row)).rows.length > 0,
-    updateContact: (orgId: string, id: string, changes: ContactChanges) =>
-      db.updateTable('contacts').set(changes).where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
+    updateContact,
+    /** Inside a transaction only (a savepoint): false, and nothing changed, when another contact holds the email or phone. */
+    updateContactIfUnique: (orgId: string, id: string, changes: ContactChanges): Promise<boolean> => tryUnique(db, () => updateContact(orgId, id, changes)),
     deleteContact: (orgId: string, id: string) => db.deleteFrom('contacts').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
 
     // ── Notes and opportunities ──

@@ -31,9 +31,8 @@
  *   org's ids are omitted. `agentBranding(trx, orgId, agentId | null)`: the agent's brand (the spec's Branding
  *   object), or null when there is no agent or it is gone.
  */
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { ContactsTable, DB, NotesTable, OpportunitiesTable } from '../db/tables.js';
-import { isUniqueViolation } from '../db/query-helpers.js';
 import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { newTimeOrderedId } from '../lib/ids.js';
@@ -126,27 +125,6 @@ function nonEmptyCustom(custom: Record<string, unknown> | undefined): CustomValu
 }
 
 /**
- * Runs `work` inside a savepoint; on a unique violation rolls back to it and returns false.
- * PostgreSQL aborts the whole transaction on any error, so this is the only way to try a write
- * that may collide and carry on.
- */
-async function tryUnique(trx: Transaction<DB>, work: () => Promise<unknown>): Promise<boolean> {
-  // Never nested, so one name serves; PostgreSQL and SQLite both allow reusing it.
-  const name = sql.raw('crm_try_unique');
-  await sql`savepoint ${name}`.execute(trx);
-  try {
-    await work();
-    await sql`release savepoint ${name}`.execute(trx);
-    return true;
-  } catch (error) {
-    await sql`rollback to savepoint ${name}`.execute(trx);
-    await sql`release savepoint ${name}`.execute(trx);
-    if (isUniqueViolation(error)) return false;
-    throw error;
-  }
-}
-
-/**
  * The row of a contact that does not exist yet. `identity` is the normalized email and phone.
  * Exported for writers that insert a new contact in the same statement as its other rows.
  */
@@ -213,7 +191,7 @@ export function createCrmService(deps: { clock: Clock }) {
   }
 
   /** Applies the submitted values to an existing contact: non-empty ones overwrite, empty ones never clear. */
-  async function mergeInto(trx: Transaction<DB>, repo: CrmRepo, existing: ContactsTable, input: ContactUpsert, identity: { email: string | null; phone: string | null }) {
+  async function mergeInto(repo: CrmRepo, existing: ContactsTable, input: ContactUpsert, identity: { email: string | null; phone: string | null }) {
     const now = isoNow(clock);
     const changes: ContactChanges = { updated_at: now };
     if (!isBlank(input.name)) changes.name = String(input.name).trim();
@@ -228,7 +206,7 @@ export function createCrmService(deps: { clock: Clock }) {
       if (value === null || existing[column] === value) continue;
       const holder = column === 'email' ? await repo.findContactByEmail(existing.org_id, value) : await repo.findContactByPhone(existing.org_id, value);
       if (holder) continue;
-      await tryUnique(trx, () => repo.updateContact(existing.org_id, existing.id, { [column]: value }));
+      await repo.updateContactIfUnique(existing.org_id, existing.id, { [column]: value });
     }
   }
 
@@ -257,7 +235,7 @@ export function createCrmService(deps: { clock: Clock }) {
         (identity.email !== null ? await repo.findContactByEmail(input.orgId, identity.email) : undefined) ??
         (identity.phone !== null ? await repo.findContactByPhone(input.orgId, identity.phone) : undefined);
       if (existing) {
-        await mergeInto(trx, repo, existing, input, identity);
+        await mergeInto(repo, existing, input, identity);
         return { contactId: existing.id, created: false };
       }
       // The holder was deleted in between: try again.
