@@ -16,7 +16,7 @@ import { createFormsRepo } from './repo.js';
 import { registerFormRoutes } from './routes.js';
 import { createFormsService } from './service.js';
 import { createSubmitService } from './submit-service.js';
-import { createDirectRunner, createGroupCommitRunner } from './write-batcher.js';
+import { createDirectRunner, createGroupCommitRunner } from '../db/transaction-runner.js';
 import { insertNewLeadAtOnce, type NewLeadRows } from './new-lead-statement.js';
 
 export interface FormsModuleDeps {

@@ -12,7 +12,7 @@ import { createFormsRepo, type FormsRepo } from './repo.js';
 import { HONEYPOT_RESPONSE, IDEMPOTENCY_TTL_MS, LIMITS } from './rules.js';
 import type { SubmitResult } from './schema.js';
 import { checkSubmission, type CheckedSubmission } from './submission-check.js';
-import type { TransactionRunner } from './write-batcher.js';
+import type { TransactionRunner } from '../db/transaction-runner.js';
 import type { NewLeadRows } from './new-lead-statement.js';
 
 export interface SubmitContext {
@@ -136,7 +136,7 @@ export function createSubmitService(deps: {
     return { contact, note, opportunity, submission };
   }
 
-  /** Every write of one submission. Runs in a transaction (maybe with other submissions: see write-batcher.ts). */
+  /** Every write of one submission. Runs in a transaction (maybe with other submissions: see db/transaction-runner.ts). */
   function write(form: LiveForm, checked: CheckedSubmission, context: SubmitContext, result: SubmitResult, now: Date, contactProbablyExists: boolean) {
     const createdAt = now.toISOString();
     return async (trx: Transaction<DB>): Promise<void> => {

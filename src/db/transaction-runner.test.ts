@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../db/database.js';
+import type { Database } from './database.js';
 import { createTestDatabase, testDialects } from '../../test/support/context.js';
-import { createDirectRunner, createGroupCommitRunner } from './write-batcher.js';
+import { createDirectRunner, createGroupCommitRunner } from './transaction-runner.js';
 
 describe.each(testDialects())('transaction runners on %s', (dialect) => {
   let database: Database;

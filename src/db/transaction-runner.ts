@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { DB } from '../db/tables.js';
+import type { DB } from './tables.js';
 
 /**
  * Runs units of work, each atomically in a transaction.
