@@ -1,8 +1,10 @@
 import type { DestinationStream } from 'pino';
 import Fastify from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Kysely } from 'kysely';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
+import type { DB } from './db/tables.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { newId } from './lib/ids.js';
 import { frameworkErrors, installErrorHandling } from './http/error-handler.js';
@@ -17,30 +19,35 @@ import { logSerializers, redactPaths } from './http/redact.js';
 import { lazyChildLoggerFactory } from './http/request-logger.js';
 import { VERSION } from './version.js';
 import { createDeveloperAuth } from './oauth/bearer.js';
-import { createOAuthRepo } from './oauth/repo.js';
 import { registerOAuthRoutes } from './oauth/routes.js';
 import { createOAuthService } from './oauth/service.js';
 import { systemResolver, type HostResolver } from './net/resolver.js';
-import { createToolsRepo } from './tools/repo.js';
 import { registerToolRoutes } from './tools/routes.js';
 import { createToolsService } from './tools/service.js';
-import { createCatalogRepo } from './catalog/repo.js';
 import { registerCatalogRoutes } from './catalog/routes.js';
 import { createCatalogService } from './catalog/service.js';
 import { createOrgAuth } from './orgs/auth.js';
 import { createCrmService } from './crm/service.js';
-import { registerForms } from './forms/module.js';
-import { createOrgsRepo } from './orgs/repo.js';
 import { createAgentsService } from './orgs/agents-service.js';
 import { createApiKeysService } from './orgs/api-keys-service.js';
-import { createOrgChangeFeed } from './orgs/changes.js';
 import { registerOrgRoutes } from './orgs/routes.js';
+import { createOrgChangeFeed } from './orgs/changes.js';
+import { createOrgsService, type OrgsService } from './orgs/service.js';
 import { createContactsService } from './crm/contacts-service.js';
 import { createCustomFieldsService } from './crm/custom-fields-service.js';
 import { createOpportunitiesService } from './crm/opportunities-service.js';
 import { createPipelinesService } from './crm/pipelines-service.js';
 import { registerCrmRecordRoutes } from './crm/records-routes.js';
 import { registerCrmSettingsRoutes } from './crm/settings-routes.js';
+import { createFormCache } from './forms/form-cache.js';
+import { insertNewLeadAtOnce, type NewLeadRows } from './forms/new-lead-statement.js';
+import { createLiveFormLoader, type LiveForm } from './forms/public-form.js';
+import { registerPublicFormRoutes } from './forms/public-routes.js';
+import { registerFormRoutes } from './forms/routes.js';
+import { createFormsService } from './forms/service.js';
+import { createSubmitService } from './forms/submit-service.js';
+import { createInfrastructure } from './infrastructure.js';
+import { Repos, transactOn } from './repos.js';
 
 export interface AppDeps {
   config: Config;
@@ -54,7 +61,15 @@ export interface AppDeps {
   resolveHost?: HostResolver;
 }
 
-/** Builds the HTTP application: the composition root where services get their dependencies. */
+/** The orgs service outside the HTTP app (the CLI's `org create`, tests, benchmarks): no form cache listens to its changes. */
+export function createStandaloneOrgsService(db: Kysely<DB>, clock: Clock): OrgsService {
+  return createOrgsService({ repo: new Repos(db).orgs, transact: transactOn(db), clock, changes: createOrgChangeFeed() });
+}
+
+/**
+ * Builds the HTTP application: the composition root. It builds the shared infrastructure once
+ * (infrastructure.ts), then every repo and service, and registers every feature's routes.
+ */
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, database } = deps;
   const clock = deps.clock ?? systemClock;
@@ -105,35 +120,69 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerHealthRoutes(app, database);
 
   const { db } = database;
-  const oauth = createOAuthService({ repo: createOAuthRepo(db), clock });
+  const infra = await createInfrastructure({ config, database, clock, log: app.log, redisPrefix: deps.redisPrefix });
+  app.addHook('onClose', infra.close);
+  const { transact, changes } = infra;
+  // Every feature's repo over the pool; a unit of work gets them bound to its transaction.
+  const repos = new Repos(db);
+
+  const oauth = createOAuthService({ repo: repos.oauth, clock });
   const developerAuth = createDeveloperAuth(oauth);
   registerOAuthRoutes(app, { oauth, config });
 
   // ── Tools and catalog ──
   const endpointPolicy = { allowPrivate: config.toolAllowPrivateEndpoints, resolver: deps.resolveHost ?? systemResolver };
-  const tools = createToolsService({ repo: createToolsRepo(db), clock, endpointPolicy });
+  const tools = createToolsService({ repo: repos.tools, clock, endpointPolicy });
   registerToolRoutes(app, { tools, developerAuth });
-  registerCatalogRoutes(app, { catalog: createCatalogService({ repo: createCatalogRepo(db) }) });
+  registerCatalogRoutes(app, { catalog: createCatalogService({ repo: repos.catalog }) });
 
   // ── Organizations and CRM ──
   // orgAuth.require guards every /api/org/* route; orgAuth.principal(request) → {orgId, actor}.
-  const orgAuth = createOrgAuth({ repo: createOrgsRepo(db), clock });
-  // Fires after an agent's brand, a custom field or a pipeline changes: caches of public form configs subscribe.
-  const orgChanges = createOrgChangeFeed();
+  const orgAuth = createOrgAuth({ repo: repos.orgs, clock });
+  // The CRM and forms ask it for an org's default country and an agent's brand.
+  const orgs = createOrgsService({ repo: repos.orgs, transact, clock, changes });
+  // One CRM service for the Operator API and form submissions.
+  const crm = createCrmService({ repo: repos.crm, orgs, clock });
+  // Agents, custom fields and pipelines notify `changes` (caches of public form configs subscribe).
   registerOrgRoutes(app, {
     orgAuth,
-    apiKeys: createApiKeysService({ db, clock }),
-    agents: createAgentsService({ db, clock, changes: orgChanges }),
+    apiKeys: createApiKeysService({ repo: repos.orgs, clock }),
+    agents: createAgentsService({ repo: repos.orgs, clock, changes }),
   });
   registerCrmSettingsRoutes(app, {
     orgAuth,
-    customFields: createCustomFieldsService({ db, clock, changes: orgChanges }),
-    pipelines: createPipelinesService({ db, clock, changes: orgChanges }),
+    customFields: createCustomFieldsService({ repo: repos.customFields, clock, changes }),
+    pipelines: createPipelinesService({
+      repo: repos.pipelines,
+      transact,
+      // What an active form uses stays: the forms repo answers, in the pipeline write's transaction.
+      activeFormsUsing: (unit, orgId, pipelineId, stageIds) => unit.forms.activeFormsUsing(orgId, pipelineId, stageIds),
+      clock,
+      changes,
+    }),
   });
-  registerCrmRecordRoutes(app, { orgAuth, contacts: createContactsService({ db, clock }), opportunities: createOpportunitiesService({ db, clock }) });
+  registerCrmRecordRoutes(app, {
+    orgAuth,
+    contacts: createContactsService({ repo: repos.contacts, customFields: repos.customFields, crm, orgs, clock }),
+    opportunities: createOpportunitiesService({ repo: repos.opportunities, customFields: repos.customFields, crm, orgs, transact, clock }),
+  });
 
   // ── Forms ──
-  await registerForms(app, { config, database, clock, crm: createCrmService({ clock }), orgAuth, changes: orgChanges, redisPrefix: deps.redisPrefix });
+  // Live forms, cached with their serialized config; an org's changes drop its entries, on every node with Redis.
+  const cache = createFormCache<LiveForm>({ load: createLiveFormLoader({ repo: repos.forms, crm, orgs }), clock });
+  changes.subscribe(cache.invalidateOrg);
+  await infra.attachFormCacheBus(cache);
+  registerFormRoutes(app, { forms: createFormsService({ repo: repos.forms, transact, crm, orgs, cache, clock, publicUrl: config.publicUrl }), orgAuth });
+  const submit = createSubmitService({
+    transact: infra.submissions,
+    repo: repos.forms,
+    crm,
+    cache,
+    clock,
+    log: app.log,
+    ...(database.dialect === 'postgres' ? { newLeadAtOnce: (rows: NewLeadRows) => insertNewLeadAtOnce(db, rows) } : {}),
+  });
+  registerPublicFormRoutes(app, { cache, submit, limiter: infra.limiter });
 
   return app;
 }

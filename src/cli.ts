@@ -7,7 +7,7 @@ import { AppError } from './http/errors.js';
 import { systemClock } from './lib/clock.js';
 import { createAccountsRepo } from './accounts/repo.js';
 import { createAccountsService } from './accounts/service.js';
-import { createOrgsService } from './orgs/service.js';
+import { createStandaloneOrgsService } from './app.js';
 import { startServer } from './server.js';
 
 /**
@@ -63,7 +63,7 @@ const commands: Record<string, Command> = {
     options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' }, 'operator-name': { type: 'string' }, country: { type: 'string' } },
     required: ['name', 'email', 'password'],
     run: async ({ database, options }) => {
-      const orgs = createOrgsService({ db: database.db, clock: systemClock });
+      const orgs = createStandaloneOrgsService(database.db, systemClock);
       const created = await orgs.createOrganization({
         name: String(options.name),
         email: String(options.email),

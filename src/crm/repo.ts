@@ -2,6 +2,7 @@
  * Kysely queries for the CRM: contacts, notes, opportunities, pipelines and stages,
  * custom field definitions. `createCrmRepo(db)` accepts a Kysely instance or a
  * transaction, so the same queries run inside a form submission's transaction.
+ * (What the CRM needs to know about an org, it asks the orgs service.)
  * Every query takes the org id: rows of another org are invisible.
  */
 import type { Kysely } from 'kysely';
@@ -79,12 +80,6 @@ export function createCrmRepo(db: Kysely<DB>) {
       ids.length === 0
         ? Promise.resolve([])
         : db.selectFrom('custom_fields').selectAll().where('org_id', '=', orgId).where('id', 'in', ids).where('archived_at', 'is', null).execute(),
-
-    // ── Orgs and agents, as the CRM sees them ──
-    orgDefaultCountry: async (orgId: string): Promise<string | undefined> =>
-      (await db.selectFrom('orgs').select('default_country').where('id', '=', orgId).executeTakeFirst())?.default_country,
-    findAgent: (orgId: string, id: string) =>
-      db.selectFrom('agents').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
   };
 }
 

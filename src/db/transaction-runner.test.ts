@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from './database.js';
+import type { DB } from './tables.js';
 import { createTestDatabase, testDialects } from '../../test/support/context.js';
 import { createDirectRunner, createGroupCommitRunner } from './transaction-runner.js';
 
@@ -14,14 +15,16 @@ describe.each(testDialects())('transaction runners on %s', (dialect) => {
   afterAll(async () => dispose());
 
   const rows = async () => (await sql<{ id: number }>`select id from batch_probe order by id`.execute(database.db)).rows.map((row) => Number(row.id));
-  const insert = (id: number) => async (trx: Parameters<Parameters<ReturnType<typeof createDirectRunner>['run']>[0]>[0]) => {
+  const insert = (id: number) => async (trx: Transaction<DB>) => {
     await sql`insert into batch_probe (id, label) values (${id}, ${`row ${id}`})`.execute(trx);
     return id;
   };
 
+  // These units write with the bare transaction: no repos to bind.
+  const bare = (trx: Transaction<DB>) => trx;
   for (const [name, make] of [
-    ['group commit', (db: Database) => createGroupCommitRunner(db.db, { maxBatch: 8 })],
-    ['direct', (db: Database) => createDirectRunner(db.db)],
+    ['group commit', (db: Database) => createGroupCommitRunner(db.db, bare, { maxBatch: 8 })],
+    ['direct', (db: Database) => createDirectRunner(db.db, bare)],
   ] as const) {
     it(`${name}: every unit commits, and a failing unit fails alone without writing`, async () => {
       await sql`delete from batch_probe`.execute(database.db);

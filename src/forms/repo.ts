@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { queryTemplate } from '../db/query-template.js';
 import { SUBMISSION_COLUMNS } from '../db/tables.js';
 import type { ConsentVersionsTable, DB, FormsTable, IdempotencyKeysTable, SubmissionsTable } from '../db/tables.js';
@@ -33,6 +33,22 @@ export function createFormsRepo(db: Kysely<DB>) {
       Number((await db.deleteFrom('forms').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst()).numDeletedRows) > 0,
     /** Slugs of the org's forms, to drop them from the public config cache. */
     formSlugsOfOrg: async (orgId: string) => (await db.selectFrom('forms').select('slug').where('org_id', '=', orgId).execute()).map((row) => row.slug),
+    /** Active forms that point at the pipeline or at one of the stages: they would break if these went away. */
+    activeFormsUsing: (orgId: string, pipelineId: string | null, stageIds: string[]) =>
+      db
+        .selectFrom('forms')
+        .select(['id', 'slug', 'title'])
+        .where('org_id', '=', orgId)
+        .where('active', '=', 1)
+        .where((eb) => {
+          const uses = [];
+          if (pipelineId !== null) uses.push(eb('pipeline_id', '=', pipelineId));
+          if (stageIds.length > 0) uses.push(eb('stage_id', 'in', stageIds));
+          return uses.length > 0 ? eb.or(uses) : sql<boolean>`1 = 0`;
+        })
+        .orderBy('created_at')
+        .limit(5)
+        .execute(),
 
     // ── Custom field definitions, as a form refers to them ──
     // Read-only look-ups the CRM service does not offer: by key, and including archived definitions.

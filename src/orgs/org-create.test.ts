@@ -7,7 +7,7 @@ import { hashSecret, verifyPassword } from '../lib/hashing.js';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 import { runCli as cli } from '../../test/support/cli.js';
 import { DEFAULT_PIPELINE } from '../crm/default-pipeline.js';
-import { createOrgsService } from './service.js';
+import { createStandaloneOrgsService } from '../app.js';
 
 describe('switchboard org create', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-org-cli-'));
@@ -64,7 +64,7 @@ describe.each(testDialects())('organization creation on %s', (dialect) => {
   afterAll(async () => ctx.close());
 
   it('gives a new org the default pipeline with ordered stages, and a working key', async () => {
-    const orgs = createOrgsService({ db: ctx.database.db, clock: ctx.clock });
+    const orgs = createStandaloneOrgsService(ctx.database.db, ctx.clock);
     const created = await orgs.createOrganization({ name: 'Gamma', email: 'ops@gamma.example', password: 'a long password', defaultCountry: 'fr' });
     expect(created.org).toMatchObject({ name: 'Gamma', defaultCountry: 'FR' });
     const res = await ctx.app.inject({ method: 'GET', url: '/api/org/pipelines', headers: { authorization: `Bearer ${created.apiKey.key}` } });

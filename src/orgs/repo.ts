@@ -8,6 +8,8 @@ export function createOrgsRepo(db: Kysely<DB>) {
   return {
     insertOrg: (row: OrgsTable) => db.insertInto('orgs').values(row).execute(),
     findOrg: (id: string) => db.selectFrom('orgs').selectAll().where('id', '=', id).executeTakeFirst(),
+    orgDefaultCountry: async (orgId: string): Promise<string | undefined> =>
+      (await db.selectFrom('orgs').select('default_country').where('id', '=', orgId).executeTakeFirst())?.default_country,
 
     insertUser: (row: UsersTable) => db.insertInto('users').values(row).execute(),
     findUserByEmail: (email: string) => db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst(),

@@ -1,14 +1,17 @@
-import type { Kysely } from 'kysely';
 import { insertDefaultPipeline } from '../crm/default-pipeline.js';
 import { normalizeEmail } from '../crm/normalize.js';
+import type { CrmRepo } from '../crm/repo.js';
 import { isUniqueViolation } from '../db/query-helpers.js';
-import type { DB } from '../db/tables.js';
+import type { Transact } from '../db/transaction-runner.js';
 import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { hashPassword } from '../lib/hashing.js';
 import { newId } from '../lib/ids.js';
+import { presentAgent } from './agents-service.js';
 import { issueApiKey, type CreatedApiKey } from './api-keys-service.js';
-import { createOrgsRepo } from './repo.js';
+import type { OrgChangeFeed } from './changes.js';
+import type { OrgsRepo } from './repo.js';
+import type { Branding } from './schema.js';
 
 export interface NewOrganization {
   name: string;
@@ -29,9 +32,20 @@ export interface CreatedOrganization {
 
 export const MIN_PASSWORD = 10;
 
-/** Creating an organization: its first operator, a first API key and the default pipeline, in one transaction. */
-export function createOrgsService(deps: { db: Kysely<DB>; clock: Clock }) {
-  const { db, clock } = deps;
+/** The repos an org's creation writes with, in one transaction: the org's, and the CRM's for its default pipeline. */
+export interface OrgsRepos {
+  orgs: OrgsRepo;
+  crm: Pick<CrmRepo, 'insertPipeline' | 'insertStages'>;
+}
+
+/**
+ * Organizations: creating one (its first operator, a first API key and the default pipeline,
+ * in one transaction), and what other features read about an org (its default country, an
+ * agent's brand). `changes`: an edit of an org setting that forms use (the default country)
+ * notifies it, so cached public forms are dropped.
+ */
+export function createOrgsService(deps: { repo: OrgsRepo; transact: Transact<OrgsRepos>; clock: Clock; changes: OrgChangeFeed }) {
+  const { repo, transact, clock } = deps;
 
   async function createOrganization(input: NewOrganization): Promise<CreatedOrganization> {
     const name = input.name.trim();
@@ -44,21 +58,20 @@ export function createOrgsService(deps: { db: Kysely<DB>; clock: Clock }) {
     const country = (input.defaultCountry ?? 'US').toUpperCase();
     if (!/^[A-Z]{2}$/.test(country)) throw new AppError('VALIDATION_ERROR', 'The default country is a two-letter code such as US or FR.', { field: 'defaultCountry' });
     const operatorName = (input.operatorName ?? email.value.split('@')[0] ?? '').trim() || email.value;
-    if (await createOrgsRepo(db).findUserByEmail(email.value)) {
+    if (await repo.findUserByEmail(email.value)) {
       throw new AppError('CONFLICT', 'An operator with that email already exists.', { field: 'email' });
     }
     const passwordHash = await hashPassword(input.password);
 
     try {
-      return await db.transaction().execute(async (trx) => {
-      const repo = createOrgsRepo(trx);
+      return await transact(async (repos) => {
       const now = isoNow(clock);
       const org = { id: newId('org'), name, default_country: country, created_at: now };
-      await repo.insertOrg(org);
+      await repos.orgs.insertOrg(org);
       const operator = { id: newId('usr'), org_id: org.id, email: email.value, name: operatorName, password_hash: passwordHash, created_at: now };
-      await repo.insertUser(operator);
-      await insertDefaultPipeline(trx, org.id, now);
-      const apiKey = await issueApiKey(repo, org.id, 'Default key', now);
+      await repos.orgs.insertUser(operator);
+      await insertDefaultPipeline(repos.crm, org.id, now);
+      const apiKey = await issueApiKey(repos.orgs, org.id, 'Default key', now);
       return {
         org: { id: org.id, name, defaultCountry: country, createdAt: now },
         operator: { id: operator.id, email: operator.email, name: operator.name },
@@ -72,7 +85,25 @@ export function createOrgsService(deps: { db: Kysely<DB>; clock: Clock }) {
     }
   }
 
-  return { createOrganization };
+  /**
+   * The country national phone numbers are read in (ISO 3166 alpha-2; US when the org has none).
+   * Inside a transaction pass its repos: on SQLite a read on the pool would wait for the very
+   * connection the transaction holds.
+   */
+  async function defaultCountry(orgId: string, repos?: { orgs: OrgsRepo }): Promise<string> {
+    return (await (repos?.orgs ?? repo).orgDefaultCountry(orgId)) ?? 'US';
+  }
+
+  /** The agent's brand as public forms show it, or null when there is no agent, it is gone, or it has no logo. */
+  async function agentBranding(orgId: string, agentId: string | null): Promise<Branding | null> {
+    if (agentId === null) return null;
+    const agent = await repo.findAgent(orgId, agentId);
+    // The API requires a logo; a row without one (written around the API) counts as unresolved.
+    if (!agent || agent.logo_url === null) return null;
+    return presentAgent(agent).branding;
+  }
+
+  return { createOrganization, defaultCountry, agentBranding };
 }
 
 export type OrgsService = ReturnType<typeof createOrgsService>;
