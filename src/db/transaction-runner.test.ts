@@ -44,4 +44,13 @@ describe.each(testDialects())('transaction runners on %s', (dialect) => {
       expect(await rows()).toEqual(ids.filter((id) => id !== 13));
     });
   }
+
+  it('group commit: the units of one batch get the same repos, bound once to its transaction', async () => {
+    let binds = 0;
+    const runner = createGroupCommitRunner(database.db, (trx) => ({ trx, bind: ++binds }), { maxBatch: 8 });
+    // Queued in one turn of the event loop: one batch.
+    const seen = await Promise.all(Array.from({ length: 8 }, () => runner.run(async (repos) => repos)));
+    expect(binds).toBe(1);
+    expect(new Set(seen).size).toBe(1);
+  });
 });

@@ -75,4 +75,14 @@ describe.each(testDialects())('organization creation on %s', (dialect) => {
     await expect(orgs.createOrganization({ name: 'Dup', email: 'OPS@gamma.example', password: 'a long password' })).rejects.toMatchObject({ code: 'CONFLICT' });
     await expect(orgs.createOrganization({ name: 'Bad', email: 'x@gamma2.example', password: 'a long password', defaultCountry: 'France' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR', field: 'defaultCountry' });
   });
+
+  it('answers other features with the default country the org was created with (US when none was given)', async () => {
+    const orgs = createStandaloneOrgsService(ctx.database.db, ctx.clock);
+    const [fr, us] = await Promise.all([
+      orgs.createOrganization({ name: 'Delta', email: 'ops@delta.example', password: 'a long password', defaultCountry: 'FR' }),
+      orgs.createOrganization({ name: 'Epsilon', email: 'ops@epsilon.example', password: 'a long password' }),
+    ]);
+    expect(await orgs.defaultCountry(fr.org.id)).toBe('FR');
+    expect(await orgs.defaultCountry(us.org.id)).toBe('US');
+  });
 });
