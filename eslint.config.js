@@ -1,4 +1,5 @@
 import js from '@eslint/js';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -18,5 +19,25 @@ export default tseslint.config(
   {
     files: ['scripts/**', 'bench/**', 'src/cli.ts', 'src/cli/**'],
     rules: { 'no-console': 'off' },
+  },
+  {
+    // Browser code: the browser's globals, none of Node's; tests beside it run in Node.
+    files: ['web/**'],
+    ignores: ['web/**/*.test.ts'],
+    languageOptions: { globals: { ...globals.browser, process: 'off', Buffer: 'off' } },
+    rules: {
+      'no-restricted-globals': ['error', 'process', 'Buffer', 'require', 'global', '__dirname', '__filename'],
+      // Operator-supplied strings reach the DOM as text: HTML parsing sinks and code from strings are off limits.
+      'no-restricted-properties': [
+        'error',
+        { property: 'innerHTML', message: 'Set text with textContent or append(); operator strings are never HTML.' },
+        { property: 'outerHTML', message: 'Set text with textContent or append(); operator strings are never HTML.' },
+        { property: 'insertAdjacentHTML', message: 'Set text with textContent or append(); operator strings are never HTML.' },
+        { object: 'document', property: 'write', message: 'Build nodes with createElement.' },
+      ],
+      'no-eval': 'error',
+      'no-implied-eval': 'error',
+      'no-new-func': 'error',
+    },
   },
 );

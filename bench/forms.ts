@@ -39,7 +39,9 @@ function addressSequence(): () => string {
 }
 
 export async function benchForms(options: FormsBenchOptions = {}): Promise<Row[]> {
-  const label = options.databaseUrl ? 'PostgreSQL' : 'SQLite';
+  // The server inherits this process's environment: SQLITE_SYNCHRONOUS=full measures power-loss durability.
+  const synchronous = process.env.SQLITE_SYNCHRONOUS;
+  const label = options.databaseUrl ? 'PostgreSQL' : synchronous ? `SQLite, synchronous=${synchronous}` : 'SQLite';
   const seconds = options.seconds ?? Number(process.env.BENCH_SECONDS ?? 10);
   const connections = options.connections ?? 50;
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-forms-'));

@@ -1,21 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { randomBase62 } from '../src/lib/ids.js';
+import { freePort } from '../test/support/net.js';
 
 /** Shared pieces of the benchmarks: child-process servers, autocannon runs, memory readings, the table. */
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 export interface ChildServer {
   url: string;

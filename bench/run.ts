@@ -1,12 +1,13 @@
 import { execSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { benchDeveloperApi } from './developer-api.js';
+import { benchForms } from './forms.js';
 import { printTable, type Row } from './lib.js';
 
 /**
  * `npm run bench`: every benchmark, each against a bare Fastify baseline measured in the same run.
  * BENCH_SECONDS sets the length of each run (default 10); BENCH_DATABASE_URL adds PostgreSQL rows;
- * BENCH_ONLY=developer|forms runs one group.
+ * BENCH_ONLY=developer|forms runs one group. The servers inherit the environment, so SQLITE_SYNCHRONOUS=full
+ * (or any other setting) applies to them.
  */
 // The servers under test run the compiled build, as `npm start` does.
 execSync('npm run -s build', { stdio: 'inherit' });
@@ -19,10 +20,8 @@ if (!only || only === 'developer') {
   rows.push(...(await benchDeveloperApi()));
   if (databaseUrl) rows.push(...(await benchDeveloperApi({ databaseUrl })));
 }
-if ((!only || only === 'forms') && existsSync(new URL('./forms.ts', import.meta.url))) {
-  const formsModule = './forms.js';
-  const { benchForms } = (await import(formsModule)) as { benchForms: (options: { databaseUrl?: string }) => Promise<Row[]> };
-  rows.push(...(await benchForms({})));
+if (!only || only === 'forms') {
+  rows.push(...(await benchForms()));
   if (databaseUrl) rows.push(...(await benchForms({ databaseUrl })));
 }
 

@@ -14,6 +14,7 @@ if (!command) {
   process.exit(2);
 }
 
+// The same as test/support/net.ts freePort: this script runs on plain Node, which cannot import TypeScript.
 function freePort() {
   return new Promise((resolve, reject) => {
     const server = createServer();

@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import type { DB } from './db/tables.js';
+import { createExpiryPurger, type PurgeSchedule } from './db/expiry-purger.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { newId } from './lib/ids.js';
 import { frameworkErrors, installErrorHandling } from './http/error-handler.js';
@@ -16,11 +17,10 @@ import { registerOpenApi } from './http/openapi.js';
 import { createValidatorCompiler } from './http/validation.js';
 import { createSerializerCompiler } from './http/serialization.js';
 import { logSerializers, redactPaths } from './http/redact.js';
-import { lazyChildLoggerFactory } from './http/request-logger.js';
 import { VERSION } from './version.js';
 import { createDeveloperAuth } from './oauth/bearer.js';
 import { registerOAuthRoutes } from './oauth/routes.js';
-import { createOAuthService } from './oauth/service.js';
+import { createOAuthService, expiredAccessTokens } from './oauth/service.js';
 import { systemResolver, type HostResolver } from './net/resolver.js';
 import { registerToolRoutes } from './tools/routes.js';
 import { createToolsService } from './tools/service.js';
@@ -29,7 +29,7 @@ import { createCatalogService } from './catalog/service.js';
 import { createOrgAuth } from './orgs/auth.js';
 import { createCrmService } from './crm/service.js';
 import { createAgentsService } from './orgs/agents-service.js';
-import { createApiKeysService } from './orgs/api-keys-service.js';
+import { createApiKeysService, type ApiKeysService } from './orgs/api-keys-service.js';
 import { registerOrgRoutes } from './orgs/routes.js';
 import { createOrgChangeFeed } from './orgs/changes.js';
 import { createOrgsService, type OrgsService } from './orgs/service.js';
@@ -45,7 +45,7 @@ import { createLiveFormLoader, type LiveForm } from './forms/public-form.js';
 import { registerPublicFormRoutes } from './forms/public-routes.js';
 import { registerFormRoutes } from './forms/routes.js';
 import { createFormsService } from './forms/service.js';
-import { createSubmitService } from './forms/submit-service.js';
+import { createSubmitService, expiredIdempotencyKeys } from './forms/submit-service.js';
 import { createInfrastructure } from './infrastructure.js';
 import { Repos, transactOn } from './repos.js';
 
@@ -59,11 +59,18 @@ export interface AppDeps {
   logStream?: DestinationStream;
   /** DNS for tool endpoint checks (A and AAAA answers as text); tests pass a fixed table. */
   resolveHost?: HostResolver;
+  /** When expired rows are purged (db/expiry-purger.ts); `false` leaves it to the caller (tests that purge by hand). */
+  expiryPurge?: Partial<PurgeSchedule> | false;
 }
 
 /** The orgs service outside the HTTP app (the CLI's `org create`, tests, benchmarks): no form cache listens to its changes. */
 export function createStandaloneOrgsService(db: Kysely<DB>, clock: Clock): OrgsService {
   return createOrgsService({ repo: new Repos(db).orgs, transact: transactOn(db), clock, changes: createOrgChangeFeed() });
+}
+
+/** Org API keys outside the HTTP app (the CLI's `api-key create`). */
+export function createStandaloneApiKeysService(db: Kysely<DB>, clock: Clock): ApiKeysService {
+  return createApiKeysService({ repo: new Repos(db).orgs, clock });
 }
 
 /**
@@ -85,7 +92,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       ...(deps.logStream ? { stream: deps.logStream } : {}),
     },
     genReqId: () => newId('req'),
-    childLoggerFactory: lazyChildLoggerFactory,
     // A hop count trusts that many proxies nearest to us.
     trustProxy: typeof trustProxy === 'number' ? (_address: string, hop: number) => hop < trustProxy : trustProxy,
     bodyLimit: 256 * 1024,
@@ -139,13 +145,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // ── Organizations and CRM ──
   // orgAuth.require guards every /api/org/* route; orgAuth.principal(request) → {orgId, actor}.
   const orgAuth = createOrgAuth({ repo: repos.orgs, clock });
-  // The CRM and forms ask it for an org's default country and an agent's brand.
+  // The CRM and forms ask it for an org's default country and an agent's brand. A change of the
+  // default country notifies `changes`: live forms are cached with it.
   const orgs = createOrgsService({ repo: repos.orgs, transact, clock, changes });
   // One CRM service for the Operator API and form submissions.
-  const crm = createCrmService({ repo: repos.crm, orgs, clock });
-  // Agents, custom fields and pipelines notify `changes` (caches of public form configs subscribe).
+  const crm = createCrmService({ repo: repos.crm, contacts: repos.contacts, orgs, clock });
+  // Agents, custom fields, pipelines and the org's default country notify `changes` (caches of public form configs subscribe).
   registerOrgRoutes(app, {
     orgAuth,
+    orgs,
     apiKeys: createApiKeysService({ repo: repos.orgs, clock }),
     agents: createAgentsService({ repo: repos.orgs, clock, changes }),
   });
@@ -179,10 +187,18 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     crm,
     cache,
     clock,
-    log: app.log,
     ...(database.dialect === 'postgres' ? { newLeadAtOnce: (rows: NewLeadRows) => insertNewLeadAtOnce(db, rows) } : {}),
   });
   registerPublicFormRoutes(app, { cache, submit, limiter: infra.limiter });
+
+  // ── Expired rows ──
+  // Every table with an expiry, or it grows forever (the token endpoint writes a row per request).
+  // Runs on every node; the app's close stops it before the database is closed.
+  if (deps.expiryPurge !== false) {
+    const purger = createExpiryPurger({ purges: [expiredAccessTokens(repos.oauth), expiredIdempotencyKeys(repos.forms)], clock, log: app.log, schedule: deps.expiryPurge ?? {} });
+    purger.start();
+    app.addHook('onClose', () => purger.stop());
+  }
 
   return app;
 }

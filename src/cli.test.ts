@@ -1,12 +1,31 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from './db/database.js';
-import { runCli as cli } from '../test/support/cli.js';
+import { verifyPassword } from './lib/hashing.js';
+import { runCli as cli, runCliWith } from '../test/support/cli.js';
 
 describe('switchboard CLI', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-cli-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  const passwordHashOf = async (email: string) => {
+    const database = openDatabase({ sqliteFile: join(dataDir, 'switchboard.db') });
+    try {
+      return (await database.db.selectFrom('developers').select('password_hash').where('email', '=', email).executeTakeFirstOrThrow()).password_hash;
+    } finally {
+      await database.close();
+    }
+  };
+
+  it('migrates a fresh database and says which migrations it applied', () => {
+    const first = cli(dataDir, 'migrate', '--json');
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout).applied.length).toBeGreaterThan(0);
+    const again = cli(dataDir, 'migrate', '--json');
+    expect(JSON.parse(again.stdout)).toEqual({ applied: [] });
+  });
 
   it('creates a developer and an app, printing the client secret once as JSON', async () => {
     const developer = cli(dataDir, 'developer', 'create', '--email', 'Ada@Example.com', '--password', 'a long password', '--name', 'Ada', '--json');
@@ -22,6 +41,26 @@ describe('switchboard CLI', () => {
     const row = await database.db.selectFrom('apps').selectAll().where('id', '=', created.clientId).executeTakeFirstOrThrow();
     await database.close();
     expect(JSON.stringify(row)).not.toContain(created.clientSecret);
+  });
+
+  it('reads a password from standard input or SWITCHBOARD_PASSWORD instead of the command line', async () => {
+    const piped = runCliWith(dataDir, { input: 'piped password 1\n' }, 'developer', 'create', '--email', 'pipe@example.com', '--name', 'Pipe', '--password-stdin');
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(await verifyPassword('piped password 1', await passwordHashOf('pipe@example.com'))).toBe(true);
+
+    const fromEnv = runCliWith(dataDir, { env: { SWITCHBOARD_PASSWORD: 'env password 12' } }, 'developer', 'create', '--email', 'env@example.com', '--name', 'Env');
+    expect(fromEnv.code, fromEnv.stderr).toBe(0);
+    expect(await verifyPassword('env password 12', await passwordHashOf('env@example.com'))).toBe(true);
+
+    const both = runCliWith(dataDir, { input: 'piped password 1\n' }, 'developer', 'create', '--email', 'both@example.com', '--name', 'B', '--password', 'x'.repeat(12), '--password-stdin');
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('not both');
+    const empty = runCliWith(dataDir, { input: '' }, 'developer', 'create', '--email', 'empty@example.com', '--name', 'E', '--password-stdin');
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('read no password');
+    const none = cli(dataDir, 'developer', 'create', '--email', 'none@example.com', '--name', 'N');
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('missing --password (or --password-stdin, or SWITCHBOARD_PASSWORD)');
   });
 
   it('exits non-zero with a clear message on bad input', () => {
@@ -40,9 +79,87 @@ describe('switchboard CLI', () => {
     const missing = cli(dataDir, 'app', 'create', '--name', 'X');
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('missing --developer');
+    expect(missing.stderr).toContain('switchboard app create --developer <email>');
 
     const typo = cli(dataDir, 'develper', 'create');
     expect(typo.code).toBe(2);
-    expect(typo.stderr).toContain('unknown command');
+    expect(typo.stderr).toContain('unknown command "develper create"');
+    expect(typo.stdout).toBe('');
+  });
+
+  it('with --json, answers a refusal as one JSON line on stderr', () => {
+    const duplicate = cli(dataDir, 'developer', 'create', '--email', 'ada@example.com', '--password', 'a long password', '--name', 'Ada', '--json');
+    expect(duplicate.code).toBe(1);
+    expect(duplicate.stdout).toBe('');
+    expect(JSON.parse(duplicate.stderr)).toEqual({ success: false, error: expect.stringContaining('already exists'), code: 'CONFLICT', field: 'email' });
+
+    const missing = cli(dataDir, 'app', 'create', '--name', 'X', '--json');
+    expect(missing.code).toBe(2);
+    expect(JSON.parse(missing.stderr)).toEqual({ success: false, error: 'missing --developer.', code: 'USAGE_ERROR', usage: expect.stringMatching(/^switchboard app create --developer <email> --name <name>/) });
+
+    const badOption = cli(dataDir, 'org', 'create', '--nmae', 'X', '--json');
+    expect(badOption.code).toBe(2);
+    expect(JSON.parse(badOption.stderr)).toMatchObject({ success: false, code: 'USAGE_ERROR', error: expect.stringContaining('--nmae') });
+
+    const unknown = cli(dataDir, 'frobnicate', '--json');
+    expect(unknown.code).toBe(2);
+    expect(JSON.parse(unknown.stderr)).toEqual({ success: false, error: 'unknown command "frobnicate".', code: 'USAGE_ERROR' });
+  });
+});
+
+describe('switchboard usage', () => {
+  // No command here opens a database: DATA_DIR points nowhere that matters.
+  const dataDir = join(tmpdir(), 'switchboard-cli-usage-never-created');
+
+  it('help, --help and -h print every command with its options on stdout and exit 0', () => {
+    for (const args of [['help'], ['--help'], ['-h']]) {
+      const run = cli(dataDir, ...args);
+      expect(run.code).toBe(0);
+      expect(run.stderr).toBe('');
+      for (const command of ['migrate', 'serve', 'developer create', 'app create', 'org create', 'api-key create']) expect(run.stdout).toContain(`switchboard ${command}`);
+      expect(run.stdout).toContain('--password-stdin');
+      expect(run.stdout).toContain('--country <code>');
+      expect(run.stdout).toContain('SWITCHBOARD_PASSWORD');
+    }
+  });
+
+  it('help for one group or one command shows only that', () => {
+    const group = cli(dataDir, 'help', 'org');
+    expect(group.code).toBe(0);
+    expect(group.stdout).toContain('Usage: switchboard org <command>');
+    expect(group.stdout).toContain('--operator-name <name>');
+    expect(group.stdout).not.toContain('developer create');
+
+    const command = cli(dataDir, 'app', 'create', '--help');
+    expect(command.code).toBe(0);
+    expect(command.stdout).toContain('switchboard app create --developer <email> --name <name> [--scopes <scopes>]');
+    expect(command.stdout).not.toContain('org create');
+
+    const described = JSON.parse(cli(dataDir, 'help', 'org', 'create', '--json').stdout);
+    expect(described.commands).toHaveLength(1);
+    expect(described.commands[0]).toMatchObject({ command: 'org create', usage: expect.stringMatching(/^switchboard org create /) });
+    expect(described.commands[0].options).toContainEqual({ name: '--password', value: 'password', required: true, description: expect.any(String) });
+    expect(described.commands[0].options).toContainEqual({ name: '--country', value: 'code', required: false, description: expect.stringContaining('ISO 3166-1') });
+
+    const nothing = cli(dataDir, 'help', 'org', 'delete');
+    expect(nothing.code).toBe(2);
+    expect(nothing.stderr).toContain('there is no command "org delete"');
+  });
+
+  it('a group alone, or nothing at all, is an incomplete command: usage on stderr, exit 2', () => {
+    for (const group of ['org', 'app', 'developer', 'api-key']) {
+      const run = cli(dataDir, group);
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toContain(`"switchboard ${group}" needs a command`);
+      expect(run.stderr).toContain(`switchboard ${group} create --`);
+    }
+    const bare = cli(dataDir);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('name a command');
+    expect(bare.stderr).toContain('switchboard org create');
+    const subcommand = cli(dataDir, 'org', 'delete', '--json');
+    expect(subcommand.code).toBe(2);
+    expect(JSON.parse(subcommand.stderr)).toMatchObject({ success: false, code: 'USAGE_ERROR', error: 'unknown command "org delete".' });
   });
 });

@@ -1,55 +1,93 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { openDatabase, type Database } from './db/database.js';
-import { migrateToLatest } from './db/migrate.js';
+import type { Database } from './db/database.js';
 import { AppError } from './http/errors.js';
-import { systemClock } from './lib/clock.js';
-import { createAccountsRepo } from './accounts/repo.js';
-import { createAccountsService } from './accounts/service.js';
-import { createStandaloneOrgsService } from './app.js';
-import { startServer } from './server.js';
 
 /**
  * `switchboard <command>`: operations on the configured database.
- * Prints human-readable text, or JSON with --json; exits non-zero with a message on error.
+ *
+ * Prints human-readable text, or JSON with --json (errors too, on stderr). Exit status: 0 done,
+ * 1 refused (the message says why) or failed, 2 a usage or configuration error. `help`, `--help`
+ * and a group alone (`switchboard org`) print usage; database and server modules are imported by
+ * the commands that need them, so usage answers at once.
  */
+
+interface OptionSpec {
+  type: 'string' | 'boolean';
+  /** Placeholder in usage: `--name <organization>`. */
+  value?: string;
+  required?: boolean;
+  description: string;
+}
+
 interface CommandContext {
   config: Config;
   database: Database;
+  /** Migrations this run applied before the command (every command migrates first). */
+  migrated: string[];
   options: Record<string, string | boolean | undefined>;
 }
 
 interface Command {
-  usage: string;
-  options: Record<string, { type: 'string' | 'boolean' }>;
-  required?: string[];
-  /** Returns what to print: an object (JSON with --json, lines otherwise). */
-  run(ctx: CommandContext): Promise<Record<string, unknown>>;
+  summary: string;
+  options: Record<string, OptionSpec>;
+  /** Takes a password: --password, --password-stdin or SWITCHBOARD_PASSWORD, one of them required. */
+  password?: true;
+  /** Runs on the migrated database; returns what to print (an object: JSON with --json, lines otherwise). */
+  run?(ctx: CommandContext): Promise<Record<string, unknown>>;
+  /** Runs until SIGTERM or SIGINT (serve). */
+  start?(config: Config): Promise<void>;
 }
+
+const PASSWORD_ENV = 'SWITCHBOARD_PASSWORD';
+
+const PASSWORD_OPTIONS: Record<string, OptionSpec> = {
+  password: { type: 'string', value: 'password', description: 'At least 10 characters. On the command line it stays in shell history and shows in the process list: prefer --password-stdin.' },
+  'password-stdin': { type: 'boolean', description: `Read the password from standard input (a final newline is dropped). Without either option, ${PASSWORD_ENV} is used.` },
+};
 
 const commands: Record<string, Command> = {
   migrate: {
-    usage: 'switchboard migrate',
+    summary: 'Applies pending database migrations (the server also does this when it starts).',
     options: {},
-    run: async ({ database }) => ({ applied: (await migrateToLatest(database.db)).applied }),
+    run: async ({ migrated }) => ({ applied: migrated }),
+  },
+  serve: {
+    summary: 'Runs the server, as npm start does.',
+    options: {},
+    start: async (config) => {
+      const { startServer } = await import('./server.js');
+      const server = await startServer(config);
+      server.app.log.info(`Switchboard is ready at ${config.publicUrl}`);
+      const stop = () => void server.stop().then(() => process.exit(0));
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+    },
   },
   'developer create': {
-    usage: 'switchboard developer create --email <email> --password <password> --name <name>',
-    options: { email: { type: 'string' }, password: { type: 'string' }, name: { type: 'string' } },
-    required: ['email', 'password', 'name'],
+    summary: 'Creates a developer account (Developer API).',
+    options: {
+      email: { type: 'string', value: 'email', required: true, description: 'The developer\'s email.' },
+      ...PASSWORD_OPTIONS,
+      name: { type: 'string', value: 'name', required: true, description: 'The developer\'s name.' },
+    },
+    password: true,
     run: async ({ database, options }) => {
-      const accounts = createAccountsService({ repo: createAccountsRepo(database.db), clock: systemClock });
+      const accounts = await accountsService(database);
       const developer = await accounts.createDeveloper({ email: String(options.email), password: String(options.password), name: String(options.name) });
       return { developer };
     },
   },
   'app create': {
-    usage: 'switchboard app create --developer <email> --name <name> [--scopes "tools:read tools:write tools:publish"]',
-    options: { developer: { type: 'string' }, name: { type: 'string' }, scopes: { type: 'string' } },
-    required: ['developer', 'name'],
+    summary: 'Registers an app of a developer; prints its clientId and clientSecret (the secret is shown once).',
+    options: {
+      developer: { type: 'string', value: 'email', required: true, description: 'The email of the developer who owns the app.' },
+      name: { type: 'string', value: 'name', required: true, description: 'The app\'s name.' },
+      scopes: { type: 'string', value: 'scopes', description: 'The scopes the app may ask for, space-separated, among tools:read tools:write tools:publish; default all three.' },
+    },
     run: async ({ database, options }) => {
-      const accounts = createAccountsService({ repo: createAccountsRepo(database.db), clock: systemClock });
+      const accounts = await accountsService(database);
       const app = await accounts.createApp({
         developerEmail: String(options.developer),
         name: String(options.name),
@@ -59,11 +97,17 @@ const commands: Record<string, Command> = {
     },
   },
   'org create': {
-    usage: 'switchboard org create --name <organization> --email <operator email> --password <password> [--operator-name <name>] [--country <ISO code, default US>]',
-    options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' }, 'operator-name': { type: 'string' }, country: { type: 'string' } },
-    required: ['name', 'email', 'password'],
+    summary: 'Creates an organization with its first operator, the default pipeline and an API key (shown once).',
+    options: {
+      name: { type: 'string', value: 'organization', required: true, description: 'The organization\'s name.' },
+      email: { type: 'string', value: 'operator email', required: true, description: 'The first operator\'s email, unique across organizations.' },
+      ...PASSWORD_OPTIONS,
+      'operator-name': { type: 'string', value: 'name', description: 'The operator\'s name; default the part of the email before the @.' },
+      country: { type: 'string', value: 'code', description: 'Where national phone numbers (without +) are from: an ISO 3166-1 code such as US, GB or FR; default US. Change it later with PATCH /api/org/organization.' },
+    },
+    password: true,
     run: async ({ database, options }) => {
-      const orgs = createStandaloneOrgsService(database.db, systemClock);
+      const orgs = await orgsService(database);
       const created = await orgs.createOrganization({
         name: String(options.name),
         email: String(options.email),
@@ -74,13 +118,118 @@ const commands: Record<string, Command> = {
       return {
         orgId: created.org.id,
         name: created.org.name,
+        defaultCountry: created.org.defaultCountry,
         operator: created.operator,
         apiKey: created.apiKey.key,
         note: 'Store the API key now: it is shown only once. Send it as Authorization: Bearer <key> to /api/org/*.',
       };
     },
   },
+  'api-key create': {
+    summary: 'Creates another API key for an organization, e.g. when its keys were lost or revoked; prints the key (shown once).',
+    options: {
+      org: { type: 'string', value: 'org id', required: true, description: 'The organization\'s id (org_…), as org create printed it.' },
+      name: { type: 'string', value: 'name', description: 'What the key is for; default "CLI key".' },
+    },
+    run: async ({ database, options }) => {
+      const [orgs, { createStandaloneApiKeysService }, { systemClock }] = await Promise.all([orgsService(database), import('./app.js'), import('./lib/clock.js')]);
+      const org = await orgs.getOrganization(String(options.org));
+      const key = await createStandaloneApiKeysService(database.db, systemClock).create(org.id, { name: typeof options.name === 'string' ? options.name : 'CLI key' });
+      return {
+        orgId: org.id,
+        id: key.id,
+        name: key.name,
+        apiKey: key.key,
+        note: 'Store the API key now: it is shown only once. Send it as Authorization: Bearer <key> to /api/org/*.',
+      };
+    },
+  },
 };
+
+async function accountsService(database: Database) {
+  const [{ createAccountsRepo }, { createAccountsService }, { systemClock }] = await Promise.all([import('./accounts/repo.js'), import('./accounts/service.js'), import('./lib/clock.js')]);
+  return createAccountsService({ repo: createAccountsRepo(database.db), clock: systemClock });
+}
+
+/** The orgs service outside the HTTP app (app.ts builds it; no form cache listens to its changes). */
+async function orgsService(database: Database) {
+  const [{ createStandaloneOrgsService }, { systemClock }] = await Promise.all([import('./app.js'), import('./lib/clock.js')]);
+  return createStandaloneOrgsService(database.db, systemClock);
+}
+
+/** Required options, the password counting as given when it comes from stdin or the environment. */
+function isRequired(option: string, spec: OptionSpec, command: Command): boolean {
+  return spec.required === true || (option === 'password' && command.password === true);
+}
+
+/** `developer`, `app`, `org`, `api-key`: the first word of two-word commands. */
+const groups = new Set(Object.keys(commands).filter((name) => name.includes(' ')).map((name) => name.split(' ')[0]!));
+
+// ── Usage ──
+
+function optionLabel(name: string, spec: OptionSpec): string {
+  return spec.type === 'string' ? `--${name} <${spec.value ?? name}>` : `--${name}`;
+}
+
+function synopsis(name: string, command: Command): string {
+  const parts = [`switchboard ${name}`];
+  for (const [option, spec] of Object.entries(command.options)) {
+    if (option === 'password-stdin') continue;
+    if (option === 'password') parts.push(`(${optionLabel('password', spec)} | --password-stdin)`);
+    else parts.push(spec.required ? optionLabel(option, spec) : `[${optionLabel(option, spec)}]`);
+  }
+  return parts.join(' ');
+}
+
+function describeCommand(name: string, command: Command): string {
+  const labels = Object.entries(command.options).map(([option, spec]) => [optionLabel(option, spec), spec.description] as const);
+  const width = Math.max(0, ...labels.map(([label]) => label.length));
+  return [`  ${synopsis(name, command)}`, `      ${command.summary}`, ...labels.map(([label, text]) => `      ${label.padEnd(width)}  ${text}`)].join('\n');
+}
+
+const FOOTER = [
+  'Every command takes --json: the result as JSON on stdout, an error as {"success":false,"error":…,"code":…} on stderr.',
+  'Exit status: 0 done, 1 refused or failed, 2 a usage or configuration error.',
+  `Passwords: printf '%s\\n' "$PASSWORD" | switchboard … --password-stdin, or set ${PASSWORD_ENV}.`,
+].join('\n');
+
+/** The commands a topic covers: all of them, a group's (`org`) or one (`org create`). */
+function commandsOf(topic?: string): string[] {
+  if (topic !== undefined && commands[topic]) return [topic];
+  return Object.keys(commands).filter((name) => topic === undefined || name.startsWith(`${topic} `));
+}
+
+/** Usage with every option described (help), or `brief`: one line per command (after a mistake). */
+function usage(topic?: string, brief = false): string {
+  const command = topic !== undefined ? commands[topic] : undefined;
+  if (topic !== undefined && command) return `Usage:\n${describeCommand(topic, command)}${brief ? '' : `\n\n${FOOTER}`}`;
+  const names = commandsOf(topic);
+  const head = topic === undefined ? 'Usage: switchboard <command> [options]' : `Usage: switchboard ${topic} <command> [options]`;
+  if (brief) return [head, ...names.map((name) => `  ${synopsis(name, commands[name]!)}`), '', `switchboard help ${topic ?? '[<command>]'} describes the options.`].join('\n');
+  return [head, '', names.map((name) => describeCommand(name, commands[name]!)).join('\n\n'), '', FOOTER].join('\n');
+}
+
+/** The same, as data for --json. */
+function usageJson(topic?: string): Record<string, unknown> {
+  return {
+    commands: commandsOf(topic).map((name) => {
+      const command = commands[name]!;
+      return {
+        command: name,
+        summary: command.summary,
+        usage: synopsis(name, command),
+        options: Object.entries(command.options).map(([option, spec]) => ({
+          name: `--${option}`,
+          ...(spec.type === 'string' ? { value: spec.value ?? option } : {}),
+          required: isRequired(option, spec, command),
+          description: spec.description,
+        })),
+      };
+    }),
+  };
+}
+
+// ── Output ──
 
 function printHuman(value: unknown, indent = ''): void {
   if (value === null || typeof value !== 'object') {
@@ -97,77 +246,144 @@ function printHuman(value: unknown, indent = ''): void {
   }
 }
 
-function help(): string {
-  return ['Usage:', '  switchboard serve', ...Object.values(commands).map((c) => `  ${c.usage}`), '', 'Add --json for machine-readable output.'].join('\n');
+/**
+ * A failure: `switchboard: <message>` on stderr with the usage that helps, or with --json one line
+ * `{"success":false,"error","code","field"?,"usage"?}` (`usage`: the command's synopsis).
+ */
+class CliFailure extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+    readonly exitCode: number,
+    readonly extra: { field?: string | undefined; usage?: { topic?: string | undefined } } = {},
+  ) {
+    super(message);
+  }
+}
+
+/** A command line that names no command, an unknown one or wrong options: exit 2 with the usage of what was meant. */
+const usageError = (message: string, topic?: string) => new CliFailure(message, 'USAGE_ERROR', 2, { usage: { topic } });
+
+function report(failure: CliFailure, json: boolean): number {
+  const { field, usage: shown } = failure.extra;
+  const topic = shown?.topic;
+  if (json) {
+    const command = topic !== undefined ? commands[topic] : undefined;
+    const synopsisOf = command && topic !== undefined ? { usage: synopsis(topic, command) } : {};
+    console.error(JSON.stringify({ success: false, error: failure.message, code: failure.code, ...(field !== undefined ? { field } : {}), ...synopsisOf }));
+  } else {
+    console.error(`switchboard: ${failure.message}${shown ? `\n\n${usage(topic, true)}` : ''}`);
+  }
+  return failure.exitCode;
+}
+
+// ── Running ──
+
+/** The command a list of words names: `migrate`, `org create`; or the group they start with. */
+function resolve(words: string[]): { name?: string; group?: string } {
+  const [first = '', second] = words;
+  if (commands[first]) return { name: first };
+  if (second !== undefined && commands[`${first} ${second}`]) return { name: `${first} ${second}` };
+  return groups.has(first) ? { group: first } : {};
+}
+
+function printHelp(words: string[], json: boolean): number {
+  const { name, group } = resolve(words);
+  const topic = name ?? group;
+  if (words.length > 0 && (topic === undefined || words.length > topic.split(' ').length)) {
+    throw usageError(`there is no command "${words.join(' ')}".`, group);
+  }
+  if (json) console.log(JSON.stringify(usageJson(topic), null, 2));
+  else console.log(usage(topic));
+  return 0;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+}
+
+/** Fills `values.password` from --password, --password-stdin or SWITCHBOARD_PASSWORD, in that order. */
+async function resolvePassword(values: Record<string, string | boolean | undefined>, name: string): Promise<void> {
+  if (values['password-stdin'] !== true) {
+    const fromEnv = process.env[PASSWORD_ENV];
+    if (values.password === undefined && fromEnv !== undefined && fromEnv !== '') values.password = fromEnv;
+    return;
+  }
+  if (values.password !== undefined) throw usageError('give --password or --password-stdin, not both.', name);
+  if (process.stdin.isTTY) throw usageError(`--password-stdin reads the password from a pipe: printf '%s\\n' "$PASSWORD" | switchboard ${name} … --password-stdin`, name);
+  const password = await readStdin();
+  if (password === '') throw usageError('--password-stdin read no password from standard input.', name);
+  values.password = password;
 }
 
 async function main(argv: string[]): Promise<number> {
-  const words = argv.filter((arg) => !arg.startsWith('-'));
-  if (argv.includes('--help') || argv.includes('-h') || words.length === 0) {
-    console.log(help());
-    return words.length === 0 && !argv.includes('--help') && !argv.includes('-h') ? 2 : 0;
+  const json = argv.includes('--json');
+  const wantsHelp = argv.includes('--help') || argv.includes('-h');
+  // Command words come first; --json and --help may also precede them.
+  let start = 0;
+  while (start < argv.length && ['--json', '--help', '-h'].includes(argv[start]!)) start++;
+  let end = start;
+  while (end < argv.length && !argv[end]!.startsWith('-')) end++;
+  const words = argv.slice(start, end);
+  const rest = [...argv.slice(0, start), ...argv.slice(end)];
+
+  if (words[0] === 'help') return printHelp(words.slice(1), json);
+  if (wantsHelp) return printHelp(words, json);
+  if (words.length === 0) throw usageError('name a command.');
+  const { name, group } = resolve(words);
+  if (name === undefined) {
+    if (group !== undefined && words.length === 1) throw usageError(`"switchboard ${group}" needs a command.`, group);
+    throw usageError(`unknown command "${words.join(' ')}".`, group);
   }
+  const command = commands[name]!;
+  const extra = words[name.split(' ').length];
+  if (extra !== undefined) throw usageError(`unexpected argument "${extra}".`, name);
+
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    const options = Object.fromEntries(Object.entries(command.options).map(([option, spec]) => [option, { type: spec.type }]));
+    values = parseArgs({ args: rest, options: { ...options, json: { type: 'boolean' } }, allowPositionals: false, strict: true }).values;
+  } catch (error) {
+    throw usageError(error instanceof Error ? error.message : String(error), name);
+  }
+  if (command.password) await resolvePassword(values, name);
+  const missing = Object.entries(command.options)
+    .filter(([option, spec]) => values[option] === undefined && isRequired(option, spec, command))
+    .map(([option]) => (option === 'password' ? `--password (or --password-stdin, or ${PASSWORD_ENV})` : `--${option}`));
+  if (missing.length > 0) throw usageError(`missing ${missing.join(', ')}.`, name);
+
   let config: Config;
   try {
     config = loadConfig();
   } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`switchboard: configuration error: ${error.message}`);
-      return 2;
-    }
+    if (error instanceof ConfigError) throw new CliFailure(`configuration error: ${error.message}`, 'CONFIG_ERROR', 2);
     throw error;
   }
-  if (words[0] === 'serve') {
-    const server = await startServer(config);
-    server.app.log.info(`Switchboard is ready at ${config.publicUrl}`);
-    const stop = () => void server.stop().then(() => process.exit(0));
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
+  if (command.start) {
+    await command.start(config);
     return -1;
   }
-  const name = words.length >= 2 && commands[`${words[0]} ${words[1]}`] ? `${words[0]} ${words[1]}` : String(words[0]);
-  const command = commands[name];
-  if (!command) {
-    console.error(`switchboard: unknown command "${words.join(' ')}".\n\n${help()}`);
-    return 2;
-  }
-  let parsed;
+  const [{ openDatabase }, { migrateToLatest }] = await Promise.all([import('./db/database.js'), import('./db/migrate.js')]);
+  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteSynchronous: config.sqliteSynchronous });
   try {
-    parsed = parseArgs({ args: argv.slice(name.split(' ').length), options: { ...command.options, json: { type: 'boolean' } }, allowPositionals: false, strict: true });
-  } catch (error) {
-    console.error(`switchboard: ${error instanceof Error ? error.message : String(error)}\nUsage: ${command.usage}`);
-    return 2;
-  }
-  const values = parsed.values as Record<string, string | boolean | undefined>;
-  const missing = (command.required ?? []).filter((option) => values[option] === undefined);
-  if (missing.length > 0) {
-    console.error(`switchboard: missing ${missing.map((m) => `--${m}`).join(', ')}.\nUsage: ${command.usage}`);
-    return 2;
-  }
-  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  try {
-    await migrateToLatest(database.db);
-    const result = await command.run({ config, database, options: values });
-    if (values.json) console.log(JSON.stringify(result, null, 2));
+    const { applied } = await migrateToLatest(database.db);
+    const result = await command.run!({ config, database, migrated: applied, options: values });
+    if (json) console.log(JSON.stringify(result, null, 2));
     else printHuman(result);
     return 0;
   } catch (error) {
-    if (error instanceof AppError) {
-      console.error(`switchboard: ${error.message}`);
-      return 1;
-    }
+    if (error instanceof AppError) throw new CliFailure(error.message, error.code, 1, { field: error.field });
     throw error;
   } finally {
     await database.close();
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
+const json = process.argv.includes('--json');
+main(process.argv.slice(2))
+  .catch((error: unknown) => report(error instanceof CliFailure ? error : new CliFailure(error instanceof Error ? error.message : String(error), 'INTERNAL_ERROR', 1), json))
+  .then((code) => {
     if (code >= 0) process.exit(code);
-  },
-  (error: unknown) => {
-    console.error(`switchboard: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(1);
-  },
-);
+  });

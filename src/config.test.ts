@@ -16,6 +16,7 @@ describe('loadConfig', () => {
     // PostgreSQL's rule of thumb: twice the cores plus a couple.
     expect(config.databasePoolSize).toBe(availableParallelism() * 2 + 2);
     expect(config.http).toEqual({ headersTimeoutMs: 15_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000, maxConnections: 4096 });
+    expect(config.sqliteSynchronous).toBe('normal');
     // The generated key is kept, so credentials stay readable after a restart.
     expect(loadConfig({ DATA_DIR: dir }).secretsKey.equals(config.secretsKey)).toBe(true);
     expect(Buffer.from(readFileSync(join(dir, 'secrets.key'), 'utf8').trim(), 'base64').equals(config.secretsKey)).toBe(true);
@@ -25,13 +26,14 @@ describe('loadConfig', () => {
     const config = loadConfig({
       NODE_ENV: 'production', PORT: '8080', HOST: '0.0.0.0', PUBLIC_URL: 'https://sb.example.com/', DATA_DIR: dataDir(),
       DATABASE_URL: 'postgres://u:p@db/sb', REDIS_URL: 'redis://cache:6379', SECRETS_KEY: KEY, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1',
-      LOG_LEVEL: 'warn', TOOL_CALL_TIMEOUT_MS: '20000', DATABASE_POOL_SIZE: '40',
+      LOG_LEVEL: 'warn', TOOL_CALL_TIMEOUT_MS: '20000', DATABASE_POOL_SIZE: '40', SQLITE_SYNCHRONOUS: 'FULL',
       HTTP_HEADERS_TIMEOUT_MS: '10000', HTTP_REQUEST_TIMEOUT_MS: '60000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '620000', HTTP_MAX_CONNECTIONS: '20000',
     });
     expect(config).toMatchObject({
       env: 'production', port: 8080, host: '0.0.0.0', publicUrl: 'https://sb.example.com', databaseUrl: 'postgres://u:p@db/sb',
       redisUrl: 'redis://cache:6379', databasePoolSize: 40, trustProxy: ['10.0.0.0/8', '127.0.0.1'], logLevel: 'warn', toolCallTimeoutMs: 20000,
       http: { headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 620_000, maxConnections: 20_000 },
+      sqliteSynchronous: 'full',
     });
   });
 
@@ -46,6 +48,7 @@ describe('loadConfig', () => {
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
     [{ TOOL_CALL_TIMEOUT_MS: '60000' }, /TOOL_CALL_TIMEOUT_MS/],
     [{ DATABASE_POOL_SIZE: '0' }, /DATABASE_POOL_SIZE/],
+    [{ SQLITE_SYNCHRONOUS: 'off' }, /SQLITE_SYNCHRONOUS must be one of normal, full/],
     [{ TOOL_ALLOW_PRIVATE_ENDPOINTS: 'maybe' }, /TOOL_ALLOW_PRIVATE_ENDPOINTS/],
     [{ NODE_ENV: 'staging' }, /NODE_ENV/],
     [{ HTTP_HEADERS_TIMEOUT_MS: '500' }, /HTTP_HEADERS_TIMEOUT_MS/],

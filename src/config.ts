@@ -19,6 +19,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** PostgreSQL connections per node. */
   databasePoolSize: number;
+  /** SQLite's `synchronous` in WAL mode: `full` also survives an OS crash or power loss, at a cost per commit. */
+  sqliteSynchronous: 'normal' | 'full';
   redisUrl: string | undefined;
   /** 32-byte key for credentials at rest (AES-256-GCM). */
   secretsKey: Buffer;
@@ -68,6 +70,13 @@ function flag(env: Env, name: string): boolean {
   if (raw === '' || raw === '0' || raw === 'false' || raw === 'no') return false;
   if (raw === '1' || raw === 'true' || raw === 'yes') return true;
   throw new ConfigError(`${name} must be 1 or 0 (got "${env[name]}").`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T): T {
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (raw === '') return fallback;
+  if (!(choices as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${choices.join(', ')} (got "${env[name]}").`);
+  return raw as T;
 }
 
 function url(env: Env, name: string, protocols: string[]): string | undefined {
@@ -185,6 +194,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     databaseUrl,
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', defaultPoolSize(), 1, 500),
+    sqliteSynchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', ['normal', 'full'] as const, 'normal'),
     redisUrl,
     secretsKey: loadSecretsKey(env, production, dataDir),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),

@@ -1,3 +1,4 @@
+import pino from 'pino';
 import { buildApp } from './app.js';
 import type { App } from './http/app-type.js';
 import type { Config } from './config.js';
@@ -13,7 +14,9 @@ export interface RunningServer {
 
 /** Opens the database, applies migrations, and serves until stopped. */
 export async function startServer(config: Config): Promise<RunningServer> {
-  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgPoolSize: config.databasePoolSize });
+  // The database is opened before the app and its logger exist: its background work logs through a logger of its own.
+  const log = pino({ level: config.logLevel });
+  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgPoolSize: config.databasePoolSize, sqliteSynchronous: config.sqliteSynchronous, log });
   await migrateToLatest(database.db);
   const app = await buildApp({ config, database });
   const address = await app.listen({ port: config.port, host: config.host });

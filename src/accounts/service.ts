@@ -1,3 +1,4 @@
+import { normalizeEmail } from '../crm/normalize.js';
 import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { hashPassword, hashSecret } from '../lib/hashing.js';
@@ -22,19 +23,14 @@ export interface RegisteredApp {
   createdAt: string;
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
-
 /** Developer accounts and their OAuth apps (client_id = the app id, `app_…`). */
 export function createAccountsService(deps: { repo: AccountsRepo; clock: Clock }) {
   const { repo, clock } = deps;
 
   async function createDeveloper(input: { email: string; password: string; name: string }): Promise<Developer> {
-    const email = normalizeEmail(input.email);
-    if (!EMAIL.test(email)) throw new AppError('VALIDATION_ERROR', 'Enter a valid email address.', { field: 'email' });
+    const normalized = normalizeEmail(input.email);
+    if (!normalized.ok) throw new AppError('VALIDATION_ERROR', normalized.message, { field: 'email' });
+    const email = normalized.value;
     if (input.password.length < 10) throw new AppError('VALIDATION_ERROR', 'Use a password of at least 10 characters.', { field: 'password' });
     const name = input.name.trim();
     if (name === '' || name.length > 100) throw new AppError('VALIDATION_ERROR', 'Enter a name of 1 to 100 characters.', { field: 'name' });
@@ -45,7 +41,8 @@ export function createAccountsService(deps: { repo: AccountsRepo; clock: Clock }
   }
 
   async function createApp(input: { developerEmail: string; name: string; scopes?: string }): Promise<RegisteredApp> {
-    const developer = await repo.findDeveloperByEmail(normalizeEmail(input.developerEmail));
+    const email = normalizeEmail(input.developerEmail);
+    const developer = email.ok ? await repo.findDeveloperByEmail(email.value) : undefined;
     if (!developer) throw new AppError('NOT_FOUND', `No developer has the email ${input.developerEmail}.`, { field: 'developer' });
     const requested = input.scopes === undefined ? [...SCOPES] : parseScopeList(input.scopes);
     const unknown = requested.filter((scope) => !isScope(scope));

@@ -14,8 +14,11 @@ export function registerCatalogRoutes(app: App, deps: { catalog: CatalogService 
     {
       schema: {
         tags: TAGS,
+        operationId: 'listCatalogTools',
         summary: 'List published tools',
-        description: 'Newest first. Filter by `category` and `q` (text in name or description); page with `limit` and `cursor`.',
+        description:
+          'The published revision of every developer\'s published tools, newest first. Public: no authentication. ' +
+          'Filter by `category` and `q` (text in name or description); page with `limit` and `cursor`. 400 VALIDATION_ERROR for a bad filter or cursor.',
         querystring: CatalogQuery,
         response: { 200: Envelope(Page(CatalogTool)), ...errorResponses(400) },
       },
@@ -28,8 +31,9 @@ export function registerCatalogRoutes(app: App, deps: { catalog: CatalogService 
     {
       schema: {
         tags: TAGS,
+        operationId: 'getCatalogTool',
         summary: 'Get a published tool',
-        description: 'A draft, withdrawn or deleted tool answers 404 TOOL_NOT_FOUND.',
+        description: 'The published revision of one tool, with the endpoint\'s host but not its path. Public: no authentication. A draft, withdrawn or deleted tool answers 404 TOOL_NOT_FOUND.',
         params: CatalogToolParams,
         response: { 200: Envelope(CatalogTool), ...errorResponses(400, 404) },
       },

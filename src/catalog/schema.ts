@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ListQuery } from '../http/envelope.js';
 import { IdParam } from '../http/path-ids.js';
+import { named } from '../http/schema-name.js';
 import { catalogToolNotFound } from './errors.js';
 import { AUTH_TYPES, TOOL_CATEGORIES, TOOL_METHODS } from '../tools/definition.js';
 import { StringEnum, ToolParameter } from '../tools/schema.js';
@@ -10,7 +11,7 @@ import { StringEnum, ToolParameter } from '../tools/schema.js';
  * host is shown (businesses should know where their data goes) but not its path or
  * query, which some developers use to carry a secret.
  */
-export const CatalogTool = Type.Object({
+export const CatalogTool = named('CatalogTool', Type.Object({
   id: Type.String({ description: 'Tool id (`tool_…`); use it to enable the tool.' }),
   name: Type.String(),
   description: Type.String(),
@@ -23,7 +24,7 @@ export const CatalogTool = Type.Object({
   version: Type.Integer({ minimum: 1, description: 'The published revision.' }),
   publishedAt: Type.String({ format: 'date-time' }),
   developer: Type.Object({ name: Type.String({ description: 'The developer\'s display name.' }) }),
-});
+}));
 export type CatalogTool = Static<typeof CatalogTool>;
 
 export const CatalogQuery = Type.Object(

@@ -1,7 +1,17 @@
 import { sql, type Kysely } from 'kysely';
-import type { ContactsTable, DB, OpportunitiesTable } from '../db/tables.js';
+import { queryTemplate } from '../db/query-template.js';
+import { CONTACT_COLUMNS, type ContactsTable, type DB, type OpportunitiesTable } from '../db/tables.js';
 import type { CursorPosition } from '../http/cursor.js';
 import { newestFirst } from '../db/query-helpers.js';
+import { tryUnique } from '../db/savepoint.js';
+
+/** What an update may change: never the id, the org, the creation time or the source. */
+export type ContactChanges = Partial<Omit<ContactsTable, 'id' | 'org_id' | 'created_at' | 'source'>>;
+
+// Runs on every form submission, so it is built and compiled once (see db/query-template.ts).
+const insertContactIfAbsent = queryTemplate(CONTACT_COLUMNS, (db, row: ContactsTable) =>
+  db.insertInto('contacts').values(row).onConflict((oc) => oc.doNothing()).returning('id'),
+);
 
 export interface ContactFilter {
   email?: string | undefined;
@@ -14,7 +24,13 @@ export interface ContactFilter {
 
 const DETAIL_LIMIT = 100;
 
+/**
+ * Kysely queries for contacts and what the contact detail shows, for the Operator API and for form
+ * submissions alike: `createContactsRepo(db)` accepts a Kysely instance or a transaction.
+ */
 export function createContactsRepo(db: Kysely<DB>) {
+  const update = (orgId: string, id: string, changes: ContactChanges) =>
+    db.updateTable('contacts').set(changes).where('org_id', '=', orgId).where('id', '=', id).execute();
   return {
     list: (orgId: string, filter: ContactFilter, limit: number, cursor: CursorPosition | undefined) =>
       db
@@ -34,12 +50,13 @@ export function createContactsRepo(db: Kysely<DB>) {
         .$call((qb) => newestFirst(qb, limit, cursor))
         .execute(),
     find: (orgId: string, id: string) => db.selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
-    findByEmail: (orgId: string, email: string) => db.selectFrom('contacts').select('id').where('org_id', '=', orgId).where('email', '=', email).executeTakeFirst(),
-    findByPhone: (orgId: string, phone: string) => db.selectFrom('contacts').select('id').where('org_id', '=', orgId).where('phone', '=', phone).executeTakeFirst(),
-    insertIfAbsent: async (row: ContactsTable): Promise<boolean> =>
-      (await db.insertInto('contacts').values(row).onConflict((oc) => oc.doNothing()).returning('id').executeTakeFirst()) !== undefined,
-    update: (orgId: string, id: string, changes: Partial<Omit<ContactsTable, 'id' | 'org_id' | 'created_at' | 'source'>>) =>
-      db.updateTable('contacts').set(changes).where('org_id', '=', orgId).where('id', '=', id).execute(),
+    findByEmail: (orgId: string, email: string) => db.selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('email', '=', email).executeTakeFirst(),
+    findByPhone: (orgId: string, phone: string) => db.selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('phone', '=', phone).executeTakeFirst(),
+    /** Inserts unless a contact of the org already has this email or phone; true when a row was written. */
+    insertIfAbsent: async (row: ContactsTable): Promise<boolean> => (await insertContactIfAbsent(db, row)).rows.length > 0,
+    update,
+    /** Inside a transaction only (a savepoint): false, and nothing changed, when another contact holds the email or phone. */
+    updateIfUnique: (orgId: string, id: string, changes: ContactChanges): Promise<boolean> => tryUnique(db, () => update(orgId, id, changes)),
     remove: (orgId: string, id: string) => db.deleteFrom('contacts').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
 
     findNote: (orgId: string, id: string) => db.selectFrom('notes').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirstOrThrow(),

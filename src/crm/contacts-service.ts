@@ -7,12 +7,12 @@ import type { OrgPrincipal } from '../orgs/auth.js';
 import { requiredText } from '../lib/required-text.js';
 import type { ContactFilter, ContactsRepo } from './contacts-repo.js';
 import type { CustomFieldsRepo } from './custom-fields-repo.js';
-import { checkCustomValues } from './custom-values.js';
+import { checkCustomInput, mergeCustomValues } from './custom-values.js';
 import { contactNotFound } from './errors.js';
 import { normalizeEmail, normalizePhone } from './normalize.js';
 import { presentContact, presentNote, presentOpportunity, presentSubmission } from './present.js';
 import type { Contact, ContactCreate, ContactDetail, ContactListQuery, ContactPatch, Note } from './schema.js';
-import { isUniqueViolation } from '../db/query-helpers.js';
+import { containsPattern, isUniqueViolation } from '../db/query-helpers.js';
 import type { CrmService, CrmSource, OrgSettings } from './service.js';
 
 /** Where a record made through the Operator API comes from: the panel (a signed-in operator) or an integration (an API key). */
@@ -33,21 +33,12 @@ function phone(raw: string, country: string): string {
   return result.value;
 }
 
-/** `%text%` for LIKE, lowercased, with the wildcards of the text itself escaped. */
-function likePattern(text: string): string {
-  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
 /** Contacts through the Operator API. Form submissions go through `CrmService.upsertContact` instead. */
 export function createContactsService(deps: { repo: ContactsRepo; customFields: CustomFieldsRepo; crm: CrmService; orgs: OrgSettings; clock: Clock }) {
   const { repo, customFields, crm, orgs, clock } = deps;
   const countryOf = (orgId: string) => orgs.defaultCountry(orgId);
-
-  async function customFor(orgId: string, values: Record<string, unknown> | undefined, country: string) {
-    if (values === undefined || Object.keys(values).length === 0) return {};
-    const definitions = (await customFields.activeFor(orgId, 'contact')).map((row) => ({ ...row, options: JSON.parse(row.options) as string[] }));
-    return checkCustomValues(definitions, values, country);
-  }
+  const customInput = (orgId: string, values: Record<string, unknown> | undefined, country: string) =>
+    checkCustomInput(customFields, orgId, 'contact', values, async () => country);
 
   /** 409 naming the contact that already holds the email or phone. */
   async function conflict(r: ContactsRepo, orgId: string, values: { email: string | null; phone: string | null }, self?: string): Promise<AppError | undefined> {
@@ -70,7 +61,7 @@ export function createContactsService(deps: { repo: ContactsRepo; customFields: 
     if (query.phone !== undefined && query.phone.trim() !== '') filter.phone = phone(query.phone, await countryOf(orgId));
     const q = query.q?.trim();
     if (q) {
-      filter.like = likePattern(q);
+      filter.like = containsPattern(q);
       // "555 2671" or "(415) 555-2671" should find +14155552671.
       const digits = q.replace(/[\s().+\-/]/g, '');
       if (/^\d{3,}$/.test(digits) && digits !== q) filter.digitsLike = `%${digits}%`;
@@ -99,7 +90,7 @@ export function createContactsService(deps: { repo: ContactsRepo; customFields: 
       phone: input.phone !== undefined && input.phone.trim() !== '' ? phone(input.phone, country) : null,
     };
     if (identity.email === null && identity.phone === null) throw new AppError('IDENTITY_REQUIRED', 'A contact needs an email or a phone number.');
-    const custom = Object.fromEntries(Object.entries(await customFor(orgId, input.custom, country)).filter(([, v]) => v !== null));
+    const custom = mergeCustomValues({}, await customInput(orgId, input.custom, country));
     const now = isoNow(clock);
     const row: ContactsTable = {
       id: newTimeOrderedId('ct', now),
@@ -131,12 +122,7 @@ export function createContactsService(deps: { repo: ContactsRepo; customFields: 
     if (patch.name !== undefined) changes.name = patch.name?.trim() || null;
     if (patch.company !== undefined) changes.company = patch.company?.trim() || null;
     if (patch.custom !== undefined) {
-      const merged: Record<string, unknown> = { ...(JSON.parse(row.custom) as Record<string, unknown>) };
-      for (const [key, value] of Object.entries(await customFor(orgId, patch.custom, country))) {
-        if (value === null) delete merged[key];
-        else merged[key] = value;
-      }
-      changes.custom = JSON.stringify(merged);
+      changes.custom = JSON.stringify(mergeCustomValues(JSON.parse(row.custom) as Record<string, unknown>, await customInput(orgId, patch.custom, country)));
     }
     const taken = await conflict(repo, orgId, next, id);
     if (taken) throw taken;

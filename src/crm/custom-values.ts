@@ -3,9 +3,11 @@
  * emails lowercased, phones in E.164, text trimmed. Used by the contact and opportunity
  * endpoints; a value problem names its field (`custom.<key>`).
  */
+import type { CustomFieldsTable } from '../db/tables.js';
 import { AppError } from '../http/errors.js';
 import { cleanText, httpUrl } from '../lib/text.js';
 import { normalizeEmail, normalizePhone, type Normalized } from './normalize.js';
+import type { CustomFieldEntity } from './schema.js';
 import type { CustomFieldDefinition } from './service.js';
 
 export type CheckedValue = { ok: true; value: string | number | boolean } | { ok: false; message: string };
@@ -68,6 +70,8 @@ export function checkCustomValue(
   }
 }
 
+export type CheckedCustomValues = Record<string, string | number | boolean | null>;
+
 /**
  * Values for `entity`'s active definitions, checked and normalized. Unknown or archived keys are
  * refused (an API caller wants to know), null means "remove" and is passed through as null.
@@ -76,9 +80,9 @@ export function checkCustomValues(
   definitions: Pick<CustomFieldDefinition, 'key' | 'type' | 'options' | 'label'>[],
   values: Record<string, unknown>,
   defaultCountry: string,
-): Record<string, string | number | boolean | null> {
+): CheckedCustomValues {
   const byKey = new Map(definitions.map((d) => [d.key, d]));
-  const out: Record<string, string | number | boolean | null> = {};
+  const out: CheckedCustomValues = {};
   for (const [key, raw] of Object.entries(values)) {
     const definition = byKey.get(key);
     if (!definition) throw new AppError('VALIDATION_ERROR', `There is no active custom field with the key "${key}" here.`, { field: `custom.${key}` });
@@ -92,4 +96,31 @@ export function checkCustomValues(
     out[key] = checked.value;
   }
   return out;
+}
+
+/**
+ * The custom values of an API body (`custom`) for `entity`, checked against the org's active
+ * definitions as `checkCustomValues` does. Definitions and the default country are looked up only
+ * when there are values.
+ */
+export async function checkCustomInput(
+  fields: { activeFor(orgId: string, entity: string): Promise<CustomFieldsTable[]> },
+  orgId: string,
+  entity: CustomFieldEntity,
+  values: Record<string, unknown> | undefined,
+  defaultCountry: () => Promise<string>,
+): Promise<CheckedCustomValues> {
+  if (values === undefined || Object.keys(values).length === 0) return {};
+  const definitions = (await fields.activeFor(orgId, entity)).map((row) => ({ ...row, options: JSON.parse(row.options) as string[] }));
+  return checkCustomValues(definitions, values, await defaultCountry());
+}
+
+/** `stored` with checked changes applied: a null value deletes its key, any other value replaces it. */
+export function mergeCustomValues(stored: Record<string, unknown>, changes: CheckedCustomValues): Record<string, unknown> {
+  const merged = { ...stored };
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === null) delete merged[key];
+    else merged[key] = value;
+  }
+  return merged;
 }

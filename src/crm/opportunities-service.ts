@@ -6,7 +6,7 @@ import type { OrgPrincipal } from '../orgs/auth.js';
 import { requiredText } from '../lib/required-text.js';
 import { sourceOf } from './contacts-service.js';
 import type { CustomFieldsRepo } from './custom-fields-repo.js';
-import { checkCustomValues } from './custom-values.js';
+import { checkCustomInput, mergeCustomValues } from './custom-values.js';
 import { contactNotFound, opportunityNotFound } from './errors.js';
 import type { OpportunitiesRepo } from './opportunities-repo.js';
 import { presentOpportunity } from './present.js';
@@ -35,11 +35,8 @@ export function createOpportunitiesService(deps: {
     return row;
   }
 
-  async function customFor(orgId: string, values: Record<string, unknown> | undefined) {
-    if (values === undefined || Object.keys(values).length === 0) return {};
-    const definitions = (await customFields.activeFor(orgId, 'opportunity')).map((row) => ({ ...row, options: JSON.parse(row.options) as string[] }));
-    return checkCustomValues(definitions, values, await orgs.defaultCountry(orgId));
-  }
+  const customInput = (orgId: string, values: Record<string, unknown> | undefined) =>
+    checkCustomInput(customFields, orgId, 'opportunity', values, () => orgs.defaultCountry(orgId));
 
   async function list(orgId: string, query: OpportunityListQuery) {
     const limit = query.limit ?? 20;
@@ -50,9 +47,9 @@ export function createOpportunitiesService(deps: {
   async function create(principal: OrgPrincipal, input: OpportunityCreate): Promise<Opportunity> {
     const { orgId } = principal;
     const title = requiredText(input.title, 'title', 'a title');
-    const custom = Object.fromEntries(Object.entries(await customFor(orgId, input.custom)).filter(([, v]) => v !== null));
+    const custom = mergeCustomValues({}, await customInput(orgId, input.custom));
     const id = await transact(async (repos) => {
-      if (!(await repos.crm.findContact(orgId, input.contactId))) throw contactNotFound({ field: 'contactId' });
+      if (!(await repos.contacts.find(orgId, input.contactId))) throw contactNotFound({ field: 'contactId' });
       const target = await crm.resolveOpportunityTarget(orgId, input.pipelineId ?? null, input.stageId ?? null, repos);
       const { opportunityId } = await crm.createOpportunity({ orgId, contactId: input.contactId, ...target, title, source: sourceOf(principal), custom }, repos);
       return opportunityId;
@@ -71,12 +68,7 @@ export function createOpportunitiesService(deps: {
       changes.stage_id = target.stageId;
     }
     if (patch.custom !== undefined) {
-      const merged: Record<string, unknown> = { ...(JSON.parse(row.custom) as Record<string, unknown>) };
-      for (const [key, value] of Object.entries(await customFor(orgId, patch.custom))) {
-        if (value === null) delete merged[key];
-        else merged[key] = value;
-      }
-      changes.custom = JSON.stringify(merged);
+      changes.custom = JSON.stringify(mergeCustomValues(JSON.parse(row.custom) as Record<string, unknown>, await customInput(orgId, patch.custom)));
     }
     await repo.update(orgId, id, changes);
     return presentOpportunity(await find(orgId, id));

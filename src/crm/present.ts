@@ -1,5 +1,6 @@
 import type { ContactsTable, NotesTable, OpportunitiesTable, SubmissionsTable } from '../db/tables.js';
-import type { Contact, ContactSubmission, Note, Opportunity } from './schema.js';
+import type { SubmissionRecord } from '../forms/schema.js';
+import type { Contact, Note, Opportunity } from './schema.js';
 
 /** Rows → wire shapes (camelCase, JSON columns parsed). */
 
@@ -38,16 +39,21 @@ export function presentOpportunity(row: OpportunitiesTable): Opportunity {
   };
 }
 
-export function presentSubmission(row: SubmissionsTable & { consent_text: string | null }): ContactSubmission {
+/**
+ * A form submission, with the consent text its version had: for a form's submission list and
+ * a contact's detail (whose schema leaves out `contactId`).
+ */
+export function presentSubmission(row: SubmissionsTable & { consent_text: string | null }): SubmissionRecord {
   return {
     id: row.id,
     formId: row.form_id,
+    contactId: row.contact_id,
     opportunityId: row.opportunity_id,
-    values: json(row.field_values),
+    values: JSON.parse(row.field_values) as Record<string, string>,
     custom: json(row.custom),
     consentVersion: row.consent_version,
     consentText: row.consent_text,
-    metadata: json(row.metadata),
+    metadata: JSON.parse(row.metadata) as Record<string, string>,
     ip: row.ip,
     userAgent: row.user_agent,
     createdAt: row.created_at,

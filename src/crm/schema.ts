@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ListQuery, Page } from '../http/envelope.js';
 import { IdParam } from '../http/path-ids.js';
+import { named } from '../http/schema-name.js';
 import { MultilineText } from '../http/wire-text.js';
 import { contactNotFound, customFieldNotFound, opportunityNotFound, pipelineNotFound, stageNotFound } from './errors.js';
 
@@ -15,19 +16,19 @@ export const CUSTOM_FIELD_TYPES = ['text', 'textarea', 'number', 'email', 'phone
 export type CustomFieldEntity = (typeof CUSTOM_FIELD_ENTITIES)[number];
 export type CustomFieldType = (typeof CUSTOM_FIELD_TYPES)[number];
 
-const CustomValue = Type.Union([MultilineText({ maxLength: 5000 }), Type.Number(), Type.Boolean()]);
+const CustomValue = named('CustomValue', Type.Union([MultilineText({ maxLength: 5000 }), Type.Number(), Type.Boolean()]));
 /** Values of custom fields by key; checked against the org's definitions. */
-export const CustomValues = Type.Record(Type.String({ pattern: CUSTOM_FIELD_KEY }), CustomValue, {
+export const CustomValues = named('CustomValues', Type.Record(Type.String({ pattern: CUSTOM_FIELD_KEY }), CustomValue, {
   additionalProperties: false,
   maxProperties: 100,
   description: 'Values by custom field key: text as strings, `number` as numbers, `checkbox` as booleans.',
-});
+}));
 /** In an update, null removes a value. */
-export const CustomValuesPatch = Type.Record(Type.String({ pattern: CUSTOM_FIELD_KEY }), Type.Union([CustomValue, Type.Null()]), {
+export const CustomValuesPatch = named('CustomValuesPatch', Type.Record(Type.String({ pattern: CUSTOM_FIELD_KEY }), Type.Union([CustomValue, Type.Null()]), {
   additionalProperties: false,
   maxProperties: 100,
   description: 'Values to set by key; null removes a value; keys not given are kept.',
-});
+}));
 const StoredCustom = Type.Record(Type.String(), Type.Unknown());
 
 export const ContactIdParams = Type.Object({ id: IdParam('ct', contactNotFound, 'The contact id (`ct_…`).') });
@@ -39,7 +40,7 @@ export const PipelineIdParams = Type.Object({ id: IdParam('pipe', pipelineNotFou
 
 const Options = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100, description: 'Choices of a `select` field: non-empty and unique. Empty for other types.' });
 
-export const CustomField = Type.Object({
+export const CustomField = named('CustomField', Type.Object({
   id: Type.String({ description: '`cf_…`' }),
   key: Type.String({ description: 'Key in the `custom` object of contacts, opportunities and submissions.' }),
   entity: Type.Union(CUSTOM_FIELD_ENTITIES.map((e) => Type.Literal(e))),
@@ -50,11 +51,11 @@ export const CustomField = Type.Object({
   archivedAt: Type.Union([DateTime, Type.Null()]),
   createdAt: DateTime,
   updatedAt: DateTime,
-});
+}));
 export type CustomField = Static<typeof CustomField>;
 export const CustomFieldPage = Page(CustomField);
 
-export const CustomFieldCreate = Type.Object(
+export const CustomFieldCreate = named('CustomFieldCreate', Type.Object(
   {
     key: Type.String({ pattern: CUSTOM_FIELD_KEY, description: 'Lowercase letters, digits and _, starting with a letter; unique in the organization.' }),
     entity: CustomField.properties.entity,
@@ -63,13 +64,13 @@ export const CustomFieldCreate = Type.Object(
     options: Type.Optional(Options),
   },
   { additionalProperties: false },
-);
+));
 export type CustomFieldCreate = Static<typeof CustomFieldCreate>;
 
-export const CustomFieldPatch = Type.Object(
+export const CustomFieldPatch = named('CustomFieldPatch', Type.Object(
   { label: Type.Optional(CustomFieldCreate.properties.label), options: Type.Optional(Options) },
   { additionalProperties: false, minProperties: 1, description: 'Key, entity and type are fixed once created: values already stored depend on them.' },
-);
+));
 export type CustomFieldPatch = Static<typeof CustomFieldPatch>;
 
 export const CustomFieldListQuery = Type.Object(
@@ -83,30 +84,30 @@ export const CustomFieldListQuery = Type.Object(
 
 // ── Pipelines ──
 
-export const Stage = Type.Object({ id: Type.String({ description: '`stg_…`' }), name: Type.String(), position: Type.Integer({ description: '0 for the first stage.' }) });
-export const Pipeline = Type.Object({
+export const Stage = named('Stage', Type.Object({ id: Type.String({ description: '`stg_…`' }), name: Type.String(), position: Type.Integer({ description: '0 for the first stage.' }) }));
+export const Pipeline = named('Pipeline', Type.Object({
   id: Type.String({ description: '`pipe_…`' }),
   name: Type.String(),
   isDefault: Type.Boolean({ description: 'Forms without a configured pipeline open opportunities in the default pipeline\'s first stage.' }),
   stages: Type.Array(Stage),
   createdAt: DateTime,
   updatedAt: DateTime,
-});
+}));
 export type Pipeline = Static<typeof Pipeline>;
 export const PipelinePage = Page(Pipeline);
 
 const StageName = Type.String({ minLength: 1, maxLength: 100 });
-export const PipelineCreate = Type.Object(
+export const PipelineCreate = named('PipelineCreate', Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 100 }),
     stages: Type.Array(Type.Object({ name: StageName }, { additionalProperties: false }), { minItems: 1, maxItems: 50, description: 'In order; names unique within the pipeline.' }),
     isDefault: Type.Optional(Type.Boolean({ description: 'true makes this the default pipeline in place of the current one.' })),
   },
   { additionalProperties: false },
-);
+));
 export type PipelineCreate = Static<typeof PipelineCreate>;
 
-export const PipelinePatch = Type.Object(
+export const PipelinePatch = named('PipelinePatch', Type.Object(
   {
     name: Type.Optional(PipelineCreate.properties.name),
     stages: Type.Optional(
@@ -119,13 +120,13 @@ export const PipelinePatch = Type.Object(
     isDefault: Type.Optional(Type.Literal(true, { description: 'Make this the default pipeline. To change the default, set it on another pipeline.' })),
   },
   { additionalProperties: false, minProperties: 1 },
-);
+));
 export type PipelinePatch = Static<typeof PipelinePatch>;
 export const StageParams = Type.Object({ id: PipelineIdParams.properties.id, stageId: IdParam('stg', stageNotFound, 'The stage id (`stg_…`).') });
 
 // ── Contacts, notes, opportunities ──
 
-export const Contact = Type.Object({
+export const Contact = named('Contact', Type.Object({
   id: Type.String({ description: '`ct_…`' }),
   email: Type.Union([Type.String(), Type.Null()], { description: 'Trimmed and lowercased.' }),
   phone: Type.Union([Type.String(), Type.Null()], { description: 'E.164, like +14155552671.' }),
@@ -135,21 +136,21 @@ export const Contact = Type.Object({
   custom: StoredCustom,
   createdAt: DateTime,
   updatedAt: DateTime,
-});
+}));
 export type Contact = Static<typeof Contact>;
 export const ContactPage = Page(Contact);
 
-export const Note = Type.Object({
+export const Note = named('Note', Type.Object({
   id: Type.String({ description: '`note_…`' }),
   body: Type.String(),
   source: Type.String(),
   submissionId: Type.Union([Type.String(), Type.Null()]),
   createdAt: DateTime,
-});
+}));
 export type Note = Static<typeof Note>;
-export const NoteCreate = Type.Object({ body: MultilineText({ minLength: 1, maxLength: 10000 }) }, { additionalProperties: false });
+export const NoteCreate = named('NoteCreate', Type.Object({ body: MultilineText({ minLength: 1, maxLength: 10000 }) }, { additionalProperties: false }));
 
-export const Opportunity = Type.Object({
+export const Opportunity = named('Opportunity', Type.Object({
   id: Type.String({ description: '`opp_…`' }),
   contactId: Type.String(),
   pipelineId: Type.String(),
@@ -160,11 +161,11 @@ export const Opportunity = Type.Object({
   submissionId: Type.Union([Type.String(), Type.Null()], { description: 'The form submission that opened it, if any.' }),
   createdAt: DateTime,
   updatedAt: DateTime,
-});
+}));
 export type Opportunity = Static<typeof Opportunity>;
 export const OpportunityPage = Page(Opportunity);
 
-export const ContactSubmission = Type.Object({
+export const ContactSubmission = named('ContactSubmission', Type.Object({
   id: Type.String({ description: '`sub_…`' }),
   formId: Type.String(),
   opportunityId: Type.Union([Type.String(), Type.Null()]),
@@ -176,29 +177,29 @@ export const ContactSubmission = Type.Object({
   ip: Type.Union([Type.String(), Type.Null()]),
   userAgent: Type.Union([Type.String(), Type.Null()]),
   createdAt: DateTime,
-});
+}));
 export type ContactSubmission = Static<typeof ContactSubmission>;
 
-export const ContactDetail = Type.Intersect([
+export const ContactDetail = named('ContactDetail', Type.Intersect([
   Contact,
   Type.Object({
     notes: Type.Array(Note, { description: 'Newest first, at most 100.' }),
     opportunities: Type.Array(Opportunity, { description: 'Newest first, at most 100.' }),
     submissions: Type.Array(ContactSubmission, { description: 'Newest first, at most 100.' }),
   }),
-]);
+]));
 export type ContactDetail = Static<typeof ContactDetail>;
 
 const Email = Type.String({ maxLength: 254 });
 const Phone = Type.String({ maxLength: 40 });
 const Name = Type.String({ maxLength: 200 });
-export const ContactCreate = Type.Object(
+export const ContactCreate = named('ContactCreate', Type.Object(
   { email: Type.Optional(Email), phone: Type.Optional(Phone), name: Type.Optional(Name), company: Type.Optional(Name), custom: Type.Optional(CustomValues) },
   { additionalProperties: false, description: 'Needs an email or a phone. National phone numbers are read in the organization\'s default country.' },
-);
+));
 export type ContactCreate = Static<typeof ContactCreate>;
 
-export const ContactPatch = Type.Object(
+export const ContactPatch = named('ContactPatch', Type.Object(
   {
     email: Type.Optional(Nullable(Email)),
     phone: Type.Optional(Nullable(Phone)),
@@ -207,7 +208,7 @@ export const ContactPatch = Type.Object(
     custom: Type.Optional(CustomValuesPatch),
   },
   { additionalProperties: false, minProperties: 1, description: 'Changes only the fields given; null clears one. A contact keeps an email or a phone.' },
-);
+));
 export type ContactPatch = Static<typeof ContactPatch>;
 
 export const ContactListQuery = Type.Object(
@@ -222,7 +223,7 @@ export const ContactListQuery = Type.Object(
 export type ContactListQuery = Static<typeof ContactListQuery>;
 
 const Title = Type.String({ minLength: 1, maxLength: 200 });
-export const OpportunityCreate = Type.Object(
+export const OpportunityCreate = named('OpportunityCreate', Type.Object(
   {
     contactId: Type.String({ maxLength: 100 }),
     title: Title,
@@ -231,10 +232,10 @@ export const OpportunityCreate = Type.Object(
     custom: Type.Optional(CustomValues),
   },
   { additionalProperties: false },
-);
+));
 export type OpportunityCreate = Static<typeof OpportunityCreate>;
 
-export const OpportunityPatch = Type.Object(
+export const OpportunityPatch = named('OpportunityPatch', Type.Object(
   {
     title: Type.Optional(Title),
     pipelineId: Type.Optional(Type.String({ maxLength: 100, description: "Moving to another pipeline without a stageId lands in that pipeline's first stage." })),
@@ -242,7 +243,7 @@ export const OpportunityPatch = Type.Object(
     custom: Type.Optional(CustomValuesPatch),
   },
   { additionalProperties: false, minProperties: 1 },
-);
+));
 export type OpportunityPatch = Static<typeof OpportunityPatch>;
 
 export const OpportunityListQuery = Type.Object(

@@ -19,7 +19,8 @@ describe.each(testDialects())('CRM transaction functions on %s', (dialect) => {
 
   beforeAll(async () => {
     ({ database, dispose } = await createTestDatabase(dialect));
-    crm = createCrmService({ repo: new Repos(database.db).crm, orgs: createStandaloneOrgsService(database.db, clock), clock });
+    const repos = new Repos(database.db);
+    crm = createCrmService({ repo: repos.crm, contacts: repos.contacts, orgs: createStandaloneOrgsService(database.db, clock), clock });
     [org, other, frOrg] = await Promise.all([
       createOrgWithKey(database, clock),
       createOrgWithKey(database, clock),

@@ -3,7 +3,7 @@
  * submission commits its contact, note, opportunity and submission together or not at all.
  * One instance, made in app.ts, serves every caller.
  *
- *   const crm = createCrmService({ repo, orgs, clock });
+ *   const crm = createCrmService({ repo, contacts, orgs, clock });
  *   await transact(async (repos) => {
  *     const { contactId, created } = await crm.upsertContact(repos, { orgId, email, phone, name, company, custom }, 'form');
  *     await crm.addNote({ orgId, contactId, body: message, source: 'form', submissionId }, repos);
@@ -12,7 +12,7 @@
  *   });
  *
  * Contract:
- * - `normalizeEmail(raw)` / `normalizePhone(raw, defaultCountry)` return `{ok: true, value} | {ok: false, message}`;
+ * - `normalizeEmail(raw)` / `normalizePhone(raw, defaultCountry)` (normalize.ts) return `{ok: true, value} | {ok: false, message}`;
  *   the orgs service's `defaultCountry(orgId)` gives the country for national numbers.
  * - `upsertContact(repos, …)` matches by email first, then phone (DESIGN "Contact identity"). Values may be raw:
  *   they are normalized here too (invalid → AppError INVALID_FIELD with `field`; neither → IDENTITY_REQUIRED).
@@ -38,9 +38,8 @@ import { isoNow, type Clock } from '../lib/clock.js';
 import { newTimeOrderedId } from '../lib/ids.js';
 import { normalizeEmail, normalizePhone } from './normalize.js';
 import type { OrgsRepo } from '../orgs/repo.js';
-import type { ContactChanges, CrmRepo } from './repo.js';
-
-export { normalizeEmail, normalizePhone, isE164, type Normalized } from './normalize.js';
+import type { ContactChanges, ContactsRepo } from './contacts-repo.js';
+import type { CrmRepo } from './repo.js';
 
 export type CrmSource = 'form' | 'api' | 'panel' | 'import';
 export type CustomValues = Record<string, string | number | boolean>;
@@ -156,11 +155,12 @@ export function newOpportunityRow(input: OpportunityInput, now: string): Opportu
 }
 
 /**
- * The repos of a CRM unit of work, bound to its transaction: the CRM's own, and the orgs repo
- * the orgs service reads the org's default country from (national phone numbers).
+ * The repos of a CRM unit of work, bound to its transaction: the CRM's own, the contacts', and the
+ * orgs repo the orgs service reads the org's default country from (national phone numbers).
  */
 export interface CrmRepos {
   crm: CrmRepo;
+  contacts: ContactsRepo;
   orgs: OrgsRepo;
 }
 
@@ -170,8 +170,8 @@ export interface OrgSettings {
   defaultCountry(orgId: string, repos?: Pick<CrmRepos, 'orgs'>): Promise<string>;
 }
 
-export function createCrmService(deps: { repo: CrmRepo; orgs: OrgSettings; clock: Clock }) {
-  const { repo: poolRepo, orgs, clock } = deps;
+export function createCrmService(deps: { repo: CrmRepo; contacts: ContactsRepo; orgs: OrgSettings; clock: Clock }) {
+  const { repo: poolRepo, contacts: poolContacts, orgs, clock } = deps;
 
   async function identityOf(repos: CrmRepos, input: ContactUpsert): Promise<{ email: string | null; phone: string | null }> {
     let email: string | null = null;
@@ -194,22 +194,22 @@ export function createCrmService(deps: { repo: CrmRepo; orgs: OrgSettings; clock
   }
 
   /** Applies the submitted values to an existing contact: non-empty ones overwrite, empty ones never clear. */
-  async function mergeInto(repo: CrmRepo, existing: ContactsTable, input: ContactUpsert, identity: { email: string | null; phone: string | null }) {
+  async function mergeInto(repo: ContactsRepo, existing: ContactsTable, input: ContactUpsert, identity: { email: string | null; phone: string | null }) {
     const now = isoNow(clock);
     const changes: ContactChanges = { updated_at: now };
     if (!isBlank(input.name)) changes.name = String(input.name).trim();
     if (!isBlank(input.company)) changes.company = String(input.company).trim();
     const custom = nonEmptyCustom(input.custom);
     if (Object.keys(custom).length > 0) changes.custom = JSON.stringify({ ...(JSON.parse(existing.custom) as object), ...custom });
-    await repo.updateContact(existing.org_id, existing.id, changes);
+    await repo.update(existing.org_id, existing.id, changes);
 
     // Email and phone are unique per org: take one only if no other contact holds it.
     for (const column of ['email', 'phone'] as const) {
       const value = identity[column];
       if (value === null || existing[column] === value) continue;
-      const holder = column === 'email' ? await repo.findContactByEmail(existing.org_id, value) : await repo.findContactByPhone(existing.org_id, value);
+      const holder = column === 'email' ? await repo.findByEmail(existing.org_id, value) : await repo.findByPhone(existing.org_id, value);
       if (holder) continue;
-      await repo.updateContactIfUnique(existing.org_id, existing.id, { [column]: value });
+      await repo.updateIfUnique(existing.org_id, existing.id, { [column]: value });
     }
   }
 
@@ -223,7 +223,7 @@ export function createCrmService(deps: { repo: CrmRepo; orgs: OrgSettings; clock
     source: CrmSource,
     options: { probablyExists?: boolean } = {},
   ): Promise<{ contactId: string; created: boolean }> {
-    const repo = repos.crm;
+    const repo = repos.contacts;
     const identity = await identityOf(repos, input);
     const newRow = () => newContactRow(input, identity, source, isoNow(clock));
     // Most form leads are new people: try the insert first, one statement. It does nothing when
@@ -231,38 +231,38 @@ export function createCrmService(deps: { repo: CrmRepo; orgs: OrgSettings; clock
     // writer's commit), and then the look-ups below find who holds it: by email first, then phone.
     if (!options.probablyExists) {
       const first = newRow();
-      if (await repo.insertContactIfAbsent(first)) return { contactId: first.id, created: true };
+      if (await repo.insertIfAbsent(first)) return { contactId: first.id, created: true };
     }
     for (let round = 0; round < UPSERT_ROUNDS; round++) {
       const existing =
-        (identity.email !== null ? await repo.findContactByEmail(input.orgId, identity.email) : undefined) ??
-        (identity.phone !== null ? await repo.findContactByPhone(input.orgId, identity.phone) : undefined);
+        (identity.email !== null ? await repo.findByEmail(input.orgId, identity.email) : undefined) ??
+        (identity.phone !== null ? await repo.findByPhone(input.orgId, identity.phone) : undefined);
       if (existing) {
         await mergeInto(repo, existing, input, identity);
         return { contactId: existing.id, created: false };
       }
       // The holder was deleted in between: try again.
       const row = newRow();
-      if (await repo.insertContactIfAbsent(row)) return { contactId: row.id, created: true };
+      if (await repo.insertIfAbsent(row)) return { contactId: row.id, created: true };
     }
     throw new Error('upsertContact: the contact kept changing under concurrent writes');
   }
 
-  async function requireContact(repo: CrmRepo, orgId: string, contactId: string): Promise<void> {
-    if (!(await repo.findContact(orgId, contactId))) throw new AppError('CONTACT_NOT_FOUND', 'No contact has that id.');
+  async function requireContact(contacts: Pick<ContactsRepo, 'find'>, orgId: string, contactId: string): Promise<void> {
+    if (!(await contacts.find(orgId, contactId))) throw new AppError('CONTACT_NOT_FOUND', 'No contact has that id.');
   }
 
-  async function addNote(input: NoteInput, repos?: Pick<CrmRepos, 'crm'>): Promise<{ noteId: string }> {
+  async function addNote(input: NoteInput, repos?: Pick<CrmRepos, 'crm' | 'contacts'>): Promise<{ noteId: string }> {
     const repo = repos?.crm ?? poolRepo;
-    if (!input.contactUpserted) await requireContact(repo, input.orgId, input.contactId);
+    if (!input.contactUpserted) await requireContact(repos?.contacts ?? poolContacts, input.orgId, input.contactId);
     const row = newNoteRow(input, isoNow(clock));
     await repo.insertNote(row);
     return { noteId: row.id };
   }
 
-  async function createOpportunity(input: OpportunityInput, repos?: Pick<CrmRepos, 'crm'>): Promise<{ opportunityId: string }> {
+  async function createOpportunity(input: OpportunityInput, repos?: Pick<CrmRepos, 'crm' | 'contacts'>): Promise<{ opportunityId: string }> {
     const repo = repos?.crm ?? poolRepo;
-    if (!input.contactUpserted) await requireContact(repo, input.orgId, input.contactId);
+    if (!input.contactUpserted) await requireContact(repos?.contacts ?? poolContacts, input.orgId, input.contactId);
     const row = newOpportunityRow(input, isoNow(clock));
     // One statement: the row is written only if the stage still exists in that pipeline.
     if (!(await repo.insertOpportunityInStage(row))) throw new AppError('STAGE_NOT_FOUND', 'That stage does not exist in that pipeline.', { field: 'stageId' });
@@ -275,7 +275,7 @@ export function createCrmService(deps: { repo: CrmRepo; orgs: OrgSettings; clock
       const pipeline = await repo.findDefaultPipeline(orgId);
       if (!pipeline) throw new AppError('PIPELINE_NOT_FOUND', 'This organization has no default pipeline. Create a pipeline and choose it in the form.');
       const first = await repo.firstStage(orgId, pipeline.id);
-      if (!first) throw new AppError('STAGE_NOT_FOUND', `The default pipeline "${pipeline.name}" has no stages. Add one in the panel.`);
+      if (!first) throw new AppError('STAGE_NOT_FOUND', `The default pipeline "${pipeline.name}" has no stages. Add one with PATCH /api/org/pipelines/${pipeline.id}.`);
       return { pipelineId: pipeline.id, stageId: first.id };
     }
     let pipeline = pipelineId === null ? undefined : await repo.findPipeline(orgId, pipelineId);
@@ -284,7 +284,7 @@ export function createCrmService(deps: { repo: CrmRepo; orgs: OrgSettings; clock
     }
     if (stageId === null) {
       const first = await repo.firstStage(orgId, pipeline!.id);
-      if (!first) throw new AppError('STAGE_NOT_FOUND', `The pipeline "${pipeline!.name}" has no stages. Add one in the panel.`, { field: 'stageId' });
+      if (!first) throw new AppError('STAGE_NOT_FOUND', `The pipeline "${pipeline!.name}" has no stages. Add one with PATCH /api/org/pipelines/${pipeline!.id}.`, { field: 'stageId' });
       return { pipelineId: pipeline!.id, stageId: first.id };
     }
     const stage = await repo.findStage(orgId, stageId);

@@ -5,7 +5,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql, type SqliteDatabase } from 'kysely';
 import { makeDataDir } from '../lib/data-dir.js';
 import { withPreparedTemplates } from './pg-prepared.js';
-import { startCheckpointer } from './sqlite-checkpointer.js';
+import { consoleLog, startCheckpointer, type CheckpointerLog } from './sqlite-checkpointer.js';
 import { FifoLock, FifoSqliteDialect } from './sqlite-driver.js';
 import type { Pool } from 'pg';
 import type { DB } from './tables.js';
@@ -33,7 +33,18 @@ export interface DatabaseOptions {
   /** PostgreSQL schema to use instead of `public` (tests isolate each file in its own). */
   pgSchema?: string;
   pgPoolSize?: number;
+  /** SQLite's `synchronous` (default `normal`); the server passes SQLITE_SYNCHRONOUS. */
+  sqliteSynchronous?: SqliteSynchronous;
+  /** Where background work (the SQLite checkpointer) reports failures; default: stderr. */
+  log?: CheckpointerLog;
 }
+
+/**
+ * In WAL mode, `normal` syncs the log only at checkpoints: a commit survives the process
+ * crashing but an OS crash or power loss may lose the last ones. `full` syncs the log at
+ * every commit (once per group-committed batch of submissions), so a commit survives both.
+ */
+export type SqliteSynchronous = 'normal' | 'full';
 
 /**
  * Kysely prepares every query anew; preparing costs as much as running a small
@@ -56,14 +67,6 @@ function withStatementCache(sqlite: SQLite.Database, max = 512): SqliteDatabase 
 }
 
 /**
- * How long the WAL may grow (4 KB frames, so 32 MB) before the checkpointer has the writer
- * hold off so the log can start over. Each restart pauses writes for one catch-up (around
- * 10 ms under load): at a few thousand submissions a second, 2,000 frames meant a dozen
- * pauses a second, 8,000 about two.
- */
-const WAL_RESTART_FRAMES = 8000;
-
-/**
  * The database holds contacts' personal data, so its files are for this user only (0600).
  * SQLite would create the database file 0644, but it gives the -wal and -shm files it
  * creates the database file's mode, so creating the file first is enough. Files an
@@ -83,20 +86,19 @@ function keepSqliteFilesPrivate(file: string): void {
  * The embedded default is one SQLite file in WAL mode. Kysely's SQLite dialect
  * serializes queries on its single connection, which is what SQLite wants anyway.
  */
-function openSqlite(file: string): Database {
+function openSqlite(file: string, synchronous: SqliteSynchronous, log: CheckpointerLog): Database {
   if (file !== ':memory:') keepSqliteFilesPrivate(file);
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
-  // NORMAL is durable across application crashes in WAL mode; only an OS crash can lose the last commits.
-  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  // Checkpoints run on a worker thread (see sqlite-checkpointer.ts); this connection only
-  // steps in if the WAL grows to twice the worker's restart point (64 MB), say if the worker cannot keep up.
+  // Checkpoints run on a worker thread (see sqlite-checkpointer.ts), which sets how far the WAL may grow
+  // before this connection steps in.
   const connectionLock = new FifoLock();
   const holdWrites = () => connectionLock.lock().then(() => () => connectionLock.unlock());
-  const checkpointer = file === ':memory:' ? undefined : startCheckpointer(file, { holdWrites, restartFrames: WAL_RESTART_FRAMES });
-  if (checkpointer) sqlite.pragma(`wal_autocheckpoint = ${WAL_RESTART_FRAMES * 2}`);
+  const setAutocheckpoint = (frames: number) => void sqlite.pragma(`wal_autocheckpoint = ${frames}`);
+  const checkpointer = file === ':memory:' ? undefined : startCheckpointer(file, { holdWrites, setAutocheckpoint, log });
   const db = new Kysely<DB>({ dialect: new FifoSqliteDialect({ database: withStatementCache(sqlite) }, connectionLock) });
   return {
     db,
@@ -131,5 +133,5 @@ export function openDatabase(options: DatabaseOptions): Database {
     makeDataDir(dir);
     file = join(dir, 'switchboard.db');
   }
-  return openSqlite(file);
+  return openSqlite(file, options.sqliteSynchronous ?? 'normal', options.log ?? consoleLog);
 }

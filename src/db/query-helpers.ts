@@ -1,4 +1,4 @@
-import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 
 /** Query pieces every repository shares, written once so they behave the same on SQLite and PostgreSQL. */
 
@@ -37,7 +37,7 @@ export function newestFirst<DB, TB extends keyof DB, O>(
     .limit(limit + 1);
 }
 
-/** `%text%` for LIKE, with LIKE's own wildcards taken literally. */
+/** `%text%` for LIKE, lowercased, with LIKE's own wildcards (and the escape character, a backslash) taken literally. */
 export function containsPattern(text: string): string {
   return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
@@ -51,4 +51,13 @@ export function matchesText(column: string, text: string): RawBuilder<boolean> {
 export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
+/**
+ * PostgreSQL: locks the selected rows and passes over rows another transaction holds, so
+ * several nodes deleting expired rows at once each take their own batch instead of waiting
+ * on one another. SQLite has a single writer and no row locks (nor the syntax).
+ */
+export function skipLockedOnPostgres<DB, TB extends keyof DB, O>(db: Kysely<any>, query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? query.forUpdate().skipLocked() : query;
 }

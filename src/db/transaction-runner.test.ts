@@ -1,9 +1,20 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from './database.js';
 import type { DB } from './tables.js';
 import { createTestDatabase, testDialects } from '../../test/support/context.js';
 import { createDirectRunner, createGroupCommitRunner } from './transaction-runner.js';
+
+/** `db` whose transactions are counted: what the runner under test is given. */
+function countingTransactions(db: Kysely<DB>): { db: Kysely<DB>; transactions(): number } {
+  let transactions = 0;
+  const counted = Object.create(db) as Kysely<DB>;
+  counted.transaction = () => {
+    transactions++;
+    return db.transaction();
+  };
+  return { db: counted, transactions: () => transactions };
+}
 
 describe.each(testDialects())('transaction runners on %s', (dialect) => {
   let database: Database;
@@ -52,5 +63,20 @@ describe.each(testDialects())('transaction runners on %s', (dialect) => {
     const seen = await Promise.all(Array.from({ length: 8 }, () => runner.run(async (repos) => repos)));
     expect(binds).toBe(1);
     expect(new Set(seen).size).toBe(1);
+  });
+
+  it('group commit: units that queue up together commit in one transaction per batch, not one each', async () => {
+    await sql`delete from batch_probe`.execute(database.db);
+    const counted = countingTransactions(database.db);
+    const runner = createGroupCommitRunner(counted.db, bare, { maxBatch: 8 });
+    const ids = Array.from({ length: 30 }, (_, i) => i + 1);
+    expect(await Promise.all(ids.map((id) => runner.run(insert(id))))).toEqual(ids);
+    expect(await rows()).toEqual(ids);
+    // All 30 are queued in the same turn of the event loop: batches of 8, 8, 8 and 6.
+    expect(counted.transactions()).toBe(4);
+    // The same units one at a time (as the direct runner would run them): one transaction each.
+    await sql`delete from batch_probe`.execute(database.db);
+    for (const id of ids.slice(0, 3)) await runner.run(insert(id));
+    expect(counted.transactions()).toBe(7);
   });
 });

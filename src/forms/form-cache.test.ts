@@ -102,9 +102,21 @@ describe('form cache', () => {
     expect(published).toHaveLength(1);
   });
 
-  it('holds at most maxEntries', async () => {
-    const { cache } = setup({ maxEntries: 10 });
+  it('holds at most maxEntries, serving the newest from memory and loading the dropped ones again', async () => {
+    const { cache, store, loads } = setup({ maxEntries: 10 });
+    for (let i = 0; i < 50; i++) store.set(`slug-${i}`, { orgId: 'o1', slug: `slug-${i}`, version: 1 });
     for (let i = 0; i < 50; i++) await cache.get(`slug-${i}`);
-    expect(cache.size()).toBeLessThanOrEqual(10);
+    expect(loads()).toBe(50);
+    expect(cache.size()).toBe(10);
+    // The ten newest are held: served without a load.
+    for (let i = 40; i < 50; i++) expect(await cache.get(`slug-${i}`)).toMatchObject({ slug: `slug-${i}` });
+    expect(loads()).toBe(50);
+    // The oldest made room for them: asking again loads it, and it takes the place of the oldest held.
+    expect(cache.peek('slug-0')).toBeUndefined();
+    expect(await cache.get('slug-0')).toMatchObject({ slug: 'slug-0' });
+    expect(loads()).toBe(51);
+    expect(cache.size()).toBe(10);
+    expect(cache.peek('slug-40')).toBeUndefined();
+    expect(cache.peek('slug-0')).toMatchObject({ slug: 'slug-0' });
   });
 });

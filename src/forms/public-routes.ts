@@ -5,7 +5,8 @@ import type { App } from '../http/app-type.js';
 import { Envelope, errorResponses } from '../http/envelope.js';
 import { AppError } from '../http/errors.js';
 import { jsonBodyParser } from '../http/json-body.js';
-import type { RateLimiter, RateLimitRule } from '../http/rate-limit.js';
+import { RATE_LIMIT_HEADERS, RateLimitedResponse, type RateLimiter, type RateLimitRule } from '../http/rate-limit.js';
+import { isPlainObject } from '../lib/json.js';
 import type { FormCache } from './form-cache.js';
 import type { LiveForm } from './public-form.js';
 import { CONFIG_READS_PER_MINUTE, LIMITS, SUBMISSIONS_PER_MINUTE } from './rules.js';
@@ -41,11 +42,7 @@ const PREFLIGHT_HEADERS = {
   'Access-Control-Max-Age': '86400',
 };
 
-const RATE_LIMIT_HEADERS = {
-  'RateLimit-Limit': { type: 'string', description: 'Requests allowed per window.' },
-  'RateLimit-Remaining': { type: 'string', description: 'Requests left in the current window.' },
-  'RateLimit-Reset': { type: 'string', description: 'Seconds until the window resets.' },
-} as const;
+const ETAG_HEADER = { type: 'string', description: 'Version of this configuration: send it in If-None-Match to get 304 while it is current.' } as const;
 
 /** Per client IP (request.ip honours TRUST_PROXY) and slug; an over-long slug cannot be a form, so it is cut. */
 function clientAndSlug(request: FastifyRequest): string {
@@ -60,10 +57,6 @@ function matchesEtag(header: string | undefined, etag: string): boolean {
     const tag = candidate.trim();
     return tag === '*' || tag.replace(/^W\//, '') === etag;
   });
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export function registerPublicFormRoutes(app: App, deps: { cache: FormCache<LiveForm>; submit: SubmitService; limiter: RateLimiter }): void {
@@ -98,15 +91,20 @@ export function registerPublicFormRoutes(app: App, deps: { cache: FormCache<Live
         validatorCompiler: () => () => true,
         schema: {
           tags: ['Public forms'],
+          operationId: 'getPublicForm',
           summary: 'Get a form\'s public configuration',
           description:
-            `No authentication; CORS open to every origin. Limited to ${CONFIG_READS_PER_MINUTE} requests per minute per client IP and slug. ` +
-            'Answers with an ETag; send it back in an If-None-Match header to get 304 Not Modified while the form is unchanged.',
+            'What a client needs to render the form: fields, custom fields, consent text and version, success message, branding. ' +
+            `No authentication; CORS open to every origin. Limited to ${CONFIG_READS_PER_MINUTE} requests per minute per client IP and slug: ` +
+            'every answer carries RateLimit-* headers, and a 429 RATE_LIMIT_EXCEEDED says when to retry in Retry-After. ' +
+            'Answers with an ETag; send it back in an If-None-Match header to get 304 Not Modified while the form is unchanged. ' +
+            'An unknown or inactive form is 404 FORM_NOT_FOUND.',
           params: PublicSlugParams,
           response: {
-            200: { ...Envelope(PublicFormConfig), headers: { ETag: { type: 'string' }, ...RATE_LIMIT_HEADERS } },
-            304: { type: 'null', description: 'Not modified: the copy whose ETag you sent is current.' },
-            ...errorResponses(404, 429),
+            200: { ...Envelope(PublicFormConfig), headers: { ETag: ETAG_HEADER, ...RATE_LIMIT_HEADERS } },
+            304: { type: 'null', description: 'Not modified: the copy whose ETag you sent is current.', headers: { ETag: ETAG_HEADER, ...RATE_LIMIT_HEADERS } },
+            ...errorResponses(404),
+            429: RateLimitedResponse,
           },
         },
       },
@@ -136,9 +134,12 @@ export function registerPublicFormRoutes(app: App, deps: { cache: FormCache<Live
         validatorCompiler: () => () => true,
         schema: {
           tags: ['Public forms'],
+          operationId: 'submitForm',
           summary: 'Submit a lead',
           description:
-            `No authentication; CORS open to every origin. Limited to ${SUBMISSIONS_PER_MINUTE} submissions per minute per client IP and slug; ` +
+            'Creates or updates the CRM contact (by email, then phone), adds a note and, if the form says so, opens an opportunity. ' +
+            `No authentication; CORS open to every origin. Limited to ${SUBMISSIONS_PER_MINUTE} submissions per minute per client IP and slug ` +
+            '(RateLimit-* headers on every answer; 429 RATE_LIMIT_EXCEEDED with Retry-After); ' +
             'body at most 64 KB. Send an Idempotency-Key header (e.g. a UUID) to make retries safe: a repeat within 24 hours returns the first response and writes nothing. ' +
             'Checks, in order: CONSENT_REQUIRED, IDENTITY_REQUIRED, FIELD_REQUIRED, INVALID_FIELD. A non-empty `_hp` (honeypot) gets a generic 200 and nothing is stored.',
           params: PublicSlugParams,
@@ -146,7 +147,8 @@ export function registerPublicFormRoutes(app: App, deps: { cache: FormCache<Live
           body: SubmitBody,
           response: {
             200: { ...Envelope(SubmitResult), headers: { 'Idempotent-Replayed': { type: 'string', description: '`true` when this is the stored first response.' }, ...RATE_LIMIT_HEADERS } },
-            ...errorResponses(400, 404, 413, 415, 422, 429),
+            ...errorResponses(400, 404, 413, 415, 422),
+            429: RateLimitedResponse,
           },
         },
       },

@@ -3,7 +3,7 @@ import { queryTemplate } from '../db/query-template.js';
 import { SUBMISSION_COLUMNS } from '../db/tables.js';
 import type { ConsentVersionsTable, DB, FormsTable, IdempotencyKeysTable, SubmissionsTable } from '../db/tables.js';
 import type { CursorPosition } from '../http/cursor.js';
-import { newestFirst } from '../db/query-helpers.js';
+import { newestFirst, skipLockedOnPostgres } from '../db/query-helpers.js';
 
 export type FormChanges = Partial<Omit<FormsTable, 'id' | 'org_id' | 'created_at'>>;
 
@@ -31,8 +31,6 @@ export function createFormsRepo(db: Kysely<DB>) {
     /** Consent history, submissions and idempotency keys go with it (ON DELETE CASCADE); CRM records stay. */
     deleteForm: async (orgId: string, id: string) =>
       Number((await db.deleteFrom('forms').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst()).numDeletedRows) > 0,
-    /** Slugs of the org's forms, to drop them from the public config cache. */
-    formSlugsOfOrg: async (orgId: string) => (await db.selectFrom('forms').select('slug').where('org_id', '=', orgId).execute()).map((row) => row.slug),
     /** Active forms that point at the pipeline or at one of the stages: they would break if these went away. */
     activeFormsUsing: (orgId: string, pipelineId: string | null, stageIds: string[]) =>
       db
@@ -88,7 +86,15 @@ export function createFormsRepo(db: Kysely<DB>) {
     /** Frees a key recorded before `before` (its 24 hours are over). */
     deleteExpiredIdempotencyKey: (formId: string, key: string, before: string) =>
       db.deleteFrom('idempotency_keys').where('form_id', '=', formId).where('key', '=', key).where('created_at', '<', before).execute(),
-    deleteExpiredIdempotencyKeys: (before: string) => db.deleteFrom('idempotency_keys').where('created_at', '<', before).execute(),
+    /** Up to `limit` keys recorded before `before` (through idempotency_keys_created_idx); resolves to how many. */
+    deleteExpiredIdempotencyKeys: async (before: string, limit: number): Promise<number> => {
+      const batch = skipLockedOnPostgres(db, db.selectFrom('idempotency_keys').select(['form_id', 'key']).where('created_at', '<', before).limit(limit));
+      const result = await db
+        .deleteFrom('idempotency_keys')
+        .where(({ eb, refTuple }) => eb(refTuple('form_id', 'key'), 'in', batch.$asTuple('form_id', 'key')))
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
   };
 }
 

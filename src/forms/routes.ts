@@ -17,8 +17,13 @@ export function registerFormRoutes(app: App, deps: { forms: FormsService; orgAut
         bodyLimit: ORG_BODY_LIMIT,
         schema: {
           ...operatorRoute,
+          operationId: 'createForm',
           summary: 'Create a form',
-          description: 'The slug is unique across the service (409 CONFLICT when taken). The first consent text gets consentVersion "1".',
+          description:
+            'A lead-capture form, live at once unless `active: false`. The first consent text gets consentVersion "1". Needs an org API key. ' +
+            '400 VALIDATION_ERROR for inconsistent fields (a required field must be enabled; email or phone must be); ' +
+            '404 AGENT_NOT_FOUND / CUSTOM_FIELD_NOT_FOUND for an unknown agent or custom field; 409 CONFLICT when the slug is taken (slugs are unique across the service); ' +
+            '422 PIPELINE_NOT_FOUND / STAGE_NOT_FOUND.',
           body: FormCreateBody,
           response: { 201: Envelope(FormRecord), ...errorResponses(400, 401, 404, 409, 413, 415, 422) },
         },
@@ -31,8 +36,9 @@ export function registerFormRoutes(app: App, deps: { forms: FormsService; orgAut
       {
         schema: {
           ...operatorRoute,
+          operationId: 'listForms',
           summary: 'List forms',
-          description: 'Newest first, paged with `limit` and `cursor`.',
+          description: 'The organization\'s forms, active or not, newest first, paged with `limit` and `cursor`. Needs an org API key.',
           querystring: PageQuery,
           response: { 200: Envelope(FormPage), ...errorResponses(400, 401) },
         },
@@ -43,7 +49,14 @@ export function registerFormRoutes(app: App, deps: { forms: FormsService; orgAut
     scope.get(
       '/api/org/forms/:id',
       {
-        schema: { ...operatorRoute, summary: 'Get a form', params: FormIdParams, response: { 200: Envelope(FormRecord), ...errorResponses(400, 401, 404) } },
+        schema: {
+          ...operatorRoute,
+          operationId: 'getForm',
+          summary: 'Get a form',
+          description: 'One form with its current consent version. Needs an org API key. 404 FORM_NOT_FOUND.',
+          params: FormIdParams,
+          response: { 200: Envelope(FormRecord), ...errorResponses(400, 401, 404) },
+        },
       },
       async (request) => ok(await forms.get(orgOf(request), request.params.id)),
     );
@@ -54,9 +67,11 @@ export function registerFormRoutes(app: App, deps: { forms: FormsService; orgAut
         bodyLimit: ORG_BODY_LIMIT,
         schema: {
           ...operatorRoute,
+          operationId: 'updateForm',
           summary: 'Update a form',
           description:
-            'Changes only the fields given, including `active`. A new consentText issues the next consentVersion; clients holding the old one get CONSENT_REQUIRED until they reload the form.',
+            'Changes only the fields given, including `active`. A new consentText issues the next consentVersion; clients holding the old one get CONSENT_REQUIRED until they reload the form. ' +
+            'Needs an org API key. 404 FORM_NOT_FOUND (or AGENT_NOT_FOUND / CUSTOM_FIELD_NOT_FOUND for a reference); 409 CONFLICT when the slug is taken or the form changed at the same time; 422 PIPELINE_NOT_FOUND / STAGE_NOT_FOUND.',
           params: FormIdParams,
           body: FormPatchBody,
           response: { 200: Envelope(FormRecord), ...errorResponses(400, 401, 404, 409, 413, 415, 422) },
@@ -70,8 +85,11 @@ export function registerFormRoutes(app: App, deps: { forms: FormsService; orgAut
       {
         schema: {
           ...operatorRoute,
+          operationId: 'deleteForm',
           summary: 'Delete a form',
-          description: 'Deletes the form with its consent history and submission records; contacts, notes and opportunities stay in the CRM. To stop a form but keep its records, set `active: false`.',
+          description:
+            'Deletes the form with its consent history and submission records; contacts, notes and opportunities stay in the CRM. To stop a form but keep its records, set `active: false`. ' +
+            'Needs an org API key. 404 FORM_NOT_FOUND.',
           params: FormIdParams,
           response: { 200: Envelope(Deleted), ...errorResponses(400, 401, 404) },
         },
@@ -84,8 +102,9 @@ export function registerFormRoutes(app: App, deps: { forms: FormsService; orgAut
       {
         schema: {
           ...operatorRoute,
+          operationId: 'listFormSubmissions',
           summary: 'List a form\'s submissions',
-          description: 'Newest first, paged with `limit` and `cursor`. Each carries the consent text the visitor agreed to.',
+          description: 'Newest first, paged with `limit` and `cursor`. Each carries the consent text the visitor agreed to, the UTM values, IP and user agent. Needs an org API key. 404 FORM_NOT_FOUND.',
           params: FormIdParams,
           querystring: PageQuery,
           response: { 200: Envelope(SubmissionPage), ...errorResponses(400, 401, 404) },
@@ -99,8 +118,9 @@ export function registerFormRoutes(app: App, deps: { forms: FormsService; orgAut
       {
         schema: {
           ...operatorRoute,
+          operationId: 'getFormEmbed',
           summary: 'Embed snippets of a form',
-          description: 'The direct link, the iframe snippet and the native script snippet, as the panel\'s Embed button shows them.',
+          description: 'The direct link, the iframe snippet and the native script snippet, ready to paste into a page. Needs an org API key. 404 FORM_NOT_FOUND.',
           params: FormIdParams,
           response: { 200: Envelope(EmbedSnippets), ...errorResponses(400, 401, 404) },
         },

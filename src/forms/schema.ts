@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Page } from '../http/envelope.js';
 import { IdParam, withNotFound } from '../http/path-ids.js';
+import { named } from '../http/schema-name.js';
 import { MultilineText } from '../http/wire-text.js';
 import { formNotFound, publicFormNotFound } from './errors.js';
 import { BUILT_IN_FIELDS, LIMITS, SLUG_PATTERN, UTM_KEYS } from './rules.js';
@@ -9,26 +10,26 @@ import { BUILT_IN_FIELDS, LIMITS, SLUG_PATTERN, UTM_KEYS } from './rules.js';
 
 // ── Shared pieces ──
 
-export const FieldSetting = Type.Object(
+export const FieldSetting = named('FieldSetting', Type.Object(
   {
     enabled: Type.Boolean({ description: 'The field is shown.' }),
     required: Type.Boolean({ description: 'The field must carry a value. A required field must be enabled.' }),
   },
   { additionalProperties: false },
-);
+));
 
 const fieldProperties = Object.fromEntries(BUILT_IN_FIELDS.map((name) => [name, FieldSetting])) as Record<(typeof BUILT_IN_FIELDS)[number], typeof FieldSetting>;
 
 /** All five built-in fields, as the public config and the operator record show them. */
-export const Fields = Type.Object(fieldProperties, { additionalProperties: false, description: 'Exactly five keys: name, email, phone, company, message.' });
+export const Fields = named('FormFields', Type.Object(fieldProperties, { additionalProperties: false, description: 'Exactly five keys: name, email, phone, company, message.' }));
 
 /** On create and update any subset of the five; the others keep their current (or default) setting. */
-const FieldsInput = Type.Partial(Fields, {
+const FieldsInput = named('FormFieldsInput', Type.Partial(Fields, {
   additionalProperties: false,
   description:
     'Any of name, email, phone, company, message, each {enabled, required}. Omitted ones keep their setting; on create the defaults are ' +
     'name, email, phone and message enabled and optional, company off. A required field must be enabled; email or phone must be enabled.',
-});
+}));
 
 export const Slug = Type.String({ pattern: SLUG_PATTERN.source, description: 'Lowercase letters, digits and hyphens, 3–64 characters; unique across the service.' });
 const Id = Type.String({ minLength: 1, maxLength: 64 });
@@ -37,14 +38,14 @@ const Url = Type.String({ maxLength: LIMITS.redirectUrl, description: 'An http:/
 
 // ── Operator API ──
 
-const CustomFieldRefInput = Type.Object(
+const CustomFieldRefInput = named('FormCustomFieldRefInput', Type.Object(
   {
     key: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Key of a custom field definition.' })),
     id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Or its id (`cf_…`).' })),
     required: Type.Optional(Type.Boolean({ default: false })),
   },
   { additionalProperties: false, description: 'A custom field definition of your organization, by key or by id (one of them), that is not archived.' },
-);
+));
 
 const formInputProperties = {
   title: Type.String({ minLength: 1, maxLength: LIMITS.title }),
@@ -60,7 +61,7 @@ const formInputProperties = {
   stageId: NullableId('Stage for the opportunities; null for the first stage of the pipeline.'),
 };
 
-export const FormCreateBody = Type.Object(
+export const FormCreateBody = named('FormCreate', Type.Object(
   {
     slug: Slug,
     title: formInputProperties.title,
@@ -76,23 +77,23 @@ export const FormCreateBody = Type.Object(
     stageId: Type.Optional(formInputProperties.stageId),
   },
   { additionalProperties: false },
-);
+));
 export type FormCreateInput = Static<typeof FormCreateBody>;
 
-export const FormPatchBody = Type.Partial(Type.Object({ slug: Slug, ...formInputProperties }), {
+export const FormPatchBody = named('FormPatch', Type.Partial(Type.Object({ slug: Slug, ...formInputProperties }), {
   additionalProperties: false,
   description: 'Any subset of the form fields; only those given change.',
-});
+}));
 export type FormPatchInput = Static<typeof FormPatchBody>;
 
-export const FormCustomFieldRef = Type.Object({
+export const FormCustomFieldRef = named('FormCustomFieldRef', Type.Object({
   id: Type.String(),
   key: Type.String(),
   required: Type.Boolean(),
   archived: Type.Boolean({ description: 'The definition was archived: the public form no longer shows it.' }),
-});
+}));
 
-export const FormRecord = Type.Object({
+export const FormRecord = named('Form', Type.Object({
   id: Type.String({ description: '`frm_…`' }),
   slug: Type.String(),
   title: Type.String(),
@@ -109,13 +110,13 @@ export const FormRecord = Type.Object({
   stageId: Type.Union([Type.String(), Type.Null()]),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
-});
+}));
 export type FormRecord = Static<typeof FormRecord>;
 
 export const FormPage = Page(FormRecord);
 export const FormIdParams = Type.Object({ id: IdParam('frm', formNotFound, 'The form id (`frm_…`).') });
 
-export const SubmissionRecord = Type.Object({
+export const SubmissionRecord = named('Submission', Type.Object({
   id: Type.String({ description: '`sub_…`' }),
   formId: Type.String(),
   contactId: Type.String(),
@@ -128,22 +129,22 @@ export const SubmissionRecord = Type.Object({
   ip: Type.Union([Type.String(), Type.Null()]),
   userAgent: Type.Union([Type.String(), Type.Null()]),
   createdAt: Type.String({ format: 'date-time' }),
-});
+}));
 export type SubmissionRecord = Static<typeof SubmissionRecord>;
 export const SubmissionPage = Page(SubmissionRecord);
 
-export const EmbedSnippets = Type.Object({
+export const EmbedSnippets = named('EmbedSnippets', Type.Object({
   directLink: Type.String({ description: '`{base_url}/f/{slug}`' }),
   iframe: Type.String({ description: 'An <iframe> of the hosted page with `?embed=1`.' }),
   script: Type.String({ description: 'A <div data-svc-form> plus the one async script tag that renders every such div.' }),
-});
+}));
 
 // ── Public Forms API ──
 
 export const PublicSlugParams = Type.Object({ slug: withNotFound(Type.String({ pattern: SLUG_PATTERN.source, description: 'The form\'s slug.' }), publicFormNotFound) });
 
 const HexColor = Type.String({ description: 'Hex color, like #1a73e8.' });
-export const Branding = Type.Object(
+export const Branding = named('PublicBranding', Type.Object(
   {
     name: Type.String(),
     primaryColor: HexColor,
@@ -153,9 +154,9 @@ export const Branding = Type.Object(
     logoUrl: Type.String({ description: 'URL of the logo; an empty string when the brand has none.' }),
   },
   { additionalProperties: false },
-);
+));
 
-export const PublicCustomField = Type.Object(
+export const PublicCustomField = named('PublicCustomField', Type.Object(
   {
     key: Type.String({ description: 'Key to use in the `custom` object of a submission.' }),
     entity: Type.String({ description: '`contact` or `opportunity`.' }),
@@ -165,9 +166,9 @@ export const PublicCustomField = Type.Object(
     options: Type.Array(Type.String(), { description: 'Choices of a select field; empty for other types.' }),
   },
   { additionalProperties: false },
-);
+));
 
-export const PublicFormConfig = Type.Object(
+export const PublicFormConfig = named('PublicFormConfig', Type.Object(
   {
     slug: Type.String(),
     title: Type.String(),
@@ -180,7 +181,7 @@ export const PublicFormConfig = Type.Object(
     branding: Type.Union([Branding, Type.Null()]),
   },
   { additionalProperties: false },
-);
+));
 export type PublicFormConfig = Static<typeof PublicFormConfig>;
 
 /**
@@ -188,7 +189,7 @@ export type PublicFormConfig = Static<typeof PublicFormConfig>;
  * documented order (consent, identity, required, then each value), not by this
  * schema, so a wrong type is an INVALID_FIELD naming the field, after the earlier rules.
  */
-export const SubmitBody = Type.Object(
+export const SubmitBody = named('SubmitRequest', Type.Object(
   {
     consentVersion: Type.String({ description: 'Must equal the form\'s current consentVersion.' }),
     name: Type.Optional(Type.String({ maxLength: LIMITS.name })),
@@ -205,11 +206,11 @@ export const SubmitBody = Type.Object(
     _hp: Type.Optional(Type.String({ description: 'Honeypot: leave empty. Any value makes the submission a silent no-op.' })),
   },
   { description: 'A lead. At least one of email or phone. Values of disabled fields and unknown keys are ignored.' },
-);
+));
 
-export const SubmitResult = Type.Object({
+export const SubmitResult = named('SubmitResult', Type.Object({
   ok: Type.Literal(true),
   successMessage: Type.String(),
   redirectUrl: Type.Union([Type.String(), Type.Null()]),
-});
+}));
 export type SubmitResult = Static<typeof SubmitResult>;

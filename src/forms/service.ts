@@ -1,4 +1,5 @@
 import { isUniqueViolation } from '../db/query-helpers.js';
+import { presentSubmission } from '../crm/present.js';
 import type { CrmService } from '../crm/service.js';
 import type { FormsTable } from '../db/tables.js';
 import type { Transact } from '../db/transaction-runner.js';
@@ -12,8 +13,9 @@ import { parseCustomFieldRefs, type LiveForm, type StoredCustomFieldRef } from '
 import type { OrgsService } from '../orgs/service.js';
 import type { FormChanges, FormsRepo } from './repo.js';
 import { httpUrl } from '../lib/text.js';
+import { requiredText } from '../lib/required-text.js';
 import { BUILT_IN_FIELDS, DEFAULT_FIELDS, DEFAULT_SUCCESS_MESSAGE, type FieldSettings } from './rules.js';
-import type { FormCreateInput, FormPatchInput, FormRecord, SubmissionRecord } from './schema.js';
+import type { FormCreateInput, FormPatchInput, FormRecord } from './schema.js';
 
 /**
  * The Operator API's rules for forms. Every query carries the caller's org id, so
@@ -24,13 +26,6 @@ type CustomFieldRefInput = NonNullable<FormCreateInput['customFields']>[number];
 
 function validation(field: string, message: string): AppError {
   return new AppError('VALIDATION_ERROR', message, { field });
-}
-
-/** Trimmed and not blank; the validation layer has already refused control characters (lib/text.ts). */
-function cleanText(value: string, field: string): string {
-  const trimmed = value.trim();
-  if (trimmed === '') throw validation(field, `${field} cannot be blank.`);
-  return trimmed;
 }
 
 function checkRedirectUrl(value: string | null): string | null {
@@ -156,13 +151,13 @@ export function createFormsService(deps: {
       id: newId('frm'),
       org_id: orgId,
       slug: input.slug,
-      title: cleanText(input.title, 'title'),
+      title: requiredText(input.title, 'title', 'a title'),
       active: input.active === false ? 0 : 1,
       fields: JSON.stringify(fields),
       custom_fields: JSON.stringify(await resolveCustomFields(orgId, input.customFields ?? [])),
-      consent_text: cleanText(input.consentText, 'consentText'),
+      consent_text: requiredText(input.consentText, 'consentText', 'the consent text'),
       consent_version: '1',
-      success_message: input.successMessage === undefined ? DEFAULT_SUCCESS_MESSAGE : cleanText(input.successMessage, 'successMessage'),
+      success_message: input.successMessage === undefined ? DEFAULT_SUCCESS_MESSAGE : requiredText(input.successMessage, 'successMessage', 'a success message'),
       redirect_url: checkRedirectUrl(input.redirectUrl ?? null),
       agent_id: input.agentId ?? null,
       create_opportunity: input.createOpportunity ? 1 : 0,
@@ -201,11 +196,11 @@ export function createFormsService(deps: {
       if (await repo.slugExists(patch.slug)) throw slugTaken(patch.slug);
       changes.slug = patch.slug;
     }
-    if (patch.title !== undefined) changes.title = cleanText(patch.title, 'title');
+    if (patch.title !== undefined) changes.title = requiredText(patch.title, 'title', 'a title');
     if (patch.active !== undefined) changes.active = patch.active ? 1 : 0;
     if (patch.fields !== undefined) changes.fields = JSON.stringify(mergeFields(JSON.parse(current.fields) as FieldSettings, patch.fields));
     if (patch.customFields !== undefined) changes.custom_fields = JSON.stringify(await resolveCustomFields(orgId, patch.customFields));
-    if (patch.successMessage !== undefined) changes.success_message = cleanText(patch.successMessage, 'successMessage');
+    if (patch.successMessage !== undefined) changes.success_message = requiredText(patch.successMessage, 'successMessage', 'a success message');
     if (patch.redirectUrl !== undefined) changes.redirect_url = checkRedirectUrl(patch.redirectUrl);
     if (patch.agentId !== undefined) {
       await checkAgent(orgId, patch.agentId);
@@ -226,7 +221,7 @@ export function createFormsService(deps: {
     }
     let newConsent: { version: string; text: string } | undefined;
     if (patch.consentText !== undefined) {
-      const text = cleanText(patch.consentText, 'consentText');
+      const text = requiredText(patch.consentText, 'consentText', 'the consent text');
       if (text !== current.consent_text) {
         // Versions count up per form: "1", "2", …; each one's text stays in consent_versions.
         newConsent = { version: String(Number(current.consent_version) + 1), text };
@@ -269,20 +264,7 @@ export function createFormsService(deps: {
     await find(orgId, formId);
     const limit = query.limit ?? 20;
     const rows = await repo.listSubmissions(orgId, formId, limit, decodeCursor(query.cursor));
-    return toPage(rows.map((row) => ({ ...row, createdAt: row.created_at })), limit, (row): SubmissionRecord => ({
-      id: row.id,
-      formId: row.form_id,
-      contactId: row.contact_id,
-      opportunityId: row.opportunity_id,
-      values: JSON.parse(row.field_values) as Record<string, string>,
-      custom: JSON.parse(row.custom) as Record<string, unknown>,
-      consentVersion: row.consent_version,
-      consentText: row.consent_text ?? null,
-      metadata: JSON.parse(row.metadata) as Record<string, string>,
-      ip: row.ip,
-      userAgent: row.user_agent,
-      createdAt: row.created_at,
-    }));
+    return toPage(rows.map((row) => ({ ...row, createdAt: row.created_at })), limit, presentSubmission);
   }
 
   async function embed(orgId: string, id: string) {

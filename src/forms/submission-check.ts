@@ -1,7 +1,8 @@
 import { checkCustomValue } from '../crm/custom-values.js';
-import { normalizeEmail, normalizePhone } from '../crm/service.js';
+import { normalizeEmail, normalizePhone } from '../crm/normalize.js';
 import { AppError } from '../http/errors.js';
 import type { LiveCustomField, LiveForm } from './public-form.js';
+import { isPlainObject } from '../lib/json.js';
 import { cleanText } from '../lib/text.js';
 import { BUILT_IN_FIELDS, LIMITS, UTM_KEYS, type BuiltInField } from './rules.js';
 
@@ -27,16 +28,12 @@ type Body = Record<string, unknown>;
 
 const LABELS: Record<BuiltInField, string> = { name: 'name', email: 'email address', phone: 'phone number', company: 'company', message: 'message' };
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function own(object: Record<string, unknown>, key: string): unknown {
   return Object.prototype.hasOwnProperty.call(object, key) ? object[key] : undefined;
 }
 
 /** A value "carries something": not omitted, null, blank text, an empty list or an unticked box. */
-function present(value: unknown): boolean {
+function hasValue(value: unknown): boolean {
   if (value === undefined || value === null || value === false) return false;
   if (typeof value === 'string') return value.trim() !== '';
   if (Array.isArray(value)) return value.length > 0;
@@ -72,8 +69,8 @@ function checkConsent(form: LiveForm, body: Body): void {
 }
 
 function checkIdentity(form: LiveForm, body: Body): void {
-  const email = form.fields.email.enabled && present(own(body, 'email'));
-  const phone = form.fields.phone.enabled && present(own(body, 'phone'));
+  const email = form.fields.email.enabled && hasValue(own(body, 'email'));
+  const phone = form.fields.phone.enabled && hasValue(own(body, 'phone'));
   if (email || phone) return;
   const ask = form.fields.email.enabled && form.fields.phone.enabled ? 'an email address or a phone number' : form.fields.email.enabled ? 'an email address' : 'a phone number';
   throw new AppError('IDENTITY_REQUIRED', `Please enter ${ask}, so we can get back to you.`);
@@ -82,12 +79,12 @@ function checkIdentity(form: LiveForm, body: Body): void {
 function checkRequired(form: LiveForm, body: Body, custom: Record<string, unknown>): void {
   for (const name of BUILT_IN_FIELDS) {
     const setting = form.fields[name];
-    if (setting.enabled && setting.required && !present(own(body, name))) {
+    if (setting.enabled && setting.required && !hasValue(own(body, name))) {
       throw new AppError('FIELD_REQUIRED', `Please enter your ${LABELS[name]}.`, { field: name });
     }
   }
   for (const field of form.customFields) {
-    if (field.required && !present(own(custom, field.key))) {
+    if (field.required && !hasValue(own(custom, field.key))) {
       throw new AppError('FIELD_REQUIRED', `Please fill in "${field.label}".`, { field: `custom.${field.key}` });
     }
   }

@@ -1,8 +1,8 @@
-import type { FastifyBaseLogger } from 'fastify';
 import { newContactRow, newNoteRow, newOpportunityRow, type CrmRepos, type CrmService, type OpportunityTarget } from '../crm/service.js';
 import type { SubmissionsTable } from '../db/tables.js';
 import type { Transact } from '../db/transaction-runner.js';
 import { AppError, isAppError } from '../http/errors.js';
+import type { ExpiryPurge } from '../db/expiry-purger.js';
 import type { Clock } from '../lib/clock.js';
 import { newTimeOrderedId } from '../lib/ids.js';
 import { publicFormNotFound } from './errors.js';
@@ -35,8 +35,17 @@ export interface SubmitRepos extends CrmRepos {
 class AlreadySubmitted extends Error {}
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7E]{1,255}$/;
-/** Expired idempotency keys are swept at most this often, by whichever request comes along. */
-const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
+
+/**
+ * Keys past their 24 hours, for the expiry purger (db/expiry-purger.ts). A reused key is
+ * freed by its own submission (see write below); the purger removes the ones nobody reuses.
+ */
+export function expiredIdempotencyKeys(repo: FormsRepo): ExpiryPurge {
+  return {
+    name: 'idempotency_keys',
+    purgeBatch: (now, limit) => repo.deleteExpiredIdempotencyKeys(new Date(now.getTime() - IDEMPOTENCY_TTL_MS).toISOString(), limit),
+  };
+}
 
 export function isHoneypotHit(value: unknown): boolean {
   return value !== undefined && value !== null && value !== '';
@@ -75,23 +84,13 @@ export function createSubmitService(deps: {
   crm: CrmService;
   cache: FormCache<LiveForm>;
   clock: Clock;
-  log: FastifyBaseLogger;
   /**
    * PostgreSQL: writes a new person's submission in one statement (see new-lead-statement.ts);
    * false means "not a plain new lead", and the general path below takes over.
    */
   newLeadAtOnce?: (rows: NewLeadRows) => Promise<boolean>;
 }) {
-  const { transact, repo, crm, cache, clock, log, newLeadAtOnce } = deps;
-  let lastSweep = 0;
-
-  function sweepExpiredKeys(now: number): void {
-    if (now - lastSweep < SWEEP_INTERVAL_MS) return;
-    lastSweep = now;
-    repo.deleteExpiredIdempotencyKeys(new Date(now - IDEMPOTENCY_TTL_MS).toISOString()).catch((error: unknown) => {
-      log.warn({ err: error }, 'could not delete expired idempotency keys');
-    });
-  }
+  const { transact, repo, crm, cache, clock, newLeadAtOnce } = deps;
 
   async function storedResponse(formId: string, key: string, now: number): Promise<SubmitResult | undefined> {
     const stored = await repo.findIdempotencyKey(formId, key);
@@ -182,7 +181,6 @@ export function createSubmitService(deps: {
     }
     const now = clock.now();
     if (key !== undefined) {
-      sweepExpiredKeys(now.getTime());
       const previous = await storedResponse(form.id, key, now.getTime());
       if (previous) return { result: previous, replayed: true };
     }

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 import { developerSession } from '../../test/support/factories.js';
+import { dereference } from '../../test/support/openapi.js';
 import { createAgent, createForm, uniqueSlug } from '../../test/support/form-factories.js';
 import { createOrgWithKey, type OrgWithKey } from '../../test/support/org-factories.js';
 import { createTool, fixedResolver } from '../../test/support/tools-factories.js';
@@ -153,7 +154,9 @@ describe.each(testDialects())('bad text on every operation (%s)', (dialect) => {
     const form = await createForm(t.app, org, { slug: uniqueSlug() });
     ids.frm = form.id;
     ids.slug = form.slug;
-    operations = operationsOf((await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as Json);
+    const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as Json;
+    // Shared schemas are components the operations refer to: read each operation with its $refs resolved.
+    operations = operationsOf({ paths: dereference(document, document.paths) } as Json);
   });
   afterAll(async () => t.close());
 

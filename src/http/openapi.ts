@@ -1,11 +1,18 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifySchema } from 'fastify';
 import type { Config } from '../config.js';
+import { documentRoute, hoistNamedSchemas } from './openapi-components.js';
 
-/** The OpenAPI 3.1 document is generated from the routes' TypeBox schemas, never written by hand. */
+/**
+ * The OpenAPI 3.1 document is generated from the routes' TypeBox schemas, never written by hand.
+ * Named schemas (schema-name.ts) are written once, in `components/schemas`, and referred to
+ * with `$ref` everywhere else (openapi-components.ts).
+ */
 export async function registerOpenApi(app: FastifyInstance, config: Config, version: string): Promise<void> {
   await app.register(swagger, {
+    transform: ({ schema, url, route }) => documentRoute({ schema, url, route }) as { schema: FastifySchema; url: string },
+    transformObject: (document) => ('openapiObject' in document ? hoistNamedSchemas(document.openapiObject as Record<string, unknown>) : document.swaggerObject),
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -51,4 +58,9 @@ export async function registerOpenApi(app: FastifyInstance, config: Config, vers
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // Built (and cached) as the server starts: a schema name claimed twice or a repeated
+  // operationId stops the start instead of breaking /openapi.json later.
+  app.addHook('onReady', async () => {
+    app.swagger();
+  });
 }

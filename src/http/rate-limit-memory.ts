@@ -4,6 +4,8 @@ import type { RateLimitStore } from './rate-limit.js';
 export interface MemoryStoreOptions {
   /** Counters per row, a power of two (default 2^20: 4 MB per window in use). */
   width?: number;
+  /** The two hash seeds (default: random for each store, see below); tests fix them so collisions are repeatable. */
+  seeds?: readonly [number, number];
 }
 
 const MAX_COUNT = 0xffff;
@@ -31,15 +33,14 @@ function fmix32(h: number): number {
  * of keys in a window stays well below the row width) make each other look busier,
  * never quieter. No one gets more than their limit.
  *
- * The hash seeds are random per process, so nobody can pick keys that collide with
+ * The hash seeds are random for each store, so nobody can pick keys that collide with
  * someone else's on purpose.
  */
 export function createMemoryRateLimitStore(options: MemoryStoreOptions = {}): RateLimitStore & { bytes(): number } {
   const width = options.width ?? 1 << 20;
   if (!Number.isInteger(Math.log2(width))) throw new Error('width must be a power of two');
   const mask = width - 1;
-  const seed1 = randomInt(2 ** 31);
-  const seed2 = randomInt(2 ** 31);
+  const [seed1, seed2] = options.seeds ?? [randomInt(2 ** 31), randomInt(2 ** 31)];
   // Window end → its counters (row 1 then row 2). A closed window's array is zeroed and reused.
   const windows = new Map<number, Uint16Array>();
 

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Clock } from '../lib/clock.js';
+import { ErrorBody } from './envelope.js';
 import { AppError } from './errors.js';
 
 /**
@@ -20,6 +21,22 @@ export interface RateLimitRule {
   /** Message of the 429 ("… Try again in N seconds." is appended). */
   message: string;
 }
+
+/** The headers `hook` sets on every answer, for the API reference of rate-limited routes. */
+export const RATE_LIMIT_HEADERS = {
+  'RateLimit-Limit': { type: 'integer', description: 'Requests allowed per window.' },
+  'RateLimit-Remaining': { type: 'integer', description: 'Requests left in the current window.' },
+  'RateLimit-Reset': { type: 'integer', description: 'Seconds until the window resets.' },
+} as const;
+
+/** The 429 of a rate-limited route, with its headers, for the route's response schema. */
+export const RateLimitedResponse = {
+  ...ErrorBody,
+  headers: {
+    'Retry-After': { type: 'integer', description: 'Seconds to wait before trying again: when the window resets.' },
+    ...RATE_LIMIT_HEADERS,
+  },
+};
 
 export interface RateLimitStore {
   /**

@@ -9,8 +9,12 @@ let RedisClient: typeof import('ioredis').Redis | undefined;
  * Redis connections for state shared between app nodes (rate-limit counters,
  * config-cache invalidation). Only used when REDIS_URL is set.
  *
- * Commands fail fast instead of queueing while Redis is away: callers fall back
- * (the rate limiter to its in-memory store) rather than hold requests hostage.
+ * While Redis is away, commands wait in ioredis's offline queue, but not for long: with
+ * maxRetriesPerRequest 1 the queue is failed every second unsuccessful reconnection attempt
+ * (each at most connectTimeout plus the back-off). The queue is what lets a subscription made
+ * before the first connection go through once Redis answers. Requests never wait on it: the
+ * rate limiter checks the connection's status and counts in memory while it is not ready,
+ * and cache invalidations are published without being awaited.
  */
 export function createRedisConnection(url: string, name: string): Redis {
   RedisClient ??= (require('ioredis') as typeof import('ioredis')).Redis;

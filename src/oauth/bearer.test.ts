@@ -1,4 +1,7 @@
+import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDeveloperAuth } from './bearer.js';
+import type { OAuthService } from './service.js';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 import { createDeveloperWithApp, getAccessToken, type DeveloperWithApp } from '../../test/support/factories.js';
 
@@ -109,5 +112,29 @@ describe.each(testDialects())('bearer tokens on the Developer API (RFC 6750, RFC
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
       scopes_supported: ['tools:read', 'tools:write', 'tools:publish'],
     });
+  });
+});
+
+describe('a route states its scope once (requireDeclaredScope)', () => {
+  const oauth = { checkAccessToken: async () => ({ ok: true, principal: { developerId: 'dev_1', appId: 'app_1', scopes: ['tools:read'] } }) } as unknown as OAuthService;
+
+  it('checks the scope named in schema.security, before the handler', async () => {
+    const auth = createDeveloperAuth(oauth);
+    const app = Fastify();
+    app.addHook('onRoute', auth.requireDeclaredScope);
+    app.get('/read', { schema: { security: [{ oauth2: ['tools:read'] }] } }, async () => 'ok');
+    app.get('/write', { schema: { security: [{ oauth2: ['tools:write'] }] } }, async () => 'ok');
+    const bearer = { authorization: 'Bearer svc_at_x' };
+    expect((await app.inject({ url: '/read', headers: bearer })).statusCode).toBe(200);
+    expect((await app.inject({ url: '/read' })).statusCode).toBe(401);
+    expect((await app.inject({ url: '/write', headers: bearer })).statusCode).toBe(403);
+    await app.close();
+  });
+
+  it('refuses to start with a route that states no scope, rather than leave it open', async () => {
+    const app = Fastify();
+    app.addHook('onRoute', createDeveloperAuth(oauth).requireDeclaredScope);
+    expect(() => app.get('/open', async () => 'ok')).toThrow(/GET \/open: state the route's one OAuth scope/);
+    await app.close();
   });
 });

@@ -2,7 +2,7 @@ import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { AppError } from '../http/errors.js';
 import { createRequestSlot } from '../http/request-slot.js';
 import type { DeveloperPrincipal, OAuthService } from './service.js';
-import type { Scope } from './scopes.js';
+import { isScope, type Scope } from './scopes.js';
 
 const REALM = 'realm="switchboard"';
 
@@ -20,10 +20,19 @@ const REASONS = {
   revoked: 'The access token was revoked. Request a new one from /api/dev/oauth/token.',
 } as const;
 
+/** What `requireDeclaredScope` reads and writes of a route's options (Fastify's onRoute argument). */
+interface DeclaredRoute {
+  method: string | string[];
+  url: string;
+  schema?: { security?: ReadonlyArray<Record<string, readonly string[]>> } | undefined;
+  onRequest?: unknown;
+}
+
 /**
- * RFC 6750 bearer checks for the Developer API. Routes declare their scope with
- * `onRequest: auth.requireScope('tools:read')`; handlers read `auth.principal(request)`.
- * Runs before body parsing, so an unauthenticated caller learns nothing about validation.
+ * RFC 6750 bearer checks for the Developer API. A route states its scope once, as its OpenAPI
+ * security requirement (`schema.security: [{ oauth2: ['tools:read'] }]`), in a scope with
+ * `addHook('onRoute', auth.requireDeclaredScope)`; handlers read `auth.principal(request)`.
+ * The check runs before body parsing, so an unauthenticated caller learns nothing about validation.
  */
 export function createDeveloperAuth(oauth: OAuthService) {
   const slot = createRequestSlot<DeveloperPrincipal>('developer principal');
@@ -51,7 +60,22 @@ export function createDeveloperAuth(oauth: OAuthService) {
     };
   }
 
-  return { requireScope, principal: slot.get };
+  /**
+   * An onRoute hook: the route's declared scope becomes its first onRequest check, so the OpenAPI
+   * document and the check cannot drift apart. A route that does not declare exactly one known
+   * scope fails at startup instead of going unprotected.
+   */
+  function requireDeclaredScope(route: DeclaredRoute): void {
+    const scopes = route.schema?.security?.flatMap((requirement) => requirement.oauth2 ?? []) ?? [];
+    const scope = scopes[0];
+    if (scopes.length !== 1 || scope === undefined || !isScope(scope)) {
+      throw new Error(`${String(route.method)} ${route.url}: state the route's one OAuth scope as schema.security: [{ oauth2: [scope] }]`);
+    }
+    const hooks = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
+    route.onRequest = [requireScope(scope), ...hooks];
+  }
+
+  return { requireScope, requireDeclaredScope, principal: slot.get };
 }
 
 export type DeveloperAuth = ReturnType<typeof createDeveloperAuth>;

@@ -1,18 +1,8 @@
-import { createServer } from 'node:net';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 import { createDeveloperWithApp, type DeveloperWithApp } from '../../test/support/factories.js';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
+import { freePort } from '../../test/support/net.js';
 
 /** Interop with a real OAuth client library over real HTTP: openid-client's client_credentials grant. */
 describe.each(testDialects())('openid-client interop on %s', (dialect) => {

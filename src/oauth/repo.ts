@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { skipLockedOnPostgres } from '../db/query-helpers.js';
 import type { AccessTokensTable, DB } from '../db/tables.js';
 
 export function createOAuthRepo(db: Kysely<DB>) {
@@ -14,7 +15,12 @@ export function createOAuthRepo(db: Kysely<DB>) {
     revokeToken: (hash: string, appId: string, at: string) =>
       db.updateTable('access_tokens').set({ revoked_at: at }).where('token_hash', '=', hash).where('app_id', '=', appId).where('revoked_at', 'is', null).execute(),
 
-    deleteExpiredTokens: (before: string) => db.deleteFrom('access_tokens').where('expires_at', '<', before).execute(),
+    /** Up to `limit` tokens that expired before `now` (through access_tokens_expiry_idx); resolves to how many. */
+    deleteExpiredTokens: async (now: string, limit: number): Promise<number> => {
+      const batch = skipLockedOnPostgres(db, db.selectFrom('access_tokens').select('token_hash').where('expires_at', '<', now).limit(limit));
+      const result = await db.deleteFrom('access_tokens').where('token_hash', 'in', batch).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
   };
 }
 

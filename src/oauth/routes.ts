@@ -87,8 +87,13 @@ export function registerOAuthRoutes(app: App, deps: { oauth: OAuthService; confi
         config: oauthConfig,
         schema: {
           tags: ['OAuth'],
+          operationId: 'issueToken',
           summary: 'Obtain an access token (client credentials)',
-          description: 'Exchange client_id and client_secret for a bearer token valid one hour. Authenticate with HTTP Basic or with client_id and client_secret in the body.',
+          description:
+            'Exchange the client_id and client_secret of an app registered in the developer portal for a bearer token valid one hour, ' +
+            'for the Developer API. Form-encoded body; authenticate with HTTP Basic or with client_id and client_secret in the body, not both. ' +
+            'Errors follow RFC 6749 §5.2: 401 invalid_client for unknown or wrong credentials; 400 unsupported_grant_type for any grant but ' +
+            'client_credentials, invalid_scope for a scope the app may not have, invalid_request for anything else malformed.',
           consumes: [FORM],
           body: TokenRequest,
           response: { 200: TokenResponse, 400: OAuthError, 401: OAuthError },
@@ -109,8 +114,11 @@ export function registerOAuthRoutes(app: App, deps: { oauth: OAuthService; confi
         config: oauthConfig,
         schema: {
           tags: ['OAuth'],
+          operationId: 'revokeToken',
           summary: 'Revoke an access token (RFC 7009)',
-          description: 'Answers 200 whether or not the token was valid, so tokens cannot be probed.',
+          description:
+            'Revokes an access token of the calling app, which authenticates as on the token endpoint. Form-encoded body. ' +
+            'Answers 200 whether or not the token was valid, so tokens cannot be probed; 401 invalid_client when the client credentials are wrong.',
           consumes: [FORM],
           body: RevokeRequest,
           response: { 200: { type: 'null', description: 'Revoked, or already invalid.' }, 400: OAuthError, 401: OAuthError },
@@ -125,7 +133,15 @@ export function registerOAuthRoutes(app: App, deps: { oauth: OAuthService; confi
 
   app.get(
     '/.well-known/oauth-authorization-server',
-    { schema: { tags: ['OAuth'], summary: 'Authorization server metadata (RFC 8414)', response: { 200: ServerMetadata } } },
+    {
+      schema: {
+        tags: ['OAuth'],
+        operationId: 'getAuthorizationServerMetadata',
+        summary: 'Authorization server metadata (RFC 8414)',
+        description: 'The token and revocation endpoints, and the grant, client authentication methods and scopes they support, for OAuth client libraries. Public: no authentication.',
+        response: { 200: ServerMetadata },
+      },
+    },
     async () => ({
       issuer: config.publicUrl,
       token_endpoint: `${config.publicUrl}/api/dev/oauth/token`,

@@ -1,8 +1,9 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import { named } from '../http/schema-name.js';
 import { SCOPES } from './scopes.js';
 
 /** RFC 6749 §4.4.2. Unknown parameters are ignored, as the RFC requires. */
-export const TokenRequest = Type.Object(
+export const TokenRequest = named('TokenRequest', Type.Object(
   {
     grant_type: Type.String({ description: 'Must be `client_credentials`.' }),
     client_id: Type.Optional(Type.String({ maxLength: 200 })),
@@ -10,24 +11,27 @@ export const TokenRequest = Type.Object(
     scope: Type.Optional(Type.String({ maxLength: 500, description: `Space-separated, from: ${SCOPES.join(' ')}. Omit for every scope the app is allowed.` })),
   },
   { additionalProperties: true },
-);
+));
 
-export const TokenResponse = Type.Object({
+export const TokenResponse = named('TokenResponse', Type.Object({
   access_token: Type.String({ description: 'Opaque bearer token (`svc_at_…`).' }),
   token_type: Type.Literal('Bearer'),
   expires_in: Type.Integer({ description: 'Seconds: 3600.' }),
   scope: Type.String({ description: 'Granted scopes, space-separated.' }),
-});
+}));
+export type TokenResponse = Static<typeof TokenResponse>;
 
-export const OAuthError = Type.Object({
-  error: Type.Union(
-    ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope'].map((code) => Type.Literal(code)),
-  ),
-  error_description: Type.String(),
-});
+/** RFC 6749 §5.2: the error shape of the OAuth endpoints. */
+export const OAuthError = named('OAuthError', Type.Object({
+  error: Type.Unsafe<string>({
+    type: 'string',
+    enum: ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope'],
+  }),
+  error_description: Type.String({ description: 'A human-readable message.' }),
+}));
 
 /** RFC 7009 §2.1. */
-export const RevokeRequest = Type.Object(
+export const RevokeRequest = named('RevokeRequest', Type.Object(
   {
     token: Type.String({ maxLength: 500 }),
     token_type_hint: Type.Optional(Type.String({ maxLength: 50 })),
@@ -35,10 +39,10 @@ export const RevokeRequest = Type.Object(
     client_secret: Type.Optional(Type.String({ maxLength: 200 })),
   },
   { additionalProperties: true },
-);
+));
 
 /** RFC 8414 §2. */
-export const ServerMetadata = Type.Object({
+export const ServerMetadata = named('AuthorizationServerMetadata', Type.Object({
   issuer: Type.String(),
   token_endpoint: Type.String(),
   revocation_endpoint: Type.String(),
@@ -48,4 +52,4 @@ export const ServerMetadata = Type.Object({
   revocation_endpoint_auth_methods_supported: Type.Array(Type.String()),
   scopes_supported: Type.Array(Type.String()),
   service_documentation: Type.String(),
-});
+}));

@@ -1,8 +1,10 @@
+import type { ExpiryPurge } from '../db/expiry-purger.js';
 import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { hashSecret, safeEqual } from '../lib/hashing.js';
 import { isWellFormedId, newSecret } from '../lib/ids.js';
 import type { OAuthRepo } from './repo.js';
+import type { TokenResponse } from './schema.js';
 import { formatScopes, isScope, parseScopeList, type Scope } from './scopes.js';
 
 /** Spec: access tokens are valid one hour. */
@@ -15,13 +17,6 @@ export interface ClientCredentials {
   method: 'client_secret_basic' | 'client_secret_post';
 }
 
-export interface TokenResponse {
-  access_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
-  scope: string;
-}
-
 /** Who is calling the Developer API, from a valid access token. */
 export interface DeveloperPrincipal {
   developerId: string;
@@ -32,6 +27,11 @@ export interface DeveloperPrincipal {
 export type TokenCheck =
   | { ok: true; principal: DeveloperPrincipal }
   | { ok: false; reason: 'unknown' | 'expired' | 'revoked' };
+
+/** Tokens past their hour, for the expiry purger (db/expiry-purger.ts): one row is written per token request. */
+export function expiredAccessTokens(repo: OAuthRepo): ExpiryPurge {
+  return { name: 'access_tokens', purgeBatch: (now, limit) => repo.deleteExpiredTokens(now.toISOString(), limit) };
+}
 
 export function createOAuthService(deps: { repo: OAuthRepo; clock: Clock }) {
   const { repo, clock } = deps;

@@ -5,24 +5,11 @@ import { hashSecret } from '../lib/hashing.js';
 import { apiKeyNotFound } from './errors.js';
 import { newId, newSecret } from '../lib/ids.js';
 import type { OrgsRepo } from './repo.js';
+import type { ApiKey, CreatedApiKey } from './schema.js';
 import { requiredText } from '../lib/required-text.js';
 
 /** An org API key as the API shows it: never the secret, only its last four characters. */
-export interface ApiKeyView {
-  id: string;
-  name: string;
-  lastFour: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
-
-export interface CreatedApiKey extends ApiKeyView {
-  /** `svc_org_…`, returned once at creation. */
-  key: string;
-}
-
-export function presentApiKey(row: OrgApiKeysTable): ApiKeyView {
+export function presentApiKey(row: OrgApiKeysTable): ApiKey {
   return { id: row.id, name: row.name, lastFour: row.last_four, createdAt: row.created_at, lastUsedAt: row.last_used_at, revokedAt: row.revoked_at };
 }
 
@@ -46,7 +33,7 @@ export async function issueApiKey(repo: Pick<OrgsRepo, 'insertApiKey'>, orgId: s
 export function createApiKeysService(deps: { repo: OrgsRepo; clock: Clock }) {
   const { repo, clock } = deps;
 
-  async function get(orgId: string, id: string): Promise<ApiKeyView> {
+  async function get(orgId: string, id: string): Promise<ApiKey> {
     const row = await repo.findApiKey(orgId, id);
     if (!row) throw apiKeyNotFound();
     return presentApiKey(row);
@@ -67,7 +54,7 @@ export function createApiKeysService(deps: { repo: OrgsRepo; clock: Clock }) {
     get,
 
     /** Idempotent: revoking a revoked key keeps its first revocation time. */
-    revoke: async (orgId: string, id: string): Promise<ApiKeyView> => {
+    revoke: async (orgId: string, id: string): Promise<ApiKey> => {
       await get(orgId, id);
       await repo.revokeApiKey(orgId, id, isoNow(clock));
       return get(orgId, id);

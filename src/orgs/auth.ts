@@ -66,7 +66,7 @@ export function createOrgAuth(deps: OrgAuthDeps) {
     }
     const key = await repo.findApiKeyByHash(hashSecret(token));
     if (!key) throw invalidKey('The API key is not valid.');
-    if (key.revoked_at !== null) throw invalidKey('The API key was revoked. Create a new one in the panel or with POST /api/org/api-keys.');
+    if (key.revoked_at !== null) throw invalidKey('The API key was revoked. Use another of your organization\'s keys, or create one with POST /api/org/api-keys (or switchboard api-key create on the server).');
     const now = clock.now();
     if (key.last_used_at === null || now.getTime() - Date.parse(key.last_used_at) >= TOUCH_INTERVAL_MS) {
       await repo.touchApiKey(key.id, now.toISOString());

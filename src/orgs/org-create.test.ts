@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../db/database.js';
 import { hashSecret, verifyPassword } from '../lib/hashing.js';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
-import { runCli as cli } from '../../test/support/cli.js';
+import { runCli as cli, runCliWith } from '../../test/support/cli.js';
 import { DEFAULT_PIPELINE } from '../crm/default-pipeline.js';
 import { createStandaloneOrgsService } from '../app.js';
 
@@ -20,6 +20,7 @@ describe('switchboard org create', () => {
     expect(out).toMatchObject({
       orgId: expect.stringMatching(/^org_/),
       name: 'Acme Inc',
+      defaultCountry: 'US',
       operator: { id: expect.stringMatching(/^usr_/), email: 'boss@acme.example' },
       apiKey: expect.stringMatching(/^svc_org_/),
     });
@@ -35,9 +36,29 @@ describe('switchboard org create', () => {
     } finally {
       await database.close();
     }
-    const human = cli(dataDir, 'org', 'create', '--name', 'Beta', '--email', 'ops@beta.example', '--password', 'a long password');
-    expect(human.code).toBe(0);
+    const human = runCliWith(dataDir, { input: 'a long password\n' }, 'org', 'create', '--name', 'Beta', '--email', 'ops@beta.example', '--password-stdin', '--country', 'gb');
+    expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(/apiKey: svc_org_/);
+    expect(human.stdout).toContain('defaultCountry: GB');
+  });
+
+  it('creates another API key for an organization whose keys are lost', async () => {
+    const created = JSON.parse(cli(dataDir, 'org', 'create', '--name', 'Keys', '--email', 'ops@keys.example', '--password', 'a long password', '--json').stdout);
+    const run = cli(dataDir, 'api-key', 'create', '--org', created.orgId, '--name', 'Recovery', '--json');
+    expect(run.code, run.stderr).toBe(0);
+    const out = JSON.parse(run.stdout);
+    expect(out).toMatchObject({ orgId: created.orgId, id: expect.stringMatching(/^key_/), name: 'Recovery', apiKey: expect.stringMatching(/^svc_org_/) });
+    expect(out.apiKey).not.toBe(created.apiKey);
+    const database = openDatabase({ sqliteFile: join(dataDir, 'switchboard.db') });
+    try {
+      const key = await database.db.selectFrom('org_api_keys').selectAll().where('id', '=', out.id).executeTakeFirstOrThrow();
+      expect(key).toMatchObject({ org_id: created.orgId, key_hash: hashSecret(out.apiKey), revoked_at: null });
+    } finally {
+      await database.close();
+    }
+    const unknown = cli(dataDir, 'api-key', 'create', '--org', 'org_doesnotexist0000000', '--json');
+    expect(unknown.code).toBe(1);
+    expect(JSON.parse(unknown.stderr)).toMatchObject({ success: false, code: 'ORG_NOT_FOUND' });
   });
 
   it('exits non-zero with a clear message on bad input', () => {
@@ -53,6 +74,9 @@ describe('switchboard org create', () => {
     const missing = cli(dataDir, 'org', 'create', '--name', 'X');
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('missing --email');
+    const uk = cli(dataDir, 'org', 'create', '--name', 'X', '--email', 'x@uk.example', '--password', 'a long password', '--country', 'UK', '--json');
+    expect(uk.code).toBe(1);
+    expect(JSON.parse(uk.stderr)).toEqual({ success: false, code: 'VALIDATION_ERROR', field: 'defaultCountry', error: 'UK is not an ISO 3166-1 country code: use GB for the United Kingdom.' });
   });
 });
 
@@ -84,5 +108,30 @@ describe.each(testDialects())('organization creation on %s', (dialect) => {
     ]);
     expect(await orgs.defaultCountry(fr.org.id)).toBe('FR');
     expect(await orgs.defaultCountry(us.org.id)).toBe('US');
+  });
+
+  it.each([
+    ['UK', /use GB for the United Kingdom/],
+    ['el', /use GR for Greece/],
+    ['QQ', /QQ is not a country code we can read phone numbers for/],
+    ['XX', /XX is not a country code/],
+    ['France', /two-letter ISO 3166-1 code/],
+    ['', /two-letter ISO 3166-1 code/],
+  ])('refuses the default country %j and creates nothing', async (country, message) => {
+    const orgs = createStandaloneOrgsService(ctx.database.db, ctx.clock);
+    const count = async () => Number((await ctx.database.db.selectFrom('orgs').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const before = await count();
+    const email = `ops-${country.toLowerCase() || 'blank'}@country.example`;
+    await expect(orgs.createOrganization({ name: 'Country', email, password: 'a long password', defaultCountry: country })).rejects.toMatchObject({ code: 'VALIDATION_ERROR', field: 'defaultCountry', message: expect.stringMatching(message) });
+    expect(await count()).toBe(before);
+    expect(await ctx.database.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst()).toBeUndefined();
+  });
+
+  it('accepts any region the phone library knows, in any case, stored in capitals', async () => {
+    const orgs = createStandaloneOrgsService(ctx.database.db, ctx.clock);
+    for (const [given, stored] of [['gb', 'GB'], [' De ', 'DE'], ['XK', 'XK']] as const) {
+      const created = await orgs.createOrganization({ name: `In ${stored}`, email: `ops-${stored.toLowerCase()}@regions.example`, password: 'a long password', defaultCountry: given });
+      expect(created.org.defaultCountry).toBe(stored);
+    }
   });
 });

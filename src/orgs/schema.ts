@@ -1,31 +1,63 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ListQuery, Page } from '../http/envelope.js';
 import { IdParam } from '../http/path-ids.js';
+import { named } from '../http/schema-name.js';
 import { agentNotFound, apiKeyNotFound } from './errors.js';
 
-/** Wire schemas of the Operator API's organization resources: API keys and agents. */
+/** Wire schemas of the Operator API's organization resources: the organization itself, API keys and agents. */
 
 export const AgentIdParams = Type.Object({ id: IdParam('agt', agentNotFound, 'The agent id (`agt_…`).') });
 export const ApiKeyIdParams = Type.Object({ id: IdParam('key', apiKeyNotFound, 'The API key id (`key_…`).') });
-export const Deleted = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });
+export const Deleted = named('Deleted', Type.Object({ id: Type.String(), deleted: Type.Literal(true) }));
 export const PageQuery = Type.Object(ListQuery, { additionalProperties: false });
+
+// ── The organization ──
+
+export const Organization = named('Organization', Type.Object({
+  id: Type.String({ description: '`org_…`' }),
+  name: Type.String(),
+  defaultCountry: Type.String({ description: 'ISO 3166-1 alpha-2 code, in capitals: national phone numbers (written without +) are read as numbers of this country.', examples: ['US'] }),
+  createdAt: Type.String({ format: 'date-time' }),
+}));
+export type Organization = Static<typeof Organization>;
+
+export const OrganizationPatch = named('OrganizationPatch', Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'The organization\'s name.' })),
+    defaultCountry: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z]{2}$',
+        errorMessage: 'must be a two-letter country code such as US, GB or FR',
+        description: 'An ISO 3166-1 alpha-2 code the phone library knows (`GB`, not `UK`), in any case; stored in capitals. Applies to numbers written from now on.',
+        examples: ['GB'],
+      }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1 },
+));
+export type OrganizationPatch = Static<typeof OrganizationPatch>;
 
 // ── API keys ──
 
-export const ApiKey = Type.Object({
+export const ApiKey = named('ApiKey', Type.Object({
   id: Type.String({ description: '`key_…`' }),
   name: Type.String(),
   lastFour: Type.String({ description: 'The last four characters of the key, to tell keys apart.' }),
   createdAt: Type.String({ format: 'date-time' }),
   lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Updated at most once a minute.' }),
   revokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-});
-export const CreatedApiKey = Type.Intersect([ApiKey, Type.Object({ key: Type.String({ description: 'The key (`svc_org_…`). Shown only in this response: store it now.' }) })]);
+}));
+export type ApiKey = Static<typeof ApiKey>;
+export const CreatedApiKey = named(
+  'CreatedApiKey',
+  Type.Intersect([ApiKey, Type.Object({ key: Type.String({ description: 'The key (`svc_org_…`). Shown only in this response: store it now.' }) })]),
+);
+export type CreatedApiKey = Static<typeof CreatedApiKey>;
 export const ApiKeyPage = Page(ApiKey);
-export const ApiKeyCreate = Type.Object(
+export const ApiKeyCreate = named('ApiKeyCreate', Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 100, description: 'What the key is for, e.g. "Zapier".' }) },
   { additionalProperties: false },
-);
+));
 
 // ── Agents ──
 
@@ -34,7 +66,7 @@ const HexColor = Type.String({ pattern: '^#(?:[0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$', 
 const FontFamily = Type.String({ minLength: 1, maxLength: 100, pattern: "^[A-Za-z0-9][A-Za-z0-9 ,'-]*$", description: 'A CSS font-family list, e.g. `Inter, sans-serif`.' });
 const LogoUrl = Type.String({ minLength: 1, maxLength: 2048, description: 'An https:// URL of the logo image.' });
 
-export const Branding = Type.Object(
+export const Branding = named('Branding', Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 100, description: 'Brand name shown on forms.' }),
     primaryColor: HexColor,
@@ -44,10 +76,10 @@ export const Branding = Type.Object(
     logoUrl: LogoUrl,
   },
   { additionalProperties: false },
-);
+));
 export type Branding = Static<typeof Branding>;
 
-export const BrandingInput = Type.Object(
+export const BrandingInput = named('BrandingInput', Type.Object(
   {
     name: Branding.properties.name,
     primaryColor: HexColor,
@@ -57,28 +89,28 @@ export const BrandingInput = Type.Object(
     logoUrl: LogoUrl,
   },
   { additionalProperties: false },
-);
+));
 
-export const BrandingPatch = Type.Partial(BrandingInput, { additionalProperties: false });
+export const BrandingPatch = named('BrandingPatch', Type.Partial(BrandingInput, { additionalProperties: false }));
 
-export const Agent = Type.Object({
+export const Agent = named('Agent', Type.Object({
   id: Type.String({ description: '`agt_…`' }),
   name: Type.String(),
   branding: Branding,
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
-});
+}));
 export type Agent = Static<typeof Agent>;
 export const AgentPage = Page(Agent);
 
-export const AgentCreate = Type.Object(
+export const AgentCreate = named('AgentCreate', Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 100, description: 'Internal name of the agent.' }), branding: BrandingInput },
   { additionalProperties: false },
-);
+));
 export type AgentCreate = Static<typeof AgentCreate>;
 
-export const AgentPatch = Type.Object(
+export const AgentPatch = named('AgentPatch', Type.Object(
   { name: Type.Optional(AgentCreate.properties.name), branding: Type.Optional(BrandingPatch) },
   { additionalProperties: false, minProperties: 1 },
-);
+));
 export type AgentPatch = Static<typeof AgentPatch>;

@@ -1,3 +1,4 @@
+import { isSupportedCountry } from 'libphonenumber-js/max';
 import { insertDefaultPipeline } from '../crm/default-pipeline.js';
 import { normalizeEmail } from '../crm/normalize.js';
 import type { CrmRepo } from '../crm/repo.js';
@@ -7,11 +8,14 @@ import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { hashPassword } from '../lib/hashing.js';
 import { newId } from '../lib/ids.js';
+import type { OrgsTable } from '../db/tables.js';
 import { presentAgent } from './agents-service.js';
-import { issueApiKey, type CreatedApiKey } from './api-keys-service.js';
+import { issueApiKey } from './api-keys-service.js';
 import type { OrgChangeFeed } from './changes.js';
+import { orgNotFound } from './errors.js';
 import type { OrgsRepo } from './repo.js';
-import type { Branding } from './schema.js';
+import type { Branding, CreatedApiKey, Organization, OrganizationPatch } from './schema.js';
+import { requiredText } from '../lib/required-text.js';
 
 export interface NewOrganization {
   name: string;
@@ -19,18 +23,43 @@ export interface NewOrganization {
   password: string;
   /** The operator's display name; defaults to the part of the email before the @. */
   operatorName?: string;
-  /** ISO 3166 alpha-2, for reading national phone numbers; default US. */
+  /** ISO 3166-1 alpha-2, for reading national phone numbers; default US. See `checkDefaultCountry()`. */
   defaultCountry?: string;
 }
 
 export interface CreatedOrganization {
-  org: { id: string; name: string; defaultCountry: string; createdAt: string };
+  org: Organization;
   operator: { id: string; email: string; name: string };
   /** Shown once: only its hash is stored. */
   apiKey: CreatedApiKey;
 }
 
 export const MIN_PASSWORD = 10;
+
+/** Codes people often write for a country, and the ISO 3166-1 code it has. */
+const COMMON_MISTAKES: Record<string, { code: string; country: string }> = {
+  UK: { code: 'GB', country: 'the United Kingdom' },
+  EL: { code: 'GR', country: 'Greece' },
+};
+
+/**
+ * The one rule for an organization's default country, shared by the CLI and the Operator API:
+ * an ISO 3166-1 alpha-2 code that the phone library has numbering plans for (any case, stored
+ * in capitals). Anything else would make every national phone number of the org unreadable.
+ */
+export function checkDefaultCountry(raw: string): string {
+  const code = raw.trim().toUpperCase();
+  const refuse = (message: string) => new AppError('VALIDATION_ERROR', message, { field: 'defaultCountry' });
+  if (!/^[A-Z]{2}$/.test(code)) throw refuse('The default country is a two-letter ISO 3166-1 code such as US, GB or FR.');
+  const mistake = COMMON_MISTAKES[code];
+  if (mistake) throw refuse(`${code} is not an ISO 3166-1 country code: use ${mistake.code} for ${mistake.country}.`);
+  if (!isSupportedCountry(code)) throw refuse(`${code} is not a country code we can read phone numbers for. Use a two-letter ISO 3166-1 code such as US, GB or FR.`);
+  return code;
+}
+
+function presentOrg(row: OrgsTable): Organization {
+  return { id: row.id, name: row.name, defaultCountry: row.default_country, createdAt: row.created_at };
+}
 
 /** The repos an org's creation writes with, in one transaction: the org's, and the CRM's for its default pipeline. */
 export interface OrgsRepos {
@@ -39,13 +68,13 @@ export interface OrgsRepos {
 }
 
 /**
- * Organizations: creating one (its first operator, a first API key and the default pipeline,
- * in one transaction), and what other features read about an org (its default country, an
- * agent's brand). `changes`: an edit of an org setting that forms use (the default country)
- * notifies it, so cached public forms are dropped.
+ * Organizations: creating one (its first operator, a first API key and the default pipeline, in one
+ * transaction), reading it and changing its settings, and what other features read about an org (its
+ * default country, an agent's brand). `changes`: a new default country, which live forms cache with
+ * the form, notifies it, so the org's cached public forms are dropped.
  */
 export function createOrgsService(deps: { repo: OrgsRepo; transact: Transact<OrgsRepos>; clock: Clock; changes: OrgChangeFeed }) {
-  const { repo, transact, clock } = deps;
+  const { repo, transact, clock, changes } = deps;
 
   async function createOrganization(input: NewOrganization): Promise<CreatedOrganization> {
     const name = input.name.trim();
@@ -55,8 +84,7 @@ export function createOrgsService(deps: { repo: OrgsRepo; transact: Transact<Org
     if (input.password.length < MIN_PASSWORD) {
       throw new AppError('VALIDATION_ERROR', `Use a password of at least ${MIN_PASSWORD} characters.`, { field: 'password' });
     }
-    const country = (input.defaultCountry ?? 'US').toUpperCase();
-    if (!/^[A-Z]{2}$/.test(country)) throw new AppError('VALIDATION_ERROR', 'The default country is a two-letter code such as US or FR.', { field: 'defaultCountry' });
+    const country = checkDefaultCountry(input.defaultCountry ?? 'US');
     const operatorName = (input.operatorName ?? email.value.split('@')[0] ?? '').trim() || email.value;
     if (await repo.findUserByEmail(email.value)) {
       throw new AppError('CONFLICT', 'An operator with that email already exists.', { field: 'email' });
@@ -73,7 +101,7 @@ export function createOrgsService(deps: { repo: OrgsRepo; transact: Transact<Org
       await insertDefaultPipeline(repos.crm, org.id, now);
       const apiKey = await issueApiKey(repos.orgs, org.id, 'Default key', now);
       return {
-        org: { id: org.id, name, defaultCountry: country, createdAt: now },
+        org: presentOrg(org),
         operator: { id: operator.id, email: operator.email, name: operator.name },
         apiKey,
       };
@@ -103,7 +131,25 @@ export function createOrgsService(deps: { repo: OrgsRepo; transact: Transact<Org
     return presentAgent(agent).branding;
   }
 
-  return { createOrganization, defaultCountry, agentBranding };
+  async function getOrganization(orgId: string): Promise<Organization> {
+    const row = await repo.findOrg(orgId);
+    if (!row) throw orgNotFound();
+    return presentOrg(row);
+  }
+
+  /** Changes only what is given. A new default country drops the org's cached live forms, which read phones with it. */
+  async function updateOrganization(orgId: string, patch: OrganizationPatch): Promise<Organization> {
+    const set: Partial<Pick<OrgsTable, 'name' | 'default_country'>> = {};
+    if (patch.name !== undefined) set.name = requiredText(patch.name, 'name', 'an organization name');
+    if (patch.defaultCountry !== undefined) set.default_country = checkDefaultCountry(patch.defaultCountry);
+    const before = await repo.findOrg(orgId);
+    if (!before) throw orgNotFound();
+    if (Object.keys(set).length > 0) await repo.updateOrg(orgId, set);
+    if (set.default_country !== undefined && set.default_country !== before.default_country) changes.notify(orgId);
+    return presentOrg({ ...before, ...set });
+  }
+
+  return { createOrganization, getOrganization, updateOrganization, defaultCountry, agentBranding };
 }
 
 export type OrgsService = ReturnType<typeof createOrgsService>;

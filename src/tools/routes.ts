@@ -9,7 +9,7 @@ import type { ToolsService } from './service.js';
 const JSON_TYPE = 'application/json';
 const TAGS = ['Tools'];
 
-/** The Developer API for tools: `/api/dev/tools…`, each route behind its OAuth scope. */
+/** The Developer API for tools: `/api/dev/tools…`, each route behind the OAuth scope its `security` names. */
 export function registerToolRoutes(app: App, deps: { tools: ToolsService; developerAuth: DeveloperAuth }): void {
   const { tools, developerAuth: auth } = deps;
 
@@ -19,15 +19,20 @@ export function registerToolRoutes(app: App, deps: { tools: ToolsService; develo
     scope.removeAllContentTypeParsers();
     // Clients often send Content-Type: application/json on bodiless calls like publish.
     scope.addContentTypeParser(JSON_TYPE, { parseAs: 'string' }, jsonBodyParser({ allowEmpty: true }));
+    // Each route's `security` states its scope once: for the OpenAPI document and as its bearer check.
+    scope.addHook('onRoute', auth.requireDeclaredScope);
 
     scope.post(
       '/api/dev/tools',
       {
-        onRequest: auth.requireScope('tools:write'),
         schema: {
           tags: TAGS,
+          operationId: 'createTool',
           summary: 'Create a tool',
-          description: 'Creates a draft only you can see. `method` defaults to POST, `authType` to none, `category` to other, `parameters` to [].',
+          description:
+            'Creates a draft only you can see. `method` defaults to POST, `authType` to none, `category` to other, `parameters` to []. ' +
+            'Needs an access token with the `tools:write` scope. 400 ENDPOINT_NOT_ALLOWED when the endpoint is not https:// or resolves to a non-public address; ' +
+            '409 CONFLICT when you already have a tool with that name.',
           security: [{ oauth2: ['tools:write'] }],
           body: CreateToolBody,
           response: { 201: Envelope(ToolRecord), ...errorResponses(400, 401, 403, 409, 413, 415) },
@@ -42,11 +47,13 @@ export function registerToolRoutes(app: App, deps: { tools: ToolsService; develo
     scope.get(
       '/api/dev/tools',
       {
-        onRequest: auth.requireScope('tools:read'),
         schema: {
           tags: TAGS,
+          operationId: 'listTools',
           summary: 'List your tools',
-          description: 'Newest first. Filter by `status`, `category` and `q` (text in name or description); page with `limit` and `cursor`.',
+          description:
+            'Your tools, drafts and published, newest first. Filter by `status`, `category` and `q` (text in name or description); page with `limit` and `cursor`. ' +
+            'Needs an access token with the `tools:read` scope.',
           security: [{ oauth2: ['tools:read'] }],
           querystring: ToolListQuery,
           response: { 200: Envelope(Page(ToolRecord)), ...errorResponses(400, 401, 403) },
@@ -58,10 +65,11 @@ export function registerToolRoutes(app: App, deps: { tools: ToolsService; develo
     scope.get(
       '/api/dev/tools/:tool_id',
       {
-        onRequest: auth.requireScope('tools:read'),
         schema: {
           tags: TAGS,
+          operationId: 'getTool',
           summary: 'Get one of your tools',
+          description: 'The working copy of one of your tools. Needs an access token with the `tools:read` scope. 404 TOOL_NOT_FOUND for an unknown id and for another developer\'s tool.',
           security: [{ oauth2: ['tools:read'] }],
           params: ToolIdParams,
           response: { 200: Envelope(ToolRecord), ...errorResponses(400, 401, 403, 404) },
@@ -73,13 +81,14 @@ export function registerToolRoutes(app: App, deps: { tools: ToolsService; develo
     scope.put(
       '/api/dev/tools/:tool_id',
       {
-        onRequest: auth.requireScope('tools:write'),
         schema: {
           tags: TAGS,
+          operationId: 'updateTool',
           summary: 'Update a tool',
           description:
             'Send any subset of the editable fields; only those change. On a published tool this edits the working copy: ' +
-            'the catalog keeps the published revision until you publish again (`hasUnpublishedChanges` tells).',
+            'the catalog keeps the published revision until you publish again (`hasUnpublishedChanges` tells). ' +
+            'Needs an access token with the `tools:write` scope. 400 ENDPOINT_NOT_ALLOWED for an endpoint that is not allowed; 404 TOOL_NOT_FOUND; 409 CONFLICT when the new name is taken.',
           security: [{ oauth2: ['tools:write'] }],
           params: ToolIdParams,
           body: UpdateToolBody,
@@ -92,11 +101,11 @@ export function registerToolRoutes(app: App, deps: { tools: ToolsService; develo
     scope.delete(
       '/api/dev/tools/:tool_id',
       {
-        onRequest: auth.requireScope('tools:write'),
         schema: {
           tags: TAGS,
+          operationId: 'deleteTool',
           summary: 'Delete a tool',
-          description: 'Works in any state; a published tool leaves the catalog at once.',
+          description: 'Works in any state; a published tool leaves the catalog at once. Needs an access token with the `tools:write` scope. 404 TOOL_NOT_FOUND.',
           security: [{ oauth2: ['tools:write'] }],
           params: ToolIdParams,
           response: { 200: Envelope(DeletedTool), ...errorResponses(400, 401, 403, 404) },
@@ -108,13 +117,15 @@ export function registerToolRoutes(app: App, deps: { tools: ToolsService; develo
     scope.post(
       '/api/dev/tools/:tool_id/publish',
       {
-        onRequest: auth.requireScope('tools:publish'),
         schema: {
           tags: TAGS,
+          operationId: 'publishTool',
           summary: 'Publish a tool',
           description:
             'Re-checks the endpoint (its name must resolve, only to public addresses), then copies the working copy into a new ' +
-            'immutable revision that the catalog shows. Publishing an unchanged published tool changes nothing.',
+            'immutable revision that the catalog shows. Publishing an unchanged published tool changes nothing. ' +
+            'Needs an access token with the `tools:publish` scope. 400 ENDPOINT_NOT_ALLOWED when the endpoint fails the check; 404 TOOL_NOT_FOUND; ' +
+            '409 CONFLICT when the tool changed while it was being published (publish again).',
           security: [{ oauth2: ['tools:publish'] }],
           params: ToolIdParams,
           response: { 200: Envelope(ToolRecord), ...errorResponses(400, 401, 403, 404, 409) },
@@ -126,11 +137,12 @@ export function registerToolRoutes(app: App, deps: { tools: ToolsService; develo
     scope.post(
       '/api/dev/tools/:tool_id/unpublish',
       {
-        onRequest: auth.requireScope('tools:publish'),
         schema: {
           tags: TAGS,
+          operationId: 'unpublishTool',
           summary: 'Withdraw a tool from the catalog',
-          description: 'Status goes back to draft; revisions are kept, and publishing again brings the tool back.',
+          description:
+            'Status goes back to draft; revisions are kept, and publishing again brings the tool back. Needs an access token with the `tools:publish` scope. 404 TOOL_NOT_FOUND.',
           security: [{ oauth2: ['tools:publish'] }],
           params: ToolIdParams,
           response: { 200: Envelope(ToolRecord), ...errorResponses(400, 401, 403, 404) },

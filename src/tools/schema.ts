@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ListQuery } from '../http/envelope.js';
 import { IdParam } from '../http/path-ids.js';
+import { named } from '../http/schema-name.js';
 import { MultilineText } from '../http/wire-text.js';
 import { toolNotFound } from './errors.js';
 import {
@@ -39,7 +40,7 @@ const parameterFields = {
   items: StringEnum(ITEM_TYPES, { description: 'For `type: array`: the type of its items.' }),
 };
 
-export const ToolParameterInput = Type.Object(
+export const ToolParameterInput = named('ToolParameterInput', Type.Object(
   {
     name: parameterFields.name,
     type: parameterFields.type,
@@ -48,19 +49,19 @@ export const ToolParameterInput = Type.Object(
     items: Type.Optional(parameterFields.items),
   },
   { additionalProperties: false },
-);
+));
 
-export const ToolParameter = Type.Object({
+export const ToolParameter = named('ToolParameter', Type.Object({
   name: parameterFields.name,
   type: parameterFields.type,
   description: parameterFields.description,
   required: parameterFields.required,
   items: Type.Optional(parameterFields.items),
-});
+}));
 
 const Parameters = Type.Array(ToolParameterInput, { maxItems: MAX_PARAMETERS, description: `Parameters the model fills in; at most ${MAX_PARAMETERS}.` });
 
-export const CreateToolBody = Type.Object(
+export const CreateToolBody = named('ToolCreate', Type.Object(
   {
     name: ToolName,
     description: Description,
@@ -72,11 +73,11 @@ export const CreateToolBody = Type.Object(
     parameters: Type.Optional({ ...Parameters, default: [] }),
   },
   { additionalProperties: false },
-);
+));
 export type CreateToolBody = Static<typeof CreateToolBody>;
 
 /** Any subset of the editable fields; only those given change. `apiKeyHeader: null` removes it. */
-export const UpdateToolBody = Type.Object(
+export const UpdateToolBody = named('ToolUpdate', Type.Object(
   {
     name: Type.Optional(ToolName),
     description: Type.Optional(Description),
@@ -87,13 +88,13 @@ export const UpdateToolBody = Type.Object(
     category: Type.Optional(StringEnum(TOOL_CATEGORIES)),
     parameters: Type.Optional(Parameters),
   },
-  { additionalProperties: false },
-);
+  { additionalProperties: false, description: 'Any subset of the editable fields; only those given change. `apiKeyHeader: null` removes it.' },
+));
 export type UpdateToolBody = Static<typeof UpdateToolBody>;
 
 const Timestamp = Type.String({ format: 'date-time' });
 
-export const ToolRecord = Type.Object({
+export const ToolRecord = named('ToolRecord', Type.Object({
   id: Type.String({ description: 'Tool id (`tool_…`).' }),
   name: ToolName,
   description: Type.String(),
@@ -109,10 +110,11 @@ export const ToolRecord = Type.Object({
   createdAt: Timestamp,
   updatedAt: Timestamp,
   publishedAt: Nullable(Type.String({ format: 'date-time', description: 'When the tool last went live; null if never published.' })),
-});
+}));
 export type ToolRecord = Static<typeof ToolRecord>;
 
-export const DeletedTool = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });
+/** The same shape as every other deletion's answer, hence the same name. */
+export const DeletedTool = named('Deleted', Type.Object({ id: Type.String(), deleted: Type.Literal(true) }));
 
 export const ToolIdParams = Type.Object({ tool_id: IdParam('tool', toolNotFound, 'Tool id (`tool_…`).') });
 

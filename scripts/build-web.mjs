@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+// Builds the browser code of web/ into dist/web (or --outdir DIR):
+//   form-embed.js    the native embed script: one minified IIFE, no dependencies
+//   form-renderer.js the renderer as an ES module, for the hosted page and the console preview
+//   form.css         the renderer's stylesheet, for a page that links it instead of inlining it
+// plus a copy of each under a content-hashed name, for long-lived caching, and manifest.json
+// mapping each plain name to its hashed one: {"form-embed.js": "form-embed.3f2a9c81d04b.js", …}.
+import { build } from 'esbuild';
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const { values: args } = parseArgs({ options: { outdir: { type: 'string' }, quiet: { type: 'boolean' } } });
+const outdir = resolve(args.outdir ?? join(root, 'dist/web'));
+
+// Syntax up to ES2020 (?. and ??): every browser that has constructable stylesheets, which the
+// embed needs anyway (Chrome 73, Firefox 101, Safari 16.4), runs it.
+// Output stays ASCII (… becomes \u2026): the script is read correctly whatever charset a server or cache declares.
+const common = { bundle: true, write: false, minify: true, target: 'es2020', legalComments: 'none', logLevel: 'warning' };
+
+async function bundle(entry, format) {
+  const result = await build({ ...common, entryPoints: [join(root, entry)], format, platform: 'browser' });
+  return result.outputFiles[0].contents;
+}
+
+/** The CSS string exported by web/form/styles.ts, read by bundling the module and importing it. */
+async function css() {
+  const result = await build({ ...common, minify: false, entryPoints: [join(root, 'web/form/styles.ts')], format: 'esm', platform: 'neutral' });
+  const module = await import(`data:text/javascript;base64,${Buffer.from(result.outputFiles[0].contents).toString('base64')}`);
+  return Buffer.from(module.formStyles);
+}
+
+const files = {
+  'form-embed.js': await bundle('web/form/embed.ts', 'iife'),
+  'form-renderer.js': await bundle('web/form/renderer.ts', 'esm'),
+  'form.css': await css(),
+};
+
+await mkdir(outdir, { recursive: true });
+// Only our own outputs are replaced: tsc may write other files under dist/web.
+const hashed = /^form(-embed|-renderer)?\.[0-9a-f]{12}\.(js|css)$/;
+for (const name of await readdir(outdir)) if (hashed.test(name)) await rm(join(outdir, name));
+
+const manifest = {};
+const sizes = [];
+for (const [name, contents] of Object.entries(files)) {
+  const hash = createHash('sha256').update(contents).digest('hex').slice(0, 12);
+  const versioned = name.replace(/\.(js|css)$/, `.${hash}.$1`);
+  await writeFile(join(outdir, name), contents);
+  await writeFile(join(outdir, versioned), contents);
+  manifest[name] = versioned;
+  sizes.push({ file: name, bytes: contents.length, gzip: gzipSync(contents, { level: 9 }).length, brotli: brotliCompressSync(contents).length });
+}
+await writeFile(join(outdir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+
+if (!args.quiet) {
+  for (const { file, bytes, gzip, brotli } of sizes) console.log(`${file.padEnd(18)} ${String(bytes).padStart(7)} B   gzip ${String(gzip).padStart(6)} B   brotli ${String(brotli).padStart(6)} B`);
+  console.log(`→ ${outdir}`);
+}

@@ -1,0 +1,198 @@
+import { Type } from '@sinclair/typebox';
+import Fastify from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Config } from '../config.js';
+import { createTestContext, type TestContext } from '../../test/support/context.js';
+import { dereference, isObject, refsIn, resolvePointer, type Json } from '../../test/support/openapi.js';
+import { Envelope, ErrorBody, Page } from './envelope.js';
+import { registerOpenApi } from './openapi.js';
+import { hoistNamedSchemas, markNamedSchemas, operationIdFor } from './openapi-components.js';
+import { named, nameOf } from './schema-name.js';
+
+/** Measured at 127 KB when shared schemas became components (604 KB inlined before): room to grow, not to inline again. */
+const SIZE_BUDGET_BYTES = 150_000;
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+interface Operation {
+  where: string;
+  operation: Json;
+}
+
+function operationsOf(document: Json): Operation[] {
+  return Object.entries(document.paths as Record<string, Json>).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([method]) => METHODS.includes(method))
+      .map(([method, operation]) => ({ where: `${method.toUpperCase()} ${path}`, operation: operation as Json })),
+  );
+}
+
+/** The JSON schemas of an operation's request and response bodies. */
+function bodySchemas(operation: Json): { what: string; schema: Json }[] {
+  const out: { what: string; schema: Json }[] = [];
+  const content = (isObject(operation.requestBody) ? operation.requestBody.content : undefined) as Record<string, Json> | undefined;
+  for (const [type, media] of Object.entries(content ?? {})) out.push({ what: `request ${type}`, schema: media.schema as Json });
+  for (const [status, response] of Object.entries(operation.responses as Record<string, Json>)) {
+    for (const [type, media] of Object.entries((response.content ?? {}) as Record<string, Json>)) out.push({ what: `${status} ${type}`, schema: media.schema as Json });
+  }
+  return out;
+}
+
+describe('schema names', () => {
+  it('are PascalCase', () => {
+    expect(() => named('contact', Type.Object({}))).toThrow(/PascalCase/);
+    expect(() => named('Contact-Detail', Type.Object({}))).toThrow(/PascalCase/);
+  });
+
+  it('stay with unchanged copies and leave derived schemas', () => {
+    const Thing = named('Thing', Type.Object({ a: Type.String(), b: Type.Integer() }));
+    expect(nameOf(Thing)).toBe('Thing');
+    expect(nameOf(Type.Optional(Thing))).toBe('Thing');
+    expect(nameOf(Type.Partial(Thing))).toBeUndefined();
+    expect(nameOf({ ...Thing, description: 'another' })).toBeUndefined();
+    expect(nameOf(Type.Object({ a: Type.String() }))).toBeUndefined();
+  });
+
+  it('name envelopes and pages after what they hold', () => {
+    const Thing = named('Thing', Type.Object({ a: Type.String() }));
+    expect(nameOf(Page(Thing))).toBe('ThingPage');
+    expect(nameOf(Envelope(Page(Thing)))).toBe('ThingPageResponse');
+    expect(nameOf(Envelope(Type.Object({ a: Type.String() })))).toBeUndefined();
+    expect(nameOf(ErrorBody)).toBe('ErrorBody');
+  });
+
+  it('are hoisted to components, and one name for two different schemas is refused', () => {
+    const one = named('Thing', Type.Object({ a: Type.String() }));
+    const same = named('Thing', Type.Object({ a: Type.String() }));
+    const other = named('Thing', Type.Object({ a: Type.Integer() }));
+    const hoisted = hoistNamedSchemas({ paths: markNamedSchemas({ x: [one, Type.Array(same)] }) as Json, components: {} });
+    expect(hoisted.paths).toEqual({ x: [{ $ref: '#/components/schemas/Thing' }, { type: 'array', items: { $ref: '#/components/schemas/Thing' } }] });
+    expect((hoisted.components as Json).schemas).toEqual({ Thing: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] } });
+    expect(() => hoistNamedSchemas({ paths: markNamedSchemas({ x: [one, other] }) as Json })).toThrow(/two different schemas are named Thing .*#\/properties\/a\/type/);
+  });
+
+  it('stop the server from starting when two different schemas claim one name', async () => {
+    const app = Fastify({ logger: false });
+    await registerOpenApi(app, { publicUrl: 'http://localhost:3000' } as Config, '0.0.0');
+    app.get('/a', { schema: { response: { 200: named('Clash', Type.Object({ a: Type.String() })) } } }, async () => ({ a: 'x' }));
+    app.get('/b', { schema: { response: { 200: named('Clash', Type.Object({ b: Type.String() })) } } }, async () => ({ b: 'x' }));
+    await expect(app.ready()).rejects.toThrow(/two different schemas are named Clash/);
+    await app.close().catch(() => undefined);
+  });
+
+  it('make an operationId from method and path when a route has none', () => {
+    expect(operationIdFor('GET', '/api/org/contacts/:id')).toBe('getApiOrgContactsById');
+    expect(operationIdFor('DELETE', '/api/org/pipelines/{id}/stages/{stageId}')).toBe('deleteApiOrgPipelinesByIdStagesByStageId');
+  });
+});
+
+describe('the API reference, as a client generator reads it', () => {
+  let t: TestContext;
+  let raw: string;
+  let document: Json;
+  let schemas: Record<string, Json>;
+  beforeAll(async () => {
+    t = await createTestContext('sqlite');
+    const res = await t.app.inject({ method: 'GET', url: '/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    raw = res.body;
+    document = res.json() as Json;
+    schemas = (document.components as Json).schemas as Record<string, Json>;
+  });
+  afterAll(async () => t.close());
+
+  it(`stays under ${SIZE_BUDGET_BYTES / 1000} KB`, () => {
+    expect(Buffer.byteLength(raw)).toBeLessThan(SIZE_BUDGET_BYTES);
+  });
+
+  it('names the shared schemas once, in components', () => {
+    for (const name of ['ErrorBody', 'ErrorCode', 'ToolRecord', 'ToolRecordPage', 'ToolRecordResponse', 'CatalogTool', 'Contact', 'ContactPageResponse', 'Form', 'PublicFormConfig', 'Deleted', 'OAuthError']) {
+      expect(schemas, name).toHaveProperty(name);
+    }
+    expect(Object.keys(schemas).every((name) => /^[A-Z][A-Za-z0-9]*$/.test(name))).toBe(true);
+    expect(raw).not.toContain('x-switchboard-schema-name');
+  });
+
+  it('has every $ref point at something that exists', () => {
+    const dangling = refsIn(document).filter(({ ref }) => resolvePointer(document, ref) === undefined);
+    expect(dangling).toEqual([]);
+  });
+
+  it('uses every component schema', () => {
+    const used = new Set<string>();
+    const visit = (value: unknown): void => {
+      for (const { ref } of refsIn(value)) {
+        if (used.has(ref)) continue;
+        used.add(ref);
+        visit(resolvePointer(document, ref));
+      }
+    };
+    visit(document.paths);
+    const unused = Object.keys(schemas).filter((name) => !used.has(`#/components/schemas/${name}`));
+    expect(unused).toEqual([]);
+  });
+
+  it('has no $ref cycles: every schema can be walked to the end', () => {
+    for (const [name, schema] of Object.entries(schemas)) expect(() => dereference(document, schema, [`#/components/schemas/${name}`]), name).not.toThrow();
+    expect(() => dereference(document, document.paths)).not.toThrow();
+  });
+
+  it('gives every operation a unique operationId, a summary and a description', () => {
+    const operations = operationsOf(document);
+    expect(operations.length).toBeGreaterThan(50);
+    const ids = operations.map(({ operation }) => operation.operationId);
+    expect(ids.filter((id) => typeof id !== 'string' || !/^[a-z][A-Za-z0-9]*$/.test(id))).toEqual([]);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const { where, operation } of operations) {
+      expect(String(operation.summary ?? '').length, `${where} summary`).toBeGreaterThan(5);
+      expect(String(operation.description ?? '').length, `${where} description`).toBeGreaterThan(20);
+    }
+  });
+
+  it('declares success and error responses with schemas, 500 on every operation', () => {
+    for (const { where, operation } of operationsOf(document)) {
+      const responses = operation.responses as Record<string, Json>;
+      const statuses = Object.keys(responses).map(Number);
+      expect(statuses.some((status) => status >= 200 && status < 400), `${where} success`).toBe(true);
+      expect(statuses, where).toContain(500);
+      for (const [status, response] of Object.entries(responses)) {
+        expect(String(response.description ?? ''), `${where} ${status} description`).not.toBe('');
+        if (Number(status) >= 400) expect((response.content as Record<string, Json> | undefined)?.['application/json']?.schema, `${where} ${status}`).toBeDefined();
+      }
+      const error500 = responses['500']?.content as Record<string, Json>;
+      expect(error500['application/json']?.schema, where).toEqual({ $ref: '#/components/schemas/ErrorBody' });
+    }
+  });
+
+  it('refers to a named schema for every request and response body', () => {
+    const inline = operationsOf(document).flatMap(({ where, operation }) =>
+      bodySchemas(operation).filter(({ schema }) => typeof schema.$ref !== 'string').map(({ what }) => `${where} ${what}`),
+    );
+    expect(inline).toEqual([]);
+  });
+
+  it('documents 503 on /readyz, and Retry-After and RateLimit-* on the 429s of the rate-limited public routes', () => {
+    const readyz = (document.paths as Record<string, Record<string, Json>>)['/readyz']?.get?.responses as Record<string, Json>;
+    expect(readyz['503']).toBeDefined();
+    const limited = operationsOf(document).filter(({ where }) => where.includes('/api/public/forms/'));
+    expect(limited.map(({ where }) => where).sort()).toEqual(['GET /api/public/forms/{slug}', 'POST /api/public/forms/{slug}/submit']);
+    for (const { where, operation } of limited) {
+      const responses = operation.responses as Record<string, Json>;
+      expect(Object.keys((responses['429']?.headers ?? {}) as Json).sort(), where).toEqual(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After']);
+      expect(Object.keys((responses['200']?.headers ?? {}) as Json), where).toEqual(expect.arrayContaining(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']));
+    }
+  });
+
+  it('is what Swagger UI at /docs loads', async () => {
+    const page = await t.app.inject({ method: 'GET', url: '/docs' });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toContain('text/html');
+    const initializer = await t.app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' });
+    expect(initializer.statusCode).toBe(200);
+    expect(initializer.body).toContain("resolveUrl('./json')");
+    const fromUi = await t.app.inject({ method: 'GET', url: '/docs/json' });
+    expect(fromUi.statusCode).toBe(200);
+    expect(fromUi.headers['content-type']).toMatch(/^application\/json/);
+    expect(fromUi.json()).toEqual(document);
+  });
+});
