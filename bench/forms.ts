@@ -6,7 +6,7 @@ import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { randomBase62 } from '../src/lib/ids.js';
 import { systemClock } from '../src/lib/clock.js';
-import { createOrgsService } from '../src/orgs/service.js';
+import { createStandaloneOrgsService } from '../src/app.js';
 import { load, memoryMb, mergeRuns, printTable, startChild, startSwitchboard, throwawaySchema, type LoadResult, type Row } from './lib.js';
 
 /**
@@ -53,7 +53,7 @@ export async function benchForms(options: FormsBenchOptions = {}): Promise<Row[]
   // The organization is made in-process, as the CLI would; the form through the Operator API.
   const database = openDatabase({ databaseUrl: schema?.url, dataDir });
   await migrateToLatest(database.db);
-  const org = await createOrgsService({ db: database.db, clock: systemClock }).createOrganization({
+  const org = await createStandaloneOrgsService(database.db, systemClock).createOrganization({
     name: 'Bench Dental',
     email: `bench-${randomBase62(8).toLowerCase()}@example.com`,
     password: 'benchmark-password',

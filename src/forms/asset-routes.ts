@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../app.js';
+import type { App } from '../http/app-type.js';
 import { AppError } from '../http/errors.js';
 import { matchesEtag } from './public-routes.js';
 import { pickEncoding, type WebAsset, type WebAssets } from './web-assets.js';

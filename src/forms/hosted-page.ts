@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import type { App } from '../app.js';
+import type { App } from '../http/app-type.js';
 import { AppError, isAppError } from '../http/errors.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { CONSENT, controlsToMark } from '../../web/form/values.js';

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../app.js';
+import type { App } from '../http/app-type.js';
 import { Envelope, errorResponses } from '../http/envelope.js';
 import { AppError } from '../http/errors.js';
 import { jsonBodyParser } from '../http/json-body.js';

@@ -1,7 +1,6 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { queryTemplate } from '../db/query-template.js';
 import { SUBMISSION_COLUMNS } from '../db/tables.js';
-import { sql } from 'kysely';
 import type { ConsentVersionsTable, DB, FormsTable, FormViewsTable, IdempotencyKeysTable, SubmissionsTable } from '../db/tables.js';
 import type { CursorPosition } from '../http/cursor.js';
 import { newestFirst, skipLockedOnPostgres } from '../db/query-helpers.js';
@@ -32,6 +31,22 @@ export function createFormsRepo(db: Kysely<DB>) {
     /** Consent history, submissions and idempotency keys go with it (ON DELETE CASCADE); CRM records stay. */
     deleteForm: async (orgId: string, id: string) =>
       Number((await db.deleteFrom('forms').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst()).numDeletedRows) > 0,
+    /** Active forms that point at the pipeline or at one of the stages: they would break if these went away. */
+    activeFormsUsing: (orgId: string, pipelineId: string | null, stageIds: string[]) =>
+      db
+        .selectFrom('forms')
+        .select(['id', 'slug', 'title'])
+        .where('org_id', '=', orgId)
+        .where('active', '=', 1)
+        .where((eb) => {
+          const uses = [];
+          if (pipelineId !== null) uses.push(eb('pipeline_id', '=', pipelineId));
+          if (stageIds.length > 0) uses.push(eb('stage_id', 'in', stageIds));
+          return uses.length > 0 ? eb.or(uses) : sql<boolean>`1 = 0`;
+        })
+        .orderBy('created_at')
+        .limit(5)
+        .execute(),
 
     // ── Custom field definitions, as a form refers to them ──
     // Read-only look-ups the CRM service does not offer: by key, and including archived definitions.

@@ -1,4 +1,4 @@
-import type { App } from '../app.js';
+import type { App } from '../http/app-type.js';
 import { Envelope, errorResponses, ok } from '../http/envelope.js';
 import type { AgentsService } from './agents-service.js';
 import type { ApiKeysService } from './api-keys-service.js';
