@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'web/**/*.test.ts'],
     pool: 'forks',
+    // dist/web (form-embed.js, the hosted page's script and stylesheet), built once per run.
+    globalSetup: ['test/support/build-web.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Browser suites need Chromium; they run in test:all (see scripts/with-services.mjs).

@@ -6,7 +6,7 @@ import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { randomBase62 } from '../src/lib/ids.js';
 import { systemClock } from '../src/lib/clock.js';
-import { createOrgsService } from '../src/orgs/service.js';
+import { createStandaloneOrgsService } from '../src/app.js';
 import { load, memoryMb, mergeRuns, printTable, startChild, startSwitchboard, throwawaySchema, type LoadResult, type Row } from './lib.js';
 
 /**
@@ -17,6 +17,8 @@ import { load, memoryMb, mergeRuns, printTable, startChild, startSwitchboard, th
  *   Every request carries its own X-Forwarded-For, so the per-IP rate limiter is in
  *   the path and counts every request (each one a new key: its worst case) without
  *   ever refusing one. The limiter stays in memory and bounded.
+ * - GET /f/{slug}, the hosted page, vs a bare Fastify server sending the same HTML (uncompressed:
+ *   the load generator asks for no encoding), with a new X-Forwarded-For per request as above.
  * - POST …/submit: each request a new person (own email, own client IP) on a form
  *   with message and create-opportunity on, so each writes a contact, a note, an
  *   opportunity and a submission in one transaction.
@@ -51,7 +53,7 @@ export async function benchForms(options: FormsBenchOptions = {}): Promise<Row[]
   // The organization is made in-process, as the CLI would; the form through the Operator API.
   const database = openDatabase({ databaseUrl: schema?.url, dataDir });
   await migrateToLatest(database.db);
-  const org = await createOrgsService({ db: database.db, clock: systemClock }).createOrganization({
+  const org = await createStandaloneOrgsService(database.db, systemClock).createOrganization({
     name: 'Bench Dental',
     email: `bench-${randomBase62(8).toLowerCase()}@example.com`,
     password: 'benchmark-password',
@@ -105,6 +107,26 @@ export async function benchForms(options: FormsBenchOptions = {}): Promise<Row[]
     rows.push({ scenario: 'bare Fastify, form-config JSON', result: bareResult });
     rows.push({ scenario: `GET /healthz, app baseline (${label})`, result: appBaseline, baseline: bareResult, rssMb: memoryMb(server.pid).peak });
     rows.push({ scenario: `GET /api/public/forms/{slug} (${label})`, result: mergeRuns(configRuns), baseline: bareResult, rssMb: memoryMb(server.pid).peak, goal: '≥0.75× bare, p99 <10 ms' });
+
+    // The hosted page: the same bytes from a bare server, measured in alternating quarters as above.
+    const pageUrl = `${server.url}/f/${slug}`;
+    const pageResponse = await fetch(pageUrl, { headers: { 'x-forwarded-for': '192.0.2.2' } });
+    if (pageResponse.status !== 200) throw new Error(`the hosted page answered ${pageResponse.status}`);
+    const pageHtml = await pageResponse.text();
+    const barePage = await startChild('bench/bare-server.ts', { BARE_BODY: pageHtml, BARE_CONTENT_TYPE: 'text/html; charset=utf-8' });
+    const barePageUrl = `${barePage.url}/f/${slug}`;
+    await run(barePageUrl, barePage.pid, 2);
+    await run(pageUrl, server.pid, 2);
+    const barePageRuns: LoadResult[] = [];
+    const pageRuns: LoadResult[] = [];
+    for (let round = 0; round < rounds; round++) {
+      barePageRuns.push(await run(barePageUrl, barePage.pid));
+      pageRuns.push(await run(pageUrl, server.pid));
+    }
+    await barePage.stop();
+    const barePageResult = mergeRuns(barePageRuns);
+    rows.push({ scenario: `bare Fastify, hosted page HTML (${Buffer.byteLength(pageHtml)} B)`, result: barePageResult });
+    rows.push({ scenario: `GET /f/{slug} (${label})`, result: mergeRuns(pageRuns), baseline: barePageResult, rssMb: memoryMb(server.pid).peak, goal: '≥0.5× bare, p99 <10 ms' });
 
     // Each request a new person from a new address. The body is spliced from fixed JSON pieces
     // (what JSON.stringify would produce) so the load generator, sharing the two cores, stays cheap.

@@ -2,6 +2,7 @@
 // Builds the browser code of web/ into dist/web (or --outdir DIR):
 //   form-embed.js    the native embed script: one minified IIFE, no dependencies
 //   form-renderer.js the renderer as an ES module, for the hosted page and the console preview
+//   form-page.js     the hosted page's enhancement (/f/{slug}): one minified IIFE, the renderer inside
 //   form.css         the renderer's stylesheet, for a page that links it instead of inlining it
 // plus a copy of each under a content-hashed name, for long-lived caching, and manifest.json
 // mapping each plain name to its hashed one: {"form-embed.js": "form-embed.3f2a9c81d04b.js", …}.
@@ -37,12 +38,13 @@ async function css() {
 const files = {
   'form-embed.js': await bundle('web/form/embed.ts', 'iife'),
   'form-renderer.js': await bundle('web/form/renderer.ts', 'esm'),
+  'form-page.js': await bundle('web/form/page.ts', 'iife'),
   'form.css': await css(),
 };
 
 await mkdir(outdir, { recursive: true });
 // Only our own outputs are replaced: tsc may write other files under dist/web.
-const hashed = /^form(-embed|-renderer)?\.[0-9a-f]{12}\.(js|css)$/;
+const hashed = /^form(-embed|-renderer|-page)?\.[0-9a-f]{12}\.(js|css)$/;
 for (const name of await readdir(outdir)) if (hashed.test(name)) await rm(join(outdir, name));
 
 const manifest = {};

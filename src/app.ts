@@ -1,15 +1,17 @@
 import { createHmac } from 'node:crypto';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { DestinationStream } from 'pino';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Kysely } from 'kysely';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
+import type { DB } from './db/tables.js';
 import { createExpiryPurger, type PurgeSchedule } from './db/expiry-purger.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { newId } from './lib/ids.js';
 import { frameworkErrors, installErrorHandling } from './http/error-handler.js';
 import { clientErrorHandler } from './http/client-error.js';
+import type { App } from './http/app-type.js';
 import { installJsonBodyParser } from './http/json-body.js';
 import { registerHealthRoutes } from './http/health.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -18,35 +20,42 @@ import { createSerializerCompiler } from './http/serialization.js';
 import { logSerializers, redactPaths } from './http/redact.js';
 import { VERSION } from './version.js';
 import { createDeveloperAuth } from './oauth/bearer.js';
-import { createOAuthRepo } from './oauth/repo.js';
 import { registerOAuthRoutes } from './oauth/routes.js';
 import { createOAuthService, expiredAccessTokens } from './oauth/service.js';
 import { systemResolver, type HostResolver } from './net/resolver.js';
-import { createToolsRepo } from './tools/repo.js';
 import { registerToolRoutes } from './tools/routes.js';
 import { createToolsService } from './tools/service.js';
-import { createCatalogRepo } from './catalog/repo.js';
 import { registerCatalogRoutes } from './catalog/routes.js';
 import { createCatalogService } from './catalog/service.js';
 import { createOrgAuth } from './orgs/auth.js';
 import { createCrmService } from './crm/service.js';
-import { registerForms } from './forms/module.js';
-import { createOrgsRepo } from './orgs/repo.js';
 import { createAgentsService } from './orgs/agents-service.js';
 import { createAgentKeysService } from './orgs/agent-keys-service.js';
-import { createApiKeysService } from './orgs/api-keys-service.js';
-import { createOrgChangeFeed } from './orgs/changes.js';
+import { createApiKeysService, type ApiKeysService } from './orgs/api-keys-service.js';
 import { registerOrgRoutes } from './orgs/routes.js';
-import { createOrgsService } from './orgs/service.js';
+import { createOrgChangeFeed } from './orgs/changes.js';
+import { createOrgsService, type OrgsService } from './orgs/service.js';
 import { createContactsService } from './crm/contacts-service.js';
 import { createCustomFieldsService } from './crm/custom-fields-service.js';
 import { createOpportunitiesService } from './crm/opportunities-service.js';
 import { createPipelinesService } from './crm/pipelines-service.js';
 import { registerCrmRecordRoutes } from './crm/records-routes.js';
 import { registerCrmSettingsRoutes } from './crm/settings-routes.js';
-import { keyRing } from './lib/secrets.js';
+import { createFormCache } from './forms/form-cache.js';
+import { insertNewLeadAtOnce, type NewLeadRows } from './forms/new-lead-statement.js';
+import { createLiveFormLoader, type LiveForm } from './forms/public-form.js';
+import { registerPublicFormRoutes } from './forms/public-routes.js';
+import { registerFormRoutes } from './forms/routes.js';
+import { createFormsService } from './forms/service.js';
+import { createSubmitService, expiredIdempotencyKeys } from './forms/submit-service.js';
+import { registerHostedPageRoutes } from './forms/hosted-page.js';
+import { registerAssetRoutes } from './forms/asset-routes.js';
+import { createFormViews } from './forms/views-service.js';
+import { createWebAssets, type WebAssets } from './forms/web-assets.js';
+import { createInfrastructure } from './infrastructure.js';
+import { Repos, transactOn } from './repos.js';
+import { keyRing, type KeyRing } from './lib/secrets.js';
 import { createToolHttpClient } from './invocation/http-client.js';
-import { createInvocationRepo } from './invocation/repo.js';
 import { createInstallationsService } from './invocation/service.js';
 import { createCallLog } from './invocation/call-log.js';
 import { createInvoker } from './invocation/invoker.js';
@@ -55,6 +64,7 @@ import { registerInvocationRoutes } from './invocation/routes.js';
 import { createDeveloperCallsService } from './invocation/developer-calls.js';
 import { registerDeveloperCallRoutes } from './invocation/developer-routes.js';
 import { createToolTester } from './invocation/tool-test.js';
+import { rotateCredentials, type RotationResult } from './invocation/rotation.js';
 import { createMcpServerHandler } from './mcp/server.js';
 import { registerMcpRoutes } from './mcp/routes.js';
 
@@ -68,14 +78,32 @@ export interface AppDeps {
   logStream?: DestinationStream;
   /** DNS for tool endpoint checks (A and AAAA answers as text); tests pass a fixed table. */
   resolveHost?: HostResolver;
+  /** The built browser code (default: dist/web, found from this file); tests may point elsewhere. */
+  webAssets?: WebAssets;
   /** When expired rows are purged (db/expiry-purger.ts); `false` leaves it to the caller (tests that purge by hand). */
   expiryPurge?: Partial<PurgeSchedule> | false;
 }
 
-/** The Fastify instance with TypeBox types: routes infer body, query and reply types from their schemas. */
-export type App = FastifyInstance<Server, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
+/** The orgs service outside the HTTP app (the CLI's `org create`, tests, benchmarks): no form cache listens to its changes. */
+export function createStandaloneOrgsService(db: Kysely<DB>, clock: Clock): OrgsService {
+  return createOrgsService({ repo: new Repos(db).orgs, transact: transactOn(db), clock, changes: createOrgChangeFeed() });
+}
 
-/** Builds the HTTP application: the composition root where services get their dependencies. */
+/** Org API keys outside the HTTP app (the CLI's `api-key create`). */
+export function createStandaloneApiKeysService(db: Kysely<DB>, clock: Clock): ApiKeysService {
+  return createApiKeysService({ repo: new Repos(db).orgs, clock });
+}
+
+/** Credential rotation outside the HTTP app (the CLI's `secrets rotate`): re-seals stored tool credentials under the ring's current key. */
+export function createStandaloneCredentialRotation(db: Kysely<DB>, keys: KeyRing): { rotate(): Promise<RotationResult> } {
+  const repo = new Repos(db).invocation;
+  return { rotate: () => rotateCredentials(repo, keys) };
+}
+
+/**
+ * Builds the HTTP application: the composition root. It builds the shared infrastructure once
+ * (infrastructure.ts), then every repo and service, and registers every feature's routes.
+ */
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, database } = deps;
   const clock = deps.clock ?? systemClock;
@@ -125,40 +153,59 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerHealthRoutes(app, database);
 
   const { db } = database;
-  const oauthRepo = createOAuthRepo(db);
-  const oauth = createOAuthService({ repo: oauthRepo, clock });
+  const infra = await createInfrastructure({ config, database, clock, log: app.log, redisPrefix: deps.redisPrefix });
+  app.addHook('onClose', infra.close);
+  const { transact, changes } = infra;
+  // Every feature's repo over the pool; a unit of work gets them bound to its transaction.
+  const repos = new Repos(db);
+
+  const oauth = createOAuthService({ repo: repos.oauth, clock });
   const developerAuth = createDeveloperAuth(oauth);
   registerOAuthRoutes(app, { oauth, config });
 
   // ── Tools and catalog ──
   const endpointPolicy = { allowPrivate: config.toolAllowPrivateEndpoints, resolver: deps.resolveHost ?? systemResolver };
-  const tools = createToolsService({ repo: createToolsRepo(db), clock, endpointPolicy });
+  const tools = createToolsService({ repo: repos.tools, clock, endpointPolicy });
   registerToolRoutes(app, { tools, developerAuth });
-  const catalog = createCatalogService({ repo: createCatalogRepo(db) });
+  const catalog = createCatalogService({ repo: repos.catalog });
   registerCatalogRoutes(app, { catalog });
 
   // ── Organizations and CRM ──
   // orgAuth.require guards every /api/org/* route; orgAuth.principal(request) → {orgId, actor}.
-  const orgsRepo = createOrgsRepo(db);
-  const orgAuth = createOrgAuth({ repo: orgsRepo, clock });
-  // Fires after an agent's brand, a custom field, a pipeline or the org's default country changes: caches of public form configs subscribe.
-  const orgChanges = createOrgChangeFeed();
-  const agents = createAgentsService({ db, clock, changes: orgChanges });
+  const orgAuth = createOrgAuth({ repo: repos.orgs, clock });
+  // The CRM and forms ask it for an org's default country and an agent's brand. A change of the
+  // default country notifies `changes`: live forms are cached with it.
+  const orgs = createOrgsService({ repo: repos.orgs, transact, clock, changes });
+  // One CRM service for the Operator API and form submissions.
+  const crm = createCrmService({ repo: repos.crm, contacts: repos.contacts, orgs, clock });
+  // Agents, custom fields, pipelines and the org's default country notify `changes` (caches of public form configs subscribe).
+  const agents = createAgentsService({ repo: repos.orgs, clock, changes });
   // Agent keys for MCP (agentKeys.authenticate resolves a svc_agt_ key to its agent).
-  const agentKeys = createAgentKeysService({ repo: orgsRepo, clock });
+  const agentKeys = createAgentKeysService({ repo: repos.orgs, clock });
   registerOrgRoutes(app, {
     orgAuth,
-    orgs: createOrgsService({ db, clock, changes: orgChanges }),
-    apiKeys: createApiKeysService({ db, clock }),
+    orgs,
+    apiKeys: createApiKeysService({ repo: repos.orgs, clock }),
     agents,
     agentKeys,
   });
   registerCrmSettingsRoutes(app, {
     orgAuth,
-    customFields: createCustomFieldsService({ db, clock, changes: orgChanges }),
-    pipelines: createPipelinesService({ db, clock, changes: orgChanges }),
+    customFields: createCustomFieldsService({ repo: repos.customFields, clock, changes }),
+    pipelines: createPipelinesService({
+      repo: repos.pipelines,
+      transact,
+      // What an active form uses stays: the forms repo answers, in the pipeline write's transaction.
+      activeFormsUsing: (unit, orgId, pipelineId, stageIds) => unit.forms.activeFormsUsing(orgId, pipelineId, stageIds),
+      clock,
+      changes,
+    }),
   });
-  registerCrmRecordRoutes(app, { orgAuth, contacts: createContactsService({ db, clock }), opportunities: createOpportunitiesService({ db, clock }) });
+  registerCrmRecordRoutes(app, {
+    orgAuth,
+    contacts: createContactsService({ repo: repos.contacts, customFields: repos.customFields, crm, orgs, clock }),
+    opportunities: createOpportunitiesService({ repo: repos.opportunities, customFields: repos.customFields, crm, orgs, transact, clock }),
+  });
 
   // ── Tool calls ──
   // One HTTP client for every call to a tool endpoint (pooled connections per origin); closed with the app.
@@ -169,18 +216,18 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     callTimeoutMs: config.toolCallTimeoutMs,
     userAgent: `Switchboard/${VERSION}`,
   });
-  const invocationRepo = createInvocationRepo(db);
-  const callLog = createCallLog({ repo: invocationRepo, log: app.log });
+  // Calls are logged off the call path, in batches; the app's close writes the last ones before the database closes.
+  const callLog = createCallLog({ repo: repos.invocation, log: app.log });
   const keys = keyRing(config.secretsKey, config.secretsKeyPrevious);
-  const installations = createInstallationsService({ repo: invocationRepo, catalog, agents, clock, keys });
+  const installations = createInstallationsService({ repo: repos.invocation, transact, catalog, agents, clock, keys });
   const invoker = createInvoker({ installations, http: toolHttp, callLog, clock });
-  registerInvocationRoutes(app, { orgAuth, installations, invoker, calls: createCallsService({ repo: invocationRepo }) });
+  registerInvocationRoutes(app, { orgAuth, installations, invoker, calls: createCallsService({ repo: repos.invocation }) });
 
   // A developer's view of their tools' calls: organizations only as HMAC references (key derived from SECRETS_KEY).
   const orgRefKey = createHmac('sha256', keys.current.key).update('switchboard/developer-org-reference').digest();
   registerDeveloperCallRoutes(app, {
     developerAuth,
-    developerCalls: createDeveloperCallsService({ repo: invocationRepo, tools, orgRefKey, clock }),
+    developerCalls: createDeveloperCallsService({ repo: repos.invocation, tools, orgRefKey, clock }),
     tester: createToolTester({ tools, http: toolHttp, clock, userAgent: `Switchboard/${VERSION}` }),
   });
 
@@ -195,13 +242,33 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   // ── Forms ──
-  const forms = await registerForms(app, { config, database, clock, crm: createCrmService({ clock }), orgAuth, changes: orgChanges, redisPrefix: deps.redisPrefix });
+  // Live forms, cached with their serialized config; an org's changes drop its entries, on every node with Redis.
+  const cache = createFormCache<LiveForm>({ load: createLiveFormLoader({ repo: repos.forms, crm, orgs }), clock });
+  changes.subscribe(cache.invalidateOrg);
+  await infra.attachFormCacheBus(cache);
+  // Views are counted in memory and written in batches; the app's close writes the last ones before the database closes.
+  const views = createFormViews({ repo: repos.forms, clock, log: app.log });
+  app.addHook('onClose', () => views.stop());
+  registerFormRoutes(app, { forms: createFormsService({ repo: repos.forms, transact, crm, orgs, cache, clock, publicUrl: config.publicUrl, views }), orgAuth });
+  const submit = createSubmitService({
+    transact: infra.submissions,
+    repo: repos.forms,
+    crm,
+    cache,
+    clock,
+    ...(database.dialect === 'postgres' ? { newLeadAtOnce: (rows: NewLeadRows) => insertNewLeadAtOnce(db, rows) } : {}),
+  });
+  registerPublicFormRoutes(app, { cache, submit, limiter: infra.limiter, onView: views.record });
+  // The hosted page /f/{slug} and the browser code it and form-embed.js users load (dist/web).
+  const webAssets = deps.webAssets ?? createWebAssets();
+  registerHostedPageRoutes(app, { cache, submit, limiter: infra.limiter, assets: webAssets, onView: views.record });
+  registerAssetRoutes(app, { assets: webAssets });
 
   // ── Expired rows ──
   // Every table with an expiry, or it grows forever (the token endpoint writes a row per request).
   // Runs on every node; the app's close stops it before the database is closed.
   if (deps.expiryPurge !== false) {
-    const purger = createExpiryPurger({ purges: [expiredAccessTokens(oauthRepo), forms.expiredIdempotencyKeys], clock, log: app.log, schedule: deps.expiryPurge ?? {} });
+    const purger = createExpiryPurger({ purges: [expiredAccessTokens(repos.oauth), expiredIdempotencyKeys(repos.forms)], clock, log: app.log, schedule: deps.expiryPurge ?? {} });
     purger.start();
     app.addHook('onClose', () => purger.stop());
   }

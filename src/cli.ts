@@ -132,9 +132,9 @@ const commands: Record<string, Command> = {
       name: { type: 'string', value: 'name', description: 'What the key is for; default "CLI key".' },
     },
     run: async ({ database, options }) => {
-      const [orgs, { createApiKeysService }, { systemClock }] = await Promise.all([orgsService(database), import('./orgs/api-keys-service.js'), import('./lib/clock.js')]);
+      const [orgs, { createStandaloneApiKeysService }, { systemClock }] = await Promise.all([orgsService(database), import('./app.js'), import('./lib/clock.js')]);
       const org = await orgs.getOrganization(String(options.org));
-      const key = await createApiKeysService({ db: database.db, clock: systemClock }).create(org.id, { name: typeof options.name === 'string' ? options.name : 'CLI key' });
+      const key = await createStandaloneApiKeysService(database.db, systemClock).create(org.id, { name: typeof options.name === 'string' ? options.name : 'CLI key' });
       return {
         orgId: org.id,
         id: key.id,
@@ -148,10 +148,8 @@ const commands: Record<string, Command> = {
     summary: 'Re-encrypts every stored tool credential under SECRETS_KEY, reading values still under the old key with SECRETS_KEY_PREVIOUS. Run it after setting both; then drop SECRETS_KEY_PREVIOUS.',
     options: {},
     run: async ({ config, database }) => {
-      const [{ keyRing }, { createInvocationRepo }, { rotateCredentials }] = await Promise.all([
-        import('./lib/secrets.js'), import('./invocation/repo.js'), import('./invocation/rotation.js'),
-      ]);
-      const result = await rotateCredentials(createInvocationRepo(database.db), keyRing(config.secretsKey, config.secretsKeyPrevious));
+      const [{ keyRing }, { createStandaloneCredentialRotation }] = await Promise.all([import('./lib/secrets.js'), import('./app.js')]);
+      const result = await createStandaloneCredentialRotation(database.db, keyRing(config.secretsKey, config.secretsKeyPrevious)).rotate();
       if (result.failed.length > 0) {
         const which = result.failed.slice(0, 5).map((f) => `${f.installationId} ${f.field}`).join(', ');
         throw new AppError(
@@ -170,9 +168,10 @@ async function accountsService(database: Database) {
   return createAccountsService({ repo: createAccountsRepo(database.db), clock: systemClock });
 }
 
+/** The orgs service outside the HTTP app (app.ts builds it; no form cache listens to its changes). */
 async function orgsService(database: Database) {
-  const [{ createOrgsService }, { systemClock }] = await Promise.all([import('./orgs/service.js'), import('./lib/clock.js')]);
-  return createOrgsService({ db: database.db, clock: systemClock });
+  const [{ createStandaloneOrgsService }, { systemClock }] = await Promise.all([import('./app.js'), import('./lib/clock.js')]);
+  return createStandaloneOrgsService(database.db, systemClock);
 }
 
 /** Required options, the password counting as given when it comes from stdin or the environment. */

@@ -1,5 +1,6 @@
 import pino from 'pino';
-import { buildApp, type App } from './app.js';
+import { buildApp } from './app.js';
+import type { App } from './http/app-type.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';

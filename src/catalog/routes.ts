@@ -1,4 +1,4 @@
-import type { App } from '../app.js';
+import type { App } from '../http/app-type.js';
 import { Envelope, Page, errorResponses, ok } from '../http/envelope.js';
 import { CatalogQuery, CatalogTool, CatalogToolParams } from './schema.js';
 import type { CatalogService } from './service.js';

@@ -3,6 +3,7 @@ import { queryTemplate } from '../db/query-template.js';
 import { CONTACT_COLUMNS, type ContactsTable, type DB, type OpportunitiesTable } from '../db/tables.js';
 import type { CursorPosition } from '../http/cursor.js';
 import { newestFirst } from '../db/query-helpers.js';
+import { tryUnique } from '../db/savepoint.js';
 
 /** What an update may change: never the id, the org, the creation time or the source. */
 export type ContactChanges = Partial<Omit<ContactsTable, 'id' | 'org_id' | 'created_at' | 'source'>>;
@@ -28,6 +29,8 @@ const DETAIL_LIMIT = 100;
  * submissions alike: `createContactsRepo(db)` accepts a Kysely instance or a transaction.
  */
 export function createContactsRepo(db: Kysely<DB>) {
+  const update = (orgId: string, id: string, changes: ContactChanges) =>
+    db.updateTable('contacts').set(changes).where('org_id', '=', orgId).where('id', '=', id).execute();
   return {
     list: (orgId: string, filter: ContactFilter, limit: number, cursor: CursorPosition | undefined) =>
       db
@@ -51,8 +54,9 @@ export function createContactsRepo(db: Kysely<DB>) {
     findByPhone: (orgId: string, phone: string) => db.selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('phone', '=', phone).executeTakeFirst(),
     /** Inserts unless a contact of the org already has this email or phone; true when a row was written. */
     insertIfAbsent: async (row: ContactsTable): Promise<boolean> => (await insertContactIfAbsent(db, row)).rows.length > 0,
-    update: (orgId: string, id: string, changes: ContactChanges) =>
-      db.updateTable('contacts').set(changes).where('org_id', '=', orgId).where('id', '=', id).execute(),
+    update,
+    /** Inside a transaction only (a savepoint): false, and nothing changed, when another contact holds the email or phone. */
+    updateIfUnique: (orgId: string, id: string, changes: ContactChanges): Promise<boolean> => tryUnique(db, () => update(orgId, id, changes)),
     remove: (orgId: string, id: string) => db.deleteFrom('contacts').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
 
     findNote: (orgId: string, id: string) => db.selectFrom('notes').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirstOrThrow(),

@@ -1,20 +1,19 @@
-import type { Kysely } from 'kysely';
-import type { ContactsTable, DB } from '../db/tables.js';
+import type { ContactsTable } from '../db/tables.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
 import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { newTimeOrderedId } from '../lib/ids.js';
 import type { OrgPrincipal } from '../orgs/auth.js';
-import { requiredText } from '../orgs/text.js';
-import { createContactsRepo, type ContactFilter, type ContactsRepo } from './contacts-repo.js';
-import { createCustomFieldsRepo } from './custom-fields-repo.js';
+import { requiredText } from '../lib/required-text.js';
+import type { ContactFilter, ContactsRepo } from './contacts-repo.js';
+import type { CustomFieldsRepo } from './custom-fields-repo.js';
 import { checkCustomInput, mergeCustomValues } from './custom-values.js';
 import { contactNotFound } from './errors.js';
 import { normalizeEmail, normalizePhone } from './normalize.js';
 import { presentContact, presentNote, presentOpportunity, presentSubmission } from './present.js';
 import type { Contact, ContactCreate, ContactDetail, ContactListQuery, ContactPatch, Note } from './schema.js';
 import { containsPattern, isUniqueViolation } from '../db/query-helpers.js';
-import { createCrmService, type CrmSource } from './service.js';
+import type { CrmService, CrmSource, OrgSettings } from './service.js';
 
 /** Where a record made through the Operator API comes from: the panel (a signed-in operator) or an integration (an API key). */
 export function sourceOf(principal: OrgPrincipal): CrmSource {
@@ -35,13 +34,11 @@ function phone(raw: string, country: string): string {
 }
 
 /** Contacts through the Operator API. Form submissions go through `CrmService.upsertContact` instead. */
-export function createContactsService(deps: { db: Kysely<DB>; clock: Clock }) {
-  const { db, clock } = deps;
-  const repo = createContactsRepo(db);
-  const crm = createCrmService({ clock });
-  const countryOf = (orgId: string) => crm.orgDefaultCountry(db, orgId);
+export function createContactsService(deps: { repo: ContactsRepo; customFields: CustomFieldsRepo; crm: CrmService; orgs: OrgSettings; clock: Clock }) {
+  const { repo, customFields, crm, orgs, clock } = deps;
+  const countryOf = (orgId: string) => orgs.defaultCountry(orgId);
   const customInput = (orgId: string, values: Record<string, unknown> | undefined, country: string) =>
-    checkCustomInput(createCustomFieldsRepo(db), orgId, 'contact', values, async () => country);
+    checkCustomInput(customFields, orgId, 'contact', values, async () => country);
 
   /** 409 naming the contact that already holds the email or phone. */
   async function conflict(r: ContactsRepo, orgId: string, values: { email: string | null; phone: string | null }, self?: string): Promise<AppError | undefined> {
@@ -147,7 +144,7 @@ export function createContactsService(deps: { db: Kysely<DB>; clock: Clock }) {
 
   async function addNote(principal: OrgPrincipal, contactId: string, input: { body: string }): Promise<Note> {
     const body = requiredText(input.body, 'body', 'the note');
-    const { noteId } = await crm.addNote(db, { orgId: principal.orgId, contactId, body, source: sourceOf(principal) });
+    const { noteId } = await crm.addNote({ orgId: principal.orgId, contactId, body, source: sourceOf(principal) });
     return presentNote(await repo.findNote(principal.orgId, noteId));
   }
 

@@ -31,3 +31,5 @@ export function createCustomFieldsRepo(db: Kysely<DB>) {
     remove: (orgId: string, id: string) => db.deleteFrom('custom_fields').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
   };
 }
+
+export type CustomFieldsRepo = ReturnType<typeof createCustomFieldsRepo>;

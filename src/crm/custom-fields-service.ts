@@ -1,12 +1,11 @@
-import type { Kysely } from 'kysely';
-import type { CustomFieldsTable, DB } from '../db/tables.js';
+import type { CustomFieldsTable } from '../db/tables.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
 import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import type { OrgChangeFeed } from '../orgs/changes.js';
-import { requiredText } from '../orgs/text.js';
-import { createCustomFieldsRepo } from './custom-fields-repo.js';
+import { requiredText } from '../lib/required-text.js';
+import type { CustomFieldsRepo } from './custom-fields-repo.js';
 import { customFieldNotFound } from './errors.js';
 import type { CustomField, CustomFieldCreate, CustomFieldEntity, CustomFieldPatch, CustomFieldType } from './schema.js';
 import { isUniqueViolation } from '../db/query-helpers.js';
@@ -44,9 +43,8 @@ const keyTaken = (key: string) =>
   new AppError('CONFLICT', `A custom field with the key "${key}" already exists (archived fields keep their key). Choose another key.`, { field: 'key' });
 
 /** Custom field definitions for contacts and opportunities. Changes reach public form configs through `changes`. */
-export function createCustomFieldsService(deps: { db: Kysely<DB>; clock: Clock; changes: OrgChangeFeed }) {
-  const { clock, changes } = deps;
-  const repo = createCustomFieldsRepo(deps.db);
+export function createCustomFieldsService(deps: { repo: CustomFieldsRepo; clock: Clock; changes: OrgChangeFeed }) {
+  const { repo, clock, changes } = deps;
 
   async function find(orgId: string, id: string): Promise<CustomFieldsTable> {
     const row = await repo.find(orgId, id);

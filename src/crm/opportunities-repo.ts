@@ -27,3 +27,5 @@ export function createOpportunitiesRepo(db: Kysely<DB>) {
     remove: (orgId: string, id: string) => db.deleteFrom('opportunities').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
   };
 }
+
+export type OpportunitiesRepo = ReturnType<typeof createOpportunitiesRepo>;

@@ -1,18 +1,17 @@
-import type { Kysely } from 'kysely';
-import type { DB, OpportunitiesTable } from '../db/tables.js';
+import type { OpportunitiesTable } from '../db/tables.js';
+import type { Transact } from '../db/transaction-runner.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import type { OrgPrincipal } from '../orgs/auth.js';
-import { requiredText } from '../orgs/text.js';
-import { createContactsRepo } from './contacts-repo.js';
+import { requiredText } from '../lib/required-text.js';
 import { sourceOf } from './contacts-service.js';
-import { createCustomFieldsRepo } from './custom-fields-repo.js';
+import type { CustomFieldsRepo } from './custom-fields-repo.js';
 import { checkCustomInput, mergeCustomValues } from './custom-values.js';
 import { contactNotFound, opportunityNotFound } from './errors.js';
-import { createOpportunitiesRepo } from './opportunities-repo.js';
+import type { OpportunitiesRepo } from './opportunities-repo.js';
 import { presentOpportunity } from './present.js';
 import type { Opportunity, OpportunityCreate, OpportunityListQuery, OpportunityPatch } from './schema.js';
-import { createCrmService } from './service.js';
+import type { CrmRepos, CrmService, OrgSettings } from './service.js';
 
 
 /**
@@ -20,10 +19,15 @@ import { createCrmService } from './service.js';
  * exist in the org is PIPELINE_NOT_FOUND / STAGE_NOT_FOUND (422), as for forms; an unknown
  * contact is CONTACT_NOT_FOUND (404).
  */
-export function createOpportunitiesService(deps: { db: Kysely<DB>; clock: Clock }) {
-  const { db, clock } = deps;
-  const repo = createOpportunitiesRepo(db);
-  const crm = createCrmService({ clock });
+export function createOpportunitiesService(deps: {
+  repo: OpportunitiesRepo;
+  customFields: CustomFieldsRepo;
+  crm: CrmService;
+  orgs: OrgSettings;
+  transact: Transact<CrmRepos>;
+  clock: Clock;
+}) {
+  const { repo, customFields, crm, orgs, transact, clock } = deps;
 
   async function find(orgId: string, id: string): Promise<OpportunitiesTable> {
     const row = await repo.find(orgId, id);
@@ -32,7 +36,7 @@ export function createOpportunitiesService(deps: { db: Kysely<DB>; clock: Clock 
   }
 
   const customInput = (orgId: string, values: Record<string, unknown> | undefined) =>
-    checkCustomInput(createCustomFieldsRepo(db), orgId, 'opportunity', values, () => crm.orgDefaultCountry(db, orgId));
+    checkCustomInput(customFields, orgId, 'opportunity', values, () => orgs.defaultCountry(orgId));
 
   async function list(orgId: string, query: OpportunityListQuery) {
     const limit = query.limit ?? 20;
@@ -44,10 +48,10 @@ export function createOpportunitiesService(deps: { db: Kysely<DB>; clock: Clock 
     const { orgId } = principal;
     const title = requiredText(input.title, 'title', 'a title');
     const custom = mergeCustomValues({}, await customInput(orgId, input.custom));
-    const id = await db.transaction().execute(async (trx) => {
-      if (!(await createContactsRepo(trx).find(orgId, input.contactId))) throw contactNotFound({ field: 'contactId' });
-      const target = await crm.resolveOpportunityTarget(trx, orgId, input.pipelineId ?? null, input.stageId ?? null);
-      const { opportunityId } = await crm.createOpportunity(trx, { orgId, contactId: input.contactId, ...target, title, source: sourceOf(principal), custom });
+    const id = await transact(async (repos) => {
+      if (!(await repos.contacts.find(orgId, input.contactId))) throw contactNotFound({ field: 'contactId' });
+      const target = await crm.resolveOpportunityTarget(orgId, input.pipelineId ?? null, input.stageId ?? null, repos);
+      const { opportunityId } = await crm.createOpportunity({ orgId, contactId: input.contactId, ...target, title, source: sourceOf(principal), custom }, repos);
       return opportunityId;
     });
     return presentOpportunity(await find(orgId, id));
@@ -59,7 +63,7 @@ export function createOpportunitiesService(deps: { db: Kysely<DB>; clock: Clock 
     if (patch.title !== undefined) changes.title = requiredText(patch.title, 'title', 'a title');
     if (patch.pipelineId !== undefined || patch.stageId !== undefined) {
       // A stage alone implies its pipeline; a pipeline alone means its first stage.
-      const target = await crm.resolveOpportunityTarget(db, orgId, patch.pipelineId ?? null, patch.stageId ?? null);
+      const target = await crm.resolveOpportunityTarget(orgId, patch.pipelineId ?? null, patch.stageId ?? null);
       changes.pipeline_id = target.pipelineId;
       changes.stage_id = target.stageId;
     }

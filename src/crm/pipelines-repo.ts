@@ -29,22 +29,6 @@ export function createPipelinesRepo(db: Kysely<DB>) {
     removeStages: (orgId: string, ids: string[]) =>
       ids.length === 0 ? Promise.resolve() : db.deleteFrom('stages').where('org_id', '=', orgId).where('id', 'in', ids).execute().then(() => undefined),
 
-    /** Active forms that point at the pipeline or at one of the stages: they would break if these went away. */
-    activeFormsUsing: (orgId: string, pipelineId: string | null, stageIds: string[]) =>
-      db
-        .selectFrom('forms')
-        .select(['id', 'slug', 'title'])
-        .where('org_id', '=', orgId)
-        .where('active', '=', 1)
-        .where((eb) => {
-          const uses = [];
-          if (pipelineId !== null) uses.push(eb('pipeline_id', '=', pipelineId));
-          if (stageIds.length > 0) uses.push(eb('stage_id', 'in', stageIds));
-          return uses.length > 0 ? eb.or(uses) : sql<boolean>`1 = 0`;
-        })
-        .orderBy('created_at')
-        .limit(5)
-        .execute(),
     countOpportunitiesIn: async (orgId: string, pipelineId: string | null, stageIds: string[]): Promise<number> => {
       const row = await db
         .selectFrom('opportunities')

@@ -1,13 +1,13 @@
-import type { Kysely } from 'kysely';
-import type { DB, PipelinesTable, StagesTable } from '../db/tables.js';
+import type { PipelinesTable, StagesTable } from '../db/tables.js';
+import type { Transact } from '../db/transaction-runner.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
 import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import type { OrgChangeFeed } from '../orgs/changes.js';
-import { requiredText } from '../orgs/text.js';
+import { requiredText } from '../lib/required-text.js';
 import { pipelineNotFound, stageNotFound } from './errors.js';
-import { createPipelinesRepo, type PipelinesRepo } from './pipelines-repo.js';
+import type { PipelinesRepo } from './pipelines-repo.js';
 import type { Pipeline, PipelineCreate, PipelinePatch } from './schema.js';
 
 export function presentPipeline(row: PipelinesTable, stages: StagesTable[]): Pipeline {
@@ -34,11 +34,25 @@ function stageNames(stages: { name: string }[]): string[] {
 }
 
 /**
+ * Active forms that add opportunities to the pipeline or to one of the stages (the first few),
+ * read with the repos of the caller's transaction: a question for the forms feature, so app.ts
+ * injects it (the CRM does not import forms, which imports the CRM).
+ */
+export type ActiveFormsUsing<R> = (repos: R, orgId: string, pipelineId: string | null, stageIds: string[]) => Promise<Array<{ id: string; slug: string; title: string }>>;
+
+/**
  * Refuses to remove a pipeline or stages that something still needs: an active form
  * (its submissions would fail) or opportunities (they would lose their place).
  */
-async function assertRemovable(repo: PipelinesRepo, orgId: string, pipelineId: string | null, stageIds: string[], what: string): Promise<void> {
-  const forms = await repo.activeFormsUsing(orgId, pipelineId, stageIds);
+async function assertRemovable<R extends { pipelines: PipelinesRepo }>(
+  repos: R,
+  activeFormsUsing: ActiveFormsUsing<R>,
+  orgId: string,
+  pipelineId: string | null,
+  stageIds: string[],
+  what: string,
+): Promise<void> {
+  const forms = await activeFormsUsing(repos, orgId, pipelineId, stageIds);
   const [form] = forms;
   if (form) {
     const more = forms.length > 1 ? ` and ${forms.length - 1} other active form${forms.length > 2 ? 's' : ''}` : '';
@@ -46,15 +60,21 @@ async function assertRemovable(repo: PipelinesRepo, orgId: string, pipelineId: s
       extra: { forms: forms.map((f) => ({ id: f.id, slug: f.slug, title: f.title })) },
     });
   }
-  const count = await repo.countOpportunitiesIn(orgId, pipelineId, stageIds);
+  const count = await repos.pipelines.countOpportunitiesIn(orgId, pipelineId, stageIds);
   if (count > 0) {
     throw new AppError('CONFLICT', `${count} opportunit${count === 1 ? 'y is' : 'ies are'} in ${what}. Move ${count === 1 ? 'it' : 'them'} to another stage first.`);
   }
 }
 
 /** Pipelines with ordered stages. Every org has exactly one default pipeline, which cannot be deleted. */
-export function createPipelinesService(deps: { db: Kysely<DB>; clock: Clock; changes: OrgChangeFeed }) {
-  const { db, clock, changes } = deps;
+export function createPipelinesService<R extends { pipelines: PipelinesRepo }>(deps: {
+  repo: PipelinesRepo;
+  transact: Transact<R>;
+  activeFormsUsing: ActiveFormsUsing<R>;
+  clock: Clock;
+  changes: OrgChangeFeed;
+}) {
+  const { repo: poolRepo, transact, activeFormsUsing, clock, changes } = deps;
 
   async function load(repo: PipelinesRepo, orgId: string, id: string): Promise<{ row: PipelinesTable; stages: StagesTable[] }> {
     const row = await repo.find(orgId, id);
@@ -63,12 +83,12 @@ export function createPipelinesService(deps: { db: Kysely<DB>; clock: Clock; cha
   }
 
   async function get(orgId: string, id: string): Promise<Pipeline> {
-    const { row, stages } = await load(createPipelinesRepo(db), orgId, id);
+    const { row, stages } = await load(poolRepo, orgId, id);
     return presentPipeline(row, stages);
   }
 
   async function list(orgId: string, query: { limit?: number | undefined; cursor?: string | undefined }) {
-    const repo = createPipelinesRepo(db);
+    const repo = poolRepo;
     const limit = query.limit ?? 20;
     const rows = await repo.list(orgId, limit, decodeCursor(query.cursor));
     const stages = await repo.stagesOf(orgId, rows.slice(0, limit).map((row) => row.id));
@@ -78,8 +98,8 @@ export function createPipelinesService(deps: { db: Kysely<DB>; clock: Clock; cha
   async function create(orgId: string, input: PipelineCreate): Promise<Pipeline> {
     const name = requiredText(input.name, 'name', 'a pipeline name');
     const names = stageNames(input.stages);
-    const id = await db.transaction().execute(async (trx) => {
-      const repo = createPipelinesRepo(trx);
+    const id = await transact(async (repos) => {
+      const repo = repos.pipelines;
       const now = isoNow(clock);
       if (input.isDefault === true) await repo.clearDefault(orgId);
       const row: PipelinesTable = { id: newId('pipe'), org_id: orgId, name, is_default: input.isDefault === true ? 1 : 0, created_at: now, updated_at: now };
@@ -92,8 +112,8 @@ export function createPipelinesService(deps: { db: Kysely<DB>; clock: Clock; cha
   }
 
   async function update(orgId: string, id: string, patch: PipelinePatch): Promise<Pipeline> {
-    await db.transaction().execute(async (trx) => {
-      const repo = createPipelinesRepo(trx);
+    await transact(async (repos) => {
+      const repo = repos.pipelines;
       const { stages } = await load(repo, orgId, id);
       const set: Parameters<PipelinesRepo['update']>[2] = { updated_at: isoNow(clock) };
       if (patch.name !== undefined) set.name = requiredText(patch.name, 'name', 'a pipeline name');
@@ -102,14 +122,15 @@ export function createPipelinesService(deps: { db: Kysely<DB>; clock: Clock; cha
         set.is_default = 1;
       }
       await repo.update(orgId, id, set);
-      if (patch.stages !== undefined) await replaceStages(repo, orgId, id, stages, patch.stages);
+      if (patch.stages !== undefined) await replaceStages(repos, orgId, id, stages, patch.stages);
     });
     changes.notify(orgId);
     return get(orgId, id);
   }
 
   /** The new list is complete and ordered: kept stages are renamed and moved, new ones added, missing ones removed. */
-  async function replaceStages(repo: PipelinesRepo, orgId: string, pipelineId: string, current: StagesTable[], wanted: { id?: string | undefined; name: string }[]) {
+  async function replaceStages(repos: R, orgId: string, pipelineId: string, current: StagesTable[], wanted: { id?: string | undefined; name: string }[]) {
+    const repo = repos.pipelines;
     const names = stageNames(wanted);
     const currentIds = new Set(current.map((stage) => stage.id));
     const seen = new Set<string>();
@@ -121,7 +142,7 @@ export function createPipelinesService(deps: { db: Kysely<DB>; clock: Clock; cha
     });
     const removed = current.filter((stage) => !seen.has(stage.id));
     if (removed.length > 0) {
-      await assertRemovable(repo, orgId, null, removed.map((s) => s.id), removed.length === 1 ? `the stage "${removed[0]!.name}"` : 'stages this change removes');
+      await assertRemovable(repos, activeFormsUsing, orgId, null, removed.map((s) => s.id), removed.length === 1 ? `the stage "${removed[0]!.name}"` : 'stages this change removes');
       await repo.removeStages(orgId, removed.map((s) => s.id));
     }
     const added: StagesTable[] = [];
@@ -133,13 +154,13 @@ export function createPipelinesService(deps: { db: Kysely<DB>; clock: Clock; cha
   }
 
   async function remove(orgId: string, id: string): Promise<{ id: string; deleted: true }> {
-    await db.transaction().execute(async (trx) => {
-      const repo = createPipelinesRepo(trx);
+    await transact(async (repos) => {
+      const repo = repos.pipelines;
       const { row, stages } = await load(repo, orgId, id);
       if (row.is_default === 1) {
         throw new AppError('CONFLICT', 'This is the default pipeline: make another pipeline the default first (PATCH it with isDefault: true).');
       }
-      await assertRemovable(repo, orgId, id, stages.map((s) => s.id), `the pipeline "${row.name}"`);
+      await assertRemovable(repos, activeFormsUsing, orgId, id, stages.map((s) => s.id), `the pipeline "${row.name}"`);
       await repo.remove(orgId, id);
     });
     changes.notify(orgId);
@@ -147,13 +168,13 @@ export function createPipelinesService(deps: { db: Kysely<DB>; clock: Clock; cha
   }
 
   async function removeStage(orgId: string, pipelineId: string, stageId: string): Promise<Pipeline> {
-    await db.transaction().execute(async (trx) => {
-      const repo = createPipelinesRepo(trx);
+    await transact(async (repos) => {
+      const repo = repos.pipelines;
       const { stages } = await load(repo, orgId, pipelineId);
       const stage = stages.find((s) => s.id === stageId);
       if (!stage) throw stageNotFound();
       if (stages.length === 1) throw new AppError('CONFLICT', 'A pipeline needs at least one stage. Add another stage before removing this one.');
-      await assertRemovable(repo, orgId, null, [stageId], `the stage "${stage.name}"`);
+      await assertRemovable(repos, activeFormsUsing, orgId, null, [stageId], `the stage "${stage.name}"`);
       await repo.removeStages(orgId, [stageId]);
       // Keep positions 0..n-1 without gaps.
       let position = 0;

@@ -2,7 +2,8 @@
  * Kysely queries for the CRM writes of a form submission: notes, opportunities, pipelines and
  * stages, custom field definitions (contacts have their own repo, contacts-repo.ts).
  * `createCrmRepo(db)` accepts a Kysely instance or a transaction, so the same queries run inside
- * a form submission's transaction. Every query takes the org id: rows of another org are invisible.
+ * a form submission's transaction. (What the CRM needs to know about an org, it asks the orgs
+ * service.) Every query takes the org id: rows of another org are invisible.
  */
 import type { Kysely } from 'kysely';
 import { queryTemplate } from '../db/query-template.js';
@@ -57,12 +58,6 @@ export function createCrmRepo(db: Kysely<DB>) {
       ids.length === 0
         ? Promise.resolve([])
         : db.selectFrom('custom_fields').selectAll().where('org_id', '=', orgId).where('id', 'in', ids).where('archived_at', 'is', null).execute(),
-
-    // ── Orgs and agents, as the CRM sees them ──
-    orgDefaultCountry: async (orgId: string): Promise<string | undefined> =>
-      (await db.selectFrom('orgs').select('default_country').where('id', '=', orgId).executeTakeFirst())?.default_country,
-    findAgent: (orgId: string, id: string) =>
-      db.selectFrom('agents').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
   };
 }
 

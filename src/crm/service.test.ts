@@ -4,19 +4,23 @@ import { AppError } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
 import { createTestDatabase, TestClock, testDialects } from '../../test/support/context.js';
 import { createOrgWithKey, type OrgWithKey } from '../../test/support/org-factories.js';
-import { createCrmService } from './service.js';
+import { createStandaloneOrgsService } from '../app.js';
+import { Repos, transactOn } from '../repos.js';
+import { createCrmService, type CrmService } from './service.js';
 
 describe.each(testDialects())('CRM transaction functions on %s', (dialect) => {
   let database: Database;
   let dispose: () => Promise<void>;
   const clock = new TestClock();
-  const crm = createCrmService({ clock });
+  let crm: CrmService;
   let org: OrgWithKey;
   let other: OrgWithKey;
   let frOrg: OrgWithKey;
 
   beforeAll(async () => {
     ({ database, dispose } = await createTestDatabase(dialect));
+    const repos = new Repos(database.db);
+    crm = createCrmService({ repo: repos.crm, contacts: repos.contacts, orgs: createStandaloneOrgsService(database.db, clock), clock });
     [org, other, frOrg] = await Promise.all([
       createOrgWithKey(database, clock),
       createOrgWithKey(database, clock),
@@ -25,13 +29,12 @@ describe.each(testDialects())('CRM transaction functions on %s', (dialect) => {
   });
   afterAll(async () => dispose());
 
-  const tx = <T>(fn: (trx: Parameters<Parameters<ReturnType<Database['db']['transaction']>['execute']>[0]>[0]) => Promise<T>) =>
-    database.db.transaction().execute(fn);
+  const tx = <T>(fn: (repos: Repos) => Promise<T>) => transactOn(database.db)(fn);
   const contactsOf = (orgId: string) => database.db.selectFrom('contacts').selectAll().where('org_id', '=', orgId).execute();
 
   describe('upsertContact', () => {
     it('creates a contact with normalized identity and the given source', async () => {
-      const result = await tx((trx) => crm.upsertContact(trx, { orgId: org.orgId, email: '  New.Person@Example.com ', phone: '(415) 555-2671', name: ' Ada ' }, 'form'));
+      const result = await tx((repos) => crm.upsertContact(repos, { orgId: org.orgId, email: '  New.Person@Example.com ', phone: '(415) 555-2671', name: ' Ada ' }, 'form'));
       expect(result.created).toBe(true);
       const row = await database.db.selectFrom('contacts').selectAll().where('id', '=', result.contactId).executeTakeFirstOrThrow();
       expect(row).toMatchObject({ org_id: org.orgId, email: 'new.person@example.com', phone: '+14155552671', name: 'Ada', company: null, source: 'form' });
@@ -39,19 +42,19 @@ describe.each(testDialects())('CRM transaction functions on %s', (dialect) => {
 
     it('gives the same outcome when told the contact probably exists, whether it does or not', async () => {
       const hint = { probablyExists: true };
-      const created = await tx((trx) => crm.upsertContact(trx, { orgId: org.orgId, email: 'hinted@example.com', name: 'Hint' }, 'form', hint));
+      const created = await tx((repos) => crm.upsertContact(repos, { orgId: org.orgId, email: 'hinted@example.com', name: 'Hint' }, 'form', hint));
       expect(created.created).toBe(true);
-      const matched = await tx((trx) => crm.upsertContact(trx, { orgId: org.orgId, email: 'HINTED@example.com', company: 'Acme' }, 'form', hint));
+      const matched = await tx((repos) => crm.upsertContact(repos, { orgId: org.orgId, email: 'HINTED@example.com', company: 'Acme' }, 'form', hint));
       expect(matched).toEqual({ contactId: created.contactId, created: false });
       const row = await database.db.selectFrom('contacts').selectAll().where('id', '=', created.contactId).executeTakeFirstOrThrow();
       expect(row).toMatchObject({ name: 'Hint', company: 'Acme' });
     });
 
     it('matches by email first, then phone; non-empty values overwrite, empty ones never clear', async () => {
-      const first = await tx((trx) => crm.upsertContact(trx, { orgId: org.orgId, email: 'merge@example.com', name: 'Grace', company: 'Navy', custom: { plan: 'pro', seats: 3 } }, 'form'));
-      const again = await tx((trx) => crm.upsertContact(trx, { orgId: org.orgId, email: 'MERGE@example.com', name: '', company: null, phone: '+14155550101', custom: { plan: '', region: 'EU' } }, 'api'));
+      const first = await tx((repos) => crm.upsertContact(repos, { orgId: org.orgId, email: 'merge@example.com', name: 'Grace', company: 'Navy', custom: { plan: 'pro', seats: 3 } }, 'form'));
+      const again = await tx((repos) => crm.upsertContact(repos, { orgId: org.orgId, email: 'MERGE@example.com', name: '', company: null, phone: '+14155550101', custom: { plan: '', region: 'EU' } }, 'api'));
       expect(again).toEqual({ contactId: first.contactId, created: false });
-      const byPhone = await tx((trx) => crm.upsertContact(trx, { orgId: org.orgId, phone: '415 555 0101', company: 'Yale' }, 'api'));
+      const byPhone = await tx((repos) => crm.upsertContact(repos, { orgId: org.orgId, phone: '415 555 0101', company: 'Yale' }, 'api'));
       expect(byPhone).toEqual({ contactId: first.contactId, created: false });
       const row = await database.db.selectFrom('contacts').selectAll().where('id', '=', first.contactId).executeTakeFirstOrThrow();
       expect(row).toMatchObject({ email: 'merge@example.com', phone: '+14155550101', name: 'Grace', company: 'Yale', source: 'form' });
@@ -59,45 +62,45 @@ describe.each(testDialects())('CRM transaction functions on %s', (dialect) => {
     });
 
     it('a phone match takes the submitted email; a value another contact holds is left out', async () => {
-      const a = await tx((trx) => crm.upsertContact(trx, { orgId: org.orgId, phone: '+14155550102' }, 'form'));
-      const b = await tx((trx) => crm.upsertContact(trx, { orgId: org.orgId, email: 'holder@example.com', phone: '+14155550103' }, 'form'));
+      const a = await tx((repos) => crm.upsertContact(repos, { orgId: org.orgId, phone: '+14155550102' }, 'form'));
+      const b = await tx((repos) => crm.upsertContact(repos, { orgId: org.orgId, email: 'holder@example.com', phone: '+14155550103' }, 'form'));
       // Email matches b; the phone belongs to a, so b keeps its own phone.
-      const again = await tx((trx) => crm.upsertContact(trx, { orgId: org.orgId, email: 'holder@example.com', phone: '+14155550102', name: 'Bea' }, 'form'));
+      const again = await tx((repos) => crm.upsertContact(repos, { orgId: org.orgId, email: 'holder@example.com', phone: '+14155550102', name: 'Bea' }, 'form'));
       expect(again.contactId).toBe(b.contactId);
       const rowB = await database.db.selectFrom('contacts').selectAll().where('id', '=', b.contactId).executeTakeFirstOrThrow();
       expect(rowB).toMatchObject({ phone: '+14155550103', name: 'Bea' });
       // Phone-only contact a gets an email on a phone match.
-      const viaPhone = await tx((trx) => crm.upsertContact(trx, { orgId: org.orgId, email: 'a@example.com', phone: '+14155550102' }, 'form'));
+      const viaPhone = await tx((repos) => crm.upsertContact(repos, { orgId: org.orgId, email: 'a@example.com', phone: '+14155550102' }, 'form'));
       expect(viaPhone.contactId).toBe(a.contactId);
       const rowA = await database.db.selectFrom('contacts').selectAll().where('id', '=', a.contactId).executeTakeFirstOrThrow();
       expect(rowA.email).toBe('a@example.com');
     });
 
     it('reads national numbers in the org default country', async () => {
-      const result = await tx((trx) => crm.upsertContact(trx, { orgId: frOrg.orgId, phone: '06 12 34 56 78' }, 'form'));
+      const result = await tx((repos) => crm.upsertContact(repos, { orgId: frOrg.orgId, phone: '06 12 34 56 78' }, 'form'));
       const row = await database.db.selectFrom('contacts').select('phone').where('id', '=', result.contactId).executeTakeFirstOrThrow();
       expect(row.phone).toBe('+33612345678');
     });
 
     it('keeps orgs apart: the same email in two orgs is two contacts', async () => {
-      const mine = await tx((trx) => crm.upsertContact(trx, { orgId: org.orgId, email: 'shared@example.com' }, 'form'));
-      const theirs = await tx((trx) => crm.upsertContact(trx, { orgId: other.orgId, email: 'shared@example.com' }, 'form'));
+      const mine = await tx((repos) => crm.upsertContact(repos, { orgId: org.orgId, email: 'shared@example.com' }, 'form'));
+      const theirs = await tx((repos) => crm.upsertContact(repos, { orgId: other.orgId, email: 'shared@example.com' }, 'form'));
       expect(theirs.created).toBe(true);
       expect(theirs.contactId).not.toBe(mine.contactId);
     });
 
     it('refuses missing or invalid identity with typed errors and writes nothing', async () => {
       const before = (await contactsOf(org.orgId)).length;
-      await expect(tx((trx) => crm.upsertContact(trx, { orgId: org.orgId, name: 'Nobody' }, 'form'))).rejects.toMatchObject({ code: 'IDENTITY_REQUIRED' });
-      await expect(tx((trx) => crm.upsertContact(trx, { orgId: org.orgId, email: 'not-an-email' }, 'form'))).rejects.toMatchObject({ code: 'INVALID_FIELD', field: 'email' });
-      await expect(tx((trx) => crm.upsertContact(trx, { orgId: org.orgId, email: 'ok@example.com', phone: '12' }, 'form'))).rejects.toMatchObject({ code: 'INVALID_FIELD', field: 'phone' });
+      await expect(tx((repos) => crm.upsertContact(repos, { orgId: org.orgId, name: 'Nobody' }, 'form'))).rejects.toMatchObject({ code: 'IDENTITY_REQUIRED' });
+      await expect(tx((repos) => crm.upsertContact(repos, { orgId: org.orgId, email: 'not-an-email' }, 'form'))).rejects.toMatchObject({ code: 'INVALID_FIELD', field: 'email' });
+      await expect(tx((repos) => crm.upsertContact(repos, { orgId: org.orgId, email: 'ok@example.com', phone: '12' }, 'form'))).rejects.toMatchObject({ code: 'INVALID_FIELD', field: 'phone' });
       expect((await contactsOf(org.orgId)).length).toBe(before);
     });
 
     it('50 concurrent submissions with one email make exactly one contact', async () => {
       const results = await Promise.all(
         Array.from({ length: 50 }, (_, i) =>
-          tx((trx) => crm.upsertContact(trx, { orgId: org.orgId, email: 'Rush@Example.com', name: `Rush ${i}` }, 'form')),
+          tx((repos) => crm.upsertContact(repos, { orgId: org.orgId, email: 'Rush@Example.com', name: `Rush ${i}` }, 'form')),
         ),
       );
       const rows = (await contactsOf(org.orgId)).filter((row) => row.email === 'rush@example.com');
@@ -108,7 +111,7 @@ describe.each(testDialects())('CRM transaction functions on %s', (dialect) => {
 
     it('50 concurrent phone-only submissions make exactly one contact', async () => {
       const results = await Promise.all(
-        Array.from({ length: 50 }, (_, i) => tx((trx) => crm.upsertContact(trx, { orgId: org.orgId, phone: i % 2 ? '+1 415 555 0150' : '(415) 555-0150' }, 'form'))),
+        Array.from({ length: 50 }, (_, i) => tx((repos) => crm.upsertContact(repos, { orgId: org.orgId, phone: i % 2 ? '+1 415 555 0150' : '(415) 555-0150' }, 'form'))),
       );
       const rows = (await contactsOf(org.orgId)).filter((row) => row.phone === '+14155550150');
       expect(rows).toHaveLength(1);
@@ -118,8 +121,8 @@ describe.each(testDialects())('CRM transaction functions on %s', (dialect) => {
     it('concurrent submissions crossing email and phone never fail and never duplicate an identity', async () => {
       const results = await Promise.allSettled(
         Array.from({ length: 30 }, (_, i) =>
-          tx((trx) =>
-            crm.upsertContact(trx, i % 3 === 0 ? { orgId: org.orgId, email: 'cross@example.com' } : i % 3 === 1 ? { orgId: org.orgId, phone: '+14155550160' } : { orgId: org.orgId, email: 'cross@example.com', phone: '+14155550160' }, 'form'),
+          tx((repos) =>
+            crm.upsertContact(repos, i % 3 === 0 ? { orgId: org.orgId, email: 'cross@example.com' } : i % 3 === 1 ? { orgId: org.orgId, phone: '+14155550160' } : { orgId: org.orgId, email: 'cross@example.com', phone: '+14155550160' }, 'form'),
           ),
         ),
       );
@@ -132,11 +135,11 @@ describe.each(testDialects())('CRM transaction functions on %s', (dialect) => {
 
   describe('notes and opportunities', () => {
     it('adds a note and an opportunity in the default pipeline, within one transaction', async () => {
-      const ids = await tx(async (trx) => {
-        const { contactId } = await crm.upsertContact(trx, { orgId: org.orgId, email: 'deal@example.com' }, 'form');
-        const { noteId } = await crm.addNote(trx, { orgId: org.orgId, contactId, body: 'Call me', source: 'form' });
-        const target = await crm.resolveOpportunityTarget(trx, org.orgId, null, null);
-        const { opportunityId } = await crm.createOpportunity(trx, { orgId: org.orgId, contactId, ...target, title: 'Website lead', source: 'form', custom: { budget: 1000 } });
+      const ids = await tx(async (repos) => {
+        const { contactId } = await crm.upsertContact(repos, { orgId: org.orgId, email: 'deal@example.com' }, 'form');
+        const { noteId } = await crm.addNote({ orgId: org.orgId, contactId, body: 'Call me', source: 'form' }, repos);
+        const target = await crm.resolveOpportunityTarget(org.orgId, null, null, repos);
+        const { opportunityId } = await crm.createOpportunity({ orgId: org.orgId, contactId, ...target, title: 'Website lead', source: 'form', custom: { budget: 1000 } }, repos);
         return { contactId, noteId, opportunityId, target };
       });
       expect(ids.target).toEqual({ pipelineId: org.defaultPipeline.id, stageId: org.defaultPipeline.stages[0]!.id });
@@ -147,17 +150,17 @@ describe.each(testDialects())('CRM transaction functions on %s', (dialect) => {
     });
 
     it("refuses another org's contact or stage", async () => {
-      const theirs = await tx((trx) => crm.upsertContact(trx, { orgId: other.orgId, email: 'theirs@example.com' }, 'form'));
-      await expect(tx((trx) => crm.addNote(trx, { orgId: org.orgId, contactId: theirs.contactId, body: 'x', source: 'api' }))).rejects.toMatchObject({ code: 'CONTACT_NOT_FOUND' });
-      const mine = await tx((trx) => crm.upsertContact(trx, { orgId: org.orgId, email: 'mine@example.com' }, 'form'));
+      const theirs = await tx((repos) => crm.upsertContact(repos, { orgId: other.orgId, email: 'theirs@example.com' }, 'form'));
+      await expect(tx((repos) => crm.addNote({ orgId: org.orgId, contactId: theirs.contactId, body: 'x', source: 'api' }, repos))).rejects.toMatchObject({ code: 'CONTACT_NOT_FOUND' });
+      const mine = await tx((repos) => crm.upsertContact(repos, { orgId: org.orgId, email: 'mine@example.com' }, 'form'));
       await expect(
-        tx((trx) => crm.createOpportunity(trx, { orgId: org.orgId, contactId: mine.contactId, pipelineId: other.defaultPipeline.id, stageId: other.defaultPipeline.stages[0]!.id, title: 't', source: 'api' })),
+        tx((repos) => crm.createOpportunity({ orgId: org.orgId, contactId: mine.contactId, pipelineId: other.defaultPipeline.id, stageId: other.defaultPipeline.stages[0]!.id, title: 't', source: 'api' }, repos)),
       ).rejects.toMatchObject({ code: 'STAGE_NOT_FOUND' });
     });
   });
 
   describe('resolveOpportunityTarget', () => {
-    const resolve = (orgId: string, pipelineId: string | null, stageId: string | null) => tx((trx) => crm.resolveOpportunityTarget(trx, orgId, pipelineId, stageId));
+    const resolve = (orgId: string, pipelineId: string | null, stageId: string | null) => tx((repos) => crm.resolveOpportunityTarget(orgId, pipelineId, stageId, repos));
 
     it('uses the configured pipeline and stage, or a pipeline alone with its first stage, or a stage alone', async () => {
       const stage = org.defaultPipeline.stages[2]!;
@@ -186,23 +189,11 @@ describe.each(testDialects())('CRM transaction functions on %s', (dialect) => {
       });
       const [live1, live2, archived, foreign] = [row('size', org.orgId, false), row('tier', org.orgId, false), row('old', org.orgId, true), row('size', other.orgId, false)];
       await database.db.insertInto('custom_fields').values([live1, live2, archived, foreign]).execute();
-      const defs = await crm.activeCustomFields(database.db, org.orgId, [live2.id, archived.id, foreign.id, newId('cf'), live1.id]);
+      const defs = await crm.activeCustomFields(org.orgId, [live2.id, archived.id, foreign.id, newId('cf'), live1.id]);
       expect(defs).toEqual([
         { id: live2.id, key: 'tier', entity: 'contact', label: 'TIER', type: 'select', options: ['a', 'b'] },
         { id: live1.id, key: 'size', entity: 'contact', label: 'SIZE', type: 'select', options: ['a', 'b'] },
       ]);
-    });
-
-    it("returns an agent's branding, or null for none, a missing or a foreign agent", async () => {
-      const now = clock.now().toISOString();
-      const agent = { id: newId('agt'), org_id: org.orgId, name: 'Bot', brand_name: 'Acme', primary_color: '#123456', background_color: '#fff', text_color: '#000', font_family: null, logo_url: 'https://acme.example/logo.png', created_at: now, updated_at: now };
-      await database.db.insertInto('agents').values(agent).execute();
-      expect(await crm.agentBranding(database.db, org.orgId, agent.id)).toEqual({
-        name: 'Acme', primaryColor: '#123456', backgroundColor: '#fff', textColor: '#000', fontFamily: null, logoUrl: 'https://acme.example/logo.png',
-      });
-      expect(await crm.agentBranding(database.db, org.orgId, null)).toBeNull();
-      expect(await crm.agentBranding(database.db, other.orgId, agent.id)).toBeNull();
-      expect(await crm.agentBranding(database.db, org.orgId, newId('agt'))).toBeNull();
     });
   });
 });

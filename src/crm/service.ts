@@ -1,46 +1,45 @@
 /**
  * CRM writes and look-ups that run INSIDE the caller's transaction, so a form
  * submission commits its contact, note, opportunity and submission together or not at all.
+ * One instance, made in app.ts, serves every caller.
  *
- *   const crm = createCrmService({ clock });
- *   await db.transaction().execute(async (trx) => {
- *     const { contactId, created } = await crm.upsertContact(trx, { orgId, email, phone, name, company, custom }, 'form');
- *     await crm.addNote(trx, { orgId, contactId, body: message, source: 'form', submissionId });
- *     const target = await crm.resolveOpportunityTarget(trx, orgId, form.pipeline_id, form.stage_id);
- *     await crm.createOpportunity(trx, { orgId, contactId, ...target, title, source: 'form', submissionId });
+ *   const crm = createCrmService({ repo, contacts, orgs, clock });
+ *   await transact(async (repos) => {
+ *     const { contactId, created } = await crm.upsertContact(repos, { orgId, email, phone, name, company, custom }, 'form');
+ *     await crm.addNote({ orgId, contactId, body: message, source: 'form', submissionId }, repos);
+ *     const target = await crm.resolveOpportunityTarget(orgId, form.pipeline_id, form.stage_id, repos);
+ *     await crm.createOpportunity({ orgId, contactId, ...target, title, source: 'form', submissionId }, repos);
  *   });
  *
  * Contract:
  * - `normalizeEmail(raw)` / `normalizePhone(raw, defaultCountry)` (normalize.ts) return `{ok: true, value} | {ok: false, message}`;
- *   `orgDefaultCountry(trx, orgId)` gives the country for national numbers.
- * - `upsertContact` matches by email first, then phone (DESIGN "Contact identity"). Values may be raw:
+ *   the orgs service's `defaultCountry(orgId)` gives the country for national numbers.
+ * - `upsertContact(repos, …)` matches by email first, then phone (DESIGN "Contact identity"). Values may be raw:
  *   they are normalized here too (invalid → AppError INVALID_FIELD with `field`; neither → IDENTITY_REQUIRED).
  *   Non-empty values overwrite, empty ones (undefined, null, blank) never clear; custom values merge by key.
  *   A value the matched contact cannot take because another contact of the org holds it (an email or phone
  *   is unique per org) is left out rather than failing the submission. A new contact gets `source`.
  *   Safe under concurrency (one contact for N simultaneous submissions) at PostgreSQL's default READ
- *   COMMITTED level: insert … on conflict do nothing, then re-select. Needs a real transaction (uses a savepoint).
- * - Every other function takes `Kysely<DB>`: a transaction or the plain database both work.
- * - `resolveOpportunityTarget(trx, orgId, pipelineId | null, stageId | null)`: the configured pipeline/stage
+ *   COMMITTED level: insert … on conflict do nothing, then re-select. Needs the repos of a real transaction
+ *   (uses a savepoint).
+ * - Every other function takes the transaction's repos last, and uses the pool when they are left out.
+ * - `resolveOpportunityTarget(orgId, pipelineId | null, stageId | null, repos?)`: the configured pipeline/stage
  *   (a pipeline alone → its first stage; a stage alone → its pipeline), or with nothing configured the default
  *   pipeline's first stage. A configured id that is gone, or a stage outside the pipeline → AppError
  *   PIPELINE_NOT_FOUND / STAGE_NOT_FOUND (422).
  * - `addNote`, `createOpportunity`: the contact (and stage) must belong to the org, else CONTACT_NOT_FOUND /
  *   STAGE_NOT_FOUND. Return the new id.
- * - `activeCustomFields(trx, orgId, ids)`: definitions in the order of `ids`; archived, deleted or another
- *   org's ids are omitted. `agentBranding(trx, orgId, agentId | null)`: the agent's brand (the spec's Branding
- *   object), or null when there is no agent or it is gone.
+ * - `activeCustomFields(orgId, ids)`: definitions in the order of `ids`; archived, deleted or another
+ *   org's ids are omitted.
  */
-import { sql, type Kysely, type Transaction } from 'kysely';
-import type { ContactsTable, DB, NotesTable, OpportunitiesTable } from '../db/tables.js';
-import { isUniqueViolation } from '../db/query-helpers.js';
+import type { ContactsTable, NotesTable, OpportunitiesTable } from '../db/tables.js';
 import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { newTimeOrderedId } from '../lib/ids.js';
-import type { Branding } from '../orgs/schema.js';
 import { normalizeEmail, normalizePhone } from './normalize.js';
-import { createContactsRepo, type ContactChanges, type ContactsRepo } from './contacts-repo.js';
-import { createCrmRepo } from './repo.js';
+import type { OrgsRepo } from '../orgs/repo.js';
+import type { ContactChanges, ContactsRepo } from './contacts-repo.js';
+import type { CrmRepo } from './repo.js';
 
 export type CrmSource = 'form' | 'api' | 'panel' | 'import';
 export type CustomValues = Record<string, string | number | boolean>;
@@ -117,27 +116,6 @@ function nonEmptyCustom(custom: Record<string, unknown> | undefined): CustomValu
 }
 
 /**
- * Runs `work` inside a savepoint; on a unique violation rolls back to it and returns false.
- * PostgreSQL aborts the whole transaction on any error, so this is the only way to try a write
- * that may collide and carry on.
- */
-async function tryUnique(trx: Transaction<DB>, work: () => Promise<unknown>): Promise<boolean> {
-  // Never nested, so one name serves; PostgreSQL and SQLite both allow reusing it.
-  const name = sql.raw('crm_try_unique');
-  await sql`savepoint ${name}`.execute(trx);
-  try {
-    await work();
-    await sql`release savepoint ${name}`.execute(trx);
-    return true;
-  } catch (error) {
-    await sql`rollback to savepoint ${name}`.execute(trx);
-    await sql`release savepoint ${name}`.execute(trx);
-    if (isUniqueViolation(error)) return false;
-    throw error;
-  }
-}
-
-/**
  * The row of a contact that does not exist yet. `identity` is the normalized email and phone.
  * Exported for writers that insert a new contact in the same statement as its other rows.
  */
@@ -176,14 +154,26 @@ export function newOpportunityRow(input: OpportunityInput, now: string): Opportu
   };
 }
 
-export function createCrmService(deps: { clock: Clock }) {
-  const { clock } = deps;
+/**
+ * The repos of a CRM unit of work, bound to its transaction: the CRM's own, the contacts', and the
+ * orgs repo the orgs service reads the org's default country from (national phone numbers).
+ */
+export interface CrmRepos {
+  crm: CrmRepo;
+  contacts: ContactsRepo;
+  orgs: OrgsRepo;
+}
 
-  async function orgDefaultCountry(trx: Kysely<DB>, orgId: string): Promise<string> {
-    return (await createCrmRepo(trx).orgDefaultCountry(orgId)) ?? 'US';
-  }
+/** What the CRM asks the orgs feature: its service, injected in app.ts. */
+export interface OrgSettings {
+  /** The country national phone numbers are read in; inside a transaction, pass its repos. */
+  defaultCountry(orgId: string, repos?: Pick<CrmRepos, 'orgs'>): Promise<string>;
+}
 
-  async function identityOf(trx: Kysely<DB>, input: ContactUpsert): Promise<{ email: string | null; phone: string | null }> {
+export function createCrmService(deps: { repo: CrmRepo; contacts: ContactsRepo; orgs: OrgSettings; clock: Clock }) {
+  const { repo: poolRepo, contacts: poolContacts, orgs, clock } = deps;
+
+  async function identityOf(repos: CrmRepos, input: ContactUpsert): Promise<{ email: string | null; phone: string | null }> {
     let email: string | null = null;
     let phone: string | null = null;
     if (!isBlank(input.email)) {
@@ -193,7 +183,7 @@ export function createCrmService(deps: { clock: Clock }) {
     }
     if (!isBlank(input.phone)) {
       const raw = String(input.phone).trim();
-      const result = normalizePhone(raw, raw.startsWith('+') ? 'US' : await orgDefaultCountry(trx, input.orgId));
+      const result = normalizePhone(raw, raw.startsWith('+') ? 'US' : await orgs.defaultCountry(input.orgId, repos));
       if (!result.ok) throw new AppError('INVALID_FIELD', result.message, { field: 'phone' });
       phone = result.value;
     }
@@ -204,7 +194,7 @@ export function createCrmService(deps: { clock: Clock }) {
   }
 
   /** Applies the submitted values to an existing contact: non-empty ones overwrite, empty ones never clear. */
-  async function mergeInto(trx: Transaction<DB>, repo: ContactsRepo, existing: ContactsTable, input: ContactUpsert, identity: { email: string | null; phone: string | null }) {
+  async function mergeInto(repo: ContactsRepo, existing: ContactsTable, input: ContactUpsert, identity: { email: string | null; phone: string | null }) {
     const now = isoNow(clock);
     const changes: ContactChanges = { updated_at: now };
     if (!isBlank(input.name)) changes.name = String(input.name).trim();
@@ -219,7 +209,7 @@ export function createCrmService(deps: { clock: Clock }) {
       if (value === null || existing[column] === value) continue;
       const holder = column === 'email' ? await repo.findByEmail(existing.org_id, value) : await repo.findByPhone(existing.org_id, value);
       if (holder) continue;
-      await tryUnique(trx, () => repo.update(existing.org_id, existing.id, { [column]: value }));
+      await repo.updateIfUnique(existing.org_id, existing.id, { [column]: value });
     }
   }
 
@@ -228,13 +218,13 @@ export function createCrmService(deps: { clock: Clock }) {
    * wrote nothing), so the insert-first attempt would only cost a wasted statement.
    */
   async function upsertContact(
-    trx: Transaction<DB>,
+    repos: CrmRepos,
     input: ContactUpsert,
     source: CrmSource,
     options: { probablyExists?: boolean } = {},
   ): Promise<{ contactId: string; created: boolean }> {
-    const repo = createContactsRepo(trx);
-    const identity = await identityOf(trx, input);
+    const repo = repos.contacts;
+    const identity = await identityOf(repos, input);
     const newRow = () => newContactRow(input, identity, source, isoNow(clock));
     // Most form leads are new people: try the insert first, one statement. It does nothing when
     // the email or the phone is taken (on conflict do nothing, which also waits for a concurrent
@@ -248,7 +238,7 @@ export function createCrmService(deps: { clock: Clock }) {
         (identity.email !== null ? await repo.findByEmail(input.orgId, identity.email) : undefined) ??
         (identity.phone !== null ? await repo.findByPhone(input.orgId, identity.phone) : undefined);
       if (existing) {
-        await mergeInto(trx, repo, existing, input, identity);
+        await mergeInto(repo, existing, input, identity);
         return { contactId: existing.id, created: false };
       }
       // The holder was deleted in between: try again.
@@ -258,29 +248,29 @@ export function createCrmService(deps: { clock: Clock }) {
     throw new Error('upsertContact: the contact kept changing under concurrent writes');
   }
 
-  async function requireContact(trx: Kysely<DB>, orgId: string, contactId: string): Promise<void> {
-    if (!(await createContactsRepo(trx).find(orgId, contactId))) throw new AppError('CONTACT_NOT_FOUND', 'No contact has that id.');
+  async function requireContact(contacts: Pick<ContactsRepo, 'find'>, orgId: string, contactId: string): Promise<void> {
+    if (!(await contacts.find(orgId, contactId))) throw new AppError('CONTACT_NOT_FOUND', 'No contact has that id.');
   }
 
-  async function addNote(trx: Kysely<DB>, input: NoteInput): Promise<{ noteId: string }> {
-    const repo = createCrmRepo(trx);
-    if (!input.contactUpserted) await requireContact(trx, input.orgId, input.contactId);
+  async function addNote(input: NoteInput, repos?: Pick<CrmRepos, 'crm' | 'contacts'>): Promise<{ noteId: string }> {
+    const repo = repos?.crm ?? poolRepo;
+    if (!input.contactUpserted) await requireContact(repos?.contacts ?? poolContacts, input.orgId, input.contactId);
     const row = newNoteRow(input, isoNow(clock));
     await repo.insertNote(row);
     return { noteId: row.id };
   }
 
-  async function createOpportunity(trx: Kysely<DB>, input: OpportunityInput): Promise<{ opportunityId: string }> {
-    const repo = createCrmRepo(trx);
-    if (!input.contactUpserted) await requireContact(trx, input.orgId, input.contactId);
+  async function createOpportunity(input: OpportunityInput, repos?: Pick<CrmRepos, 'crm' | 'contacts'>): Promise<{ opportunityId: string }> {
+    const repo = repos?.crm ?? poolRepo;
+    if (!input.contactUpserted) await requireContact(repos?.contacts ?? poolContacts, input.orgId, input.contactId);
     const row = newOpportunityRow(input, isoNow(clock));
     // One statement: the row is written only if the stage still exists in that pipeline.
     if (!(await repo.insertOpportunityInStage(row))) throw new AppError('STAGE_NOT_FOUND', 'That stage does not exist in that pipeline.', { field: 'stageId' });
     return { opportunityId: row.id };
   }
 
-  async function resolveOpportunityTarget(trx: Kysely<DB>, orgId: string, pipelineId: string | null, stageId: string | null): Promise<OpportunityTarget> {
-    const repo = createCrmRepo(trx);
+  async function resolveOpportunityTarget(orgId: string, pipelineId: string | null, stageId: string | null, repos?: Pick<CrmRepos, 'crm'>): Promise<OpportunityTarget> {
+    const repo = repos?.crm ?? poolRepo;
     if (pipelineId === null && stageId === null) {
       const pipeline = await repo.findDefaultPipeline(orgId);
       if (!pipeline) throw new AppError('PIPELINE_NOT_FOUND', 'This organization has no default pipeline. Create a pipeline and choose it in the form.');
@@ -306,8 +296,8 @@ export function createCrmService(deps: { clock: Clock }) {
     return { pipelineId: pipeline.id, stageId: stage.id };
   }
 
-  async function activeCustomFields(trx: Kysely<DB>, orgId: string, ids: string[]): Promise<CustomFieldDefinition[]> {
-    const rows = await createCrmRepo(trx).activeCustomFieldsByIds(orgId, [...new Set(ids)]);
+  async function activeCustomFields(orgId: string, ids: string[]): Promise<CustomFieldDefinition[]> {
+    const rows = await poolRepo.activeCustomFieldsByIds(orgId, [...new Set(ids)]);
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.flatMap((id) => {
       const row = byId.get(id);
@@ -317,22 +307,7 @@ export function createCrmService(deps: { clock: Clock }) {
     });
   }
 
-  async function agentBranding(trx: Kysely<DB>, orgId: string, agentId: string | null): Promise<Branding | null> {
-    if (agentId === null) return null;
-    const agent = await createCrmRepo(trx).findAgent(orgId, agentId);
-    // The API requires a logo; a row without one (written around the API) counts as unresolved.
-    if (!agent || agent.logo_url === null) return null;
-    return {
-      name: agent.brand_name,
-      primaryColor: agent.primary_color,
-      backgroundColor: agent.background_color,
-      textColor: agent.text_color,
-      fontFamily: agent.font_family,
-      logoUrl: agent.logo_url,
-    };
-  }
-
-  return { upsertContact, addNote, createOpportunity, resolveOpportunityTarget, activeCustomFields, agentBranding, orgDefaultCountry };
+  return { upsertContact, addNote, createOpportunity, resolveOpportunityTarget, activeCustomFields };
 }
 
 export type CrmService = ReturnType<typeof createCrmService>;

@@ -1,4 +1,4 @@
-import type { App } from '../app.js';
+import type { App } from '../http/app-type.js';
 import { Envelope, errorResponses, ok } from '../http/envelope.js';
 import type { OrgAuth } from '../orgs/auth.js';
 import { ORG_BODY_LIMIT, operatorRoute, registerOperatorScope } from '../orgs/operator-scope.js';

@@ -2,7 +2,7 @@ import { chmodSync, closeSync, openSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, type SqliteDatabase } from 'kysely';
+import { Kysely, PostgresDialect, sql, type SqliteDatabase } from 'kysely';
 import { makeDataDir } from '../lib/data-dir.js';
 import { withPreparedTemplates } from './pg-prepared.js';
 import { consoleLog, startCheckpointer, type CheckpointerLog } from './sqlite-checkpointer.js';
@@ -15,7 +15,13 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Database {
   db: Kysely<DB>;
   dialect: Dialect;
+  /** One round trip to the database (readiness checks); rejects when it does not answer. */
+  ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+function ping(db: Kysely<DB>): Promise<void> {
+  return sql`select 1`.execute(db).then(() => undefined);
 }
 
 export interface DatabaseOptions {
@@ -97,6 +103,7 @@ function openSqlite(file: string, synchronous: SqliteSynchronous, log: Checkpoin
   return {
     db,
     dialect: 'sqlite',
+    ping: () => ping(db),
     close: async () => {
       await checkpointer?.stop();
       await db.destroy();
@@ -115,7 +122,7 @@ function openPostgres(url: string, schema: string | undefined, poolSize: number)
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: withPreparedTemplates(pool) }) });
-  return { db, dialect: 'postgres', close: () => db.destroy() };
+  return { db, dialect: 'postgres', ping: () => ping(db), close: () => db.destroy() };
 }
 
 export function openDatabase(options: DatabaseOptions): Database {

@@ -1,7 +1,12 @@
 import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
-import type { CursorPosition } from '../http/cursor.js';
 
 /** Query pieces every repository shares, written once so they behave the same on SQLite and PostgreSQL. */
+
+/** Where a newest-first page starts: the (createdAt, id) of the last row of the page before (http/cursor.ts encodes it). */
+export interface CursorPosition {
+  createdAt: string;
+  id: string;
+}
 
 /**
  * `(created_at, id) < (cursor)` for newest-first keyset pages. Row-value comparison works

@@ -315,6 +315,14 @@ export interface AgentKeysTable {
   revoked_at: string | null;
 }
 
+export interface FormViewsTable {
+  form_id: string;
+  org_id: string;
+  /** UTC day, YYYY-MM-DD. */
+  day: string;
+  views: number;
+}
+
 export interface DB {
   developers: DevelopersTable;
   apps: AppsTable;
@@ -340,4 +348,5 @@ export interface DB {
   installation_credentials: InstallationCredentialsTable;
   tool_calls: ToolCallsTable;
   agent_keys: AgentKeysTable;
+  form_views: FormViewsTable;
 }

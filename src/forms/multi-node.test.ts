@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type App } from '../app.js';
+import { buildApp } from '../app.js';
+import type { App } from '../http/app-type.js';
 import { randomBase62 } from '../lib/ids.js';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 import { archiveCustomField, createCustomField, createForm, getConfig, nextClientIp, submit } from '../../test/support/form-factories.js';

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import type { CrmService, CustomFieldDefinition, OpportunityTarget } from '../crm/service.js';
-import type { DB, FormsTable } from '../db/tables.js';
+import type { FormsTable } from '../db/tables.js';
 import { isAppError } from '../http/errors.js';
+import type { OrgsService } from '../orgs/service.js';
 import type { CachedForm } from './form-cache.js';
 import type { FormsRepo } from './repo.js';
 import { SLUG_PATTERN, type FieldSettings } from './rules.js';
@@ -93,12 +93,12 @@ function publicConfig(form: FormsTable, fields: FieldSettings, customFields: Liv
 }
 
 /** Loads one form by slug for the cache: null when it does not exist or is inactive. */
-export function createLiveFormLoader(deps: { db: Kysely<DB>; repo: FormsRepo; crm: CrmService }) {
-  const { db, repo, crm } = deps;
+export function createLiveFormLoader(deps: { repo: FormsRepo; crm: CrmService; orgs: Pick<OrgsService, 'agentBranding' | 'defaultCountry'> }) {
+  const { repo, crm, orgs } = deps;
 
   async function resolveTarget(form: FormsTable): Promise<OpportunityTarget | null> {
     try {
-      return await crm.resolveOpportunityTarget(db, form.org_id, form.pipeline_id, form.stage_id);
+      return await crm.resolveOpportunityTarget(form.org_id, form.pipeline_id, form.stage_id);
     } catch (error) {
       if (isAppError(error)) return null;
       throw error;
@@ -112,9 +112,9 @@ export function createLiveFormLoader(deps: { db: Kysely<DB>; repo: FormsRepo; cr
     if (!form || form.active !== 1) return null;
     const refs = parseCustomFieldRefs(form.custom_fields);
     const [definitions, branding, defaultCountry, opportunityTarget] = await Promise.all([
-      crm.activeCustomFields(db, form.org_id, refs.map((ref) => ref.customFieldId)),
-      crm.agentBranding(db, form.org_id, form.agent_id),
-      crm.orgDefaultCountry(db, form.org_id),
+      crm.activeCustomFields(form.org_id, refs.map((ref) => ref.customFieldId)),
+      orgs.agentBranding(form.org_id, form.agent_id),
+      orgs.defaultCountry(form.org_id),
       form.create_opportunity === 1 ? resolveTarget(form) : null,
     ]);
     const requiredById = new Map(refs.map((ref) => [ref.customFieldId, ref.required]));

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../app.js';
+import type { App } from '../http/app-type.js';
 import { Envelope, errorResponses } from '../http/envelope.js';
 import { AppError } from '../http/errors.js';
 import { jsonBodyParser } from '../http/json-body.js';
@@ -18,13 +18,13 @@ import type { SubmitService } from './submit-service.js';
  * The public Forms API (spec part C): no authentication, open CORS, a rate limit
  * per client IP + slug. The org is resolved from the slug and never exposed.
  */
-const CONFIG_READS: RateLimitRule = {
+export const CONFIG_READS: RateLimitRule = {
   name: 'form-config',
   limit: CONFIG_READS_PER_MINUTE,
   windowMs: 60_000,
   message: 'Too many requests for this form from your network.',
 };
-const SUBMISSIONS: RateLimitRule = {
+export const SUBMISSIONS: RateLimitRule = {
   name: 'form-submit',
   limit: SUBMISSIONS_PER_MINUTE,
   windowMs: 60_000,
@@ -45,13 +45,13 @@ const PREFLIGHT_HEADERS = {
 const ETAG_HEADER = { type: 'string', description: 'Version of this configuration: send it in If-None-Match to get 304 while it is current.' } as const;
 
 /** Per client IP (request.ip honours TRUST_PROXY) and slug; an over-long slug cannot be a form, so it is cut. */
-function clientAndSlug(request: FastifyRequest): string {
+export function clientAndSlug(request: FastifyRequest): string {
   const slug = (request.params as { slug?: string }).slug ?? '';
   return `${request.ip}|${slug.slice(0, 65)}`;
 }
 
 /** Weak comparison (RFC 9110 §13.1.2): `W/` is ignored, and `*` matches any current representation. */
-function matchesEtag(header: string | undefined, etag: string): boolean {
+export function matchesEtag(header: string | undefined, etag: string): boolean {
   if (!header) return false;
   return header.split(',').some((candidate) => {
     const tag = candidate.trim();
@@ -59,7 +59,10 @@ function matchesEtag(header: string | undefined, etag: string): boolean {
   });
 }
 
-export function registerPublicFormRoutes(app: App, deps: { cache: FormCache<LiveForm>; submit: SubmitService; limiter: RateLimiter }): void {
+export function registerPublicFormRoutes(
+  app: App,
+  deps: { cache: FormCache<LiveForm>; submit: SubmitService; limiter: RateLimiter; /** Counts a view of a live form (each config read: see views-service.ts). */ onView?: (form: LiveForm) => void },
+): void {
   const { cache, submit, limiter } = deps;
   const configLimit = limiter.hook(CONFIG_READS, clientAndSlug);
   const submitLimit = limiter.hook(SUBMISSIONS, clientAndSlug);
@@ -111,6 +114,7 @@ export function registerPublicFormRoutes(app: App, deps: { cache: FormCache<Live
       (request, reply) => {
         const send = (form: LiveForm | null): void => {
           if (!form) throw publicFormNotFound();
+          deps.onView?.(form);
           reply.header('ETag', form.etag).header('Cache-Control', 'no-cache');
           if (matchesEtag(request.headers['if-none-match'], form.etag)) reply.code(304).send();
           else reply.header('Content-Type', 'application/json; charset=utf-8').send(form.configBody);

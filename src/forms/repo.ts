@@ -1,7 +1,7 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { queryTemplate } from '../db/query-template.js';
 import { SUBMISSION_COLUMNS } from '../db/tables.js';
-import type { ConsentVersionsTable, DB, FormsTable, IdempotencyKeysTable, SubmissionsTable } from '../db/tables.js';
+import type { ConsentVersionsTable, DB, FormsTable, FormViewsTable, IdempotencyKeysTable, SubmissionsTable } from '../db/tables.js';
 import type { CursorPosition } from '../http/cursor.js';
 import { newestFirst, skipLockedOnPostgres } from '../db/query-helpers.js';
 
@@ -11,7 +11,7 @@ export type FormChanges = Partial<Omit<FormsTable, 'id' | 'org_id' | 'created_at
 const insertSubmission = queryTemplate(SUBMISSION_COLUMNS, (db, row: SubmissionsTable) => db.insertInto('submissions').values(row));
 
 /**
- * Kysely queries for forms, consent versions, submissions and idempotency keys.
+ * Kysely queries for forms, consent versions, submissions, daily view counters and idempotency keys.
  * Operator queries take the org id; only the public lookup by slug does not
  * (slugs are global), and it is the one place a form is found without its org.
  * Accepts a transaction too, so submit writes share the CRM's transaction.
@@ -31,6 +31,22 @@ export function createFormsRepo(db: Kysely<DB>) {
     /** Consent history, submissions and idempotency keys go with it (ON DELETE CASCADE); CRM records stay. */
     deleteForm: async (orgId: string, id: string) =>
       Number((await db.deleteFrom('forms').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst()).numDeletedRows) > 0,
+    /** Active forms that point at the pipeline or at one of the stages: they would break if these went away. */
+    activeFormsUsing: (orgId: string, pipelineId: string | null, stageIds: string[]) =>
+      db
+        .selectFrom('forms')
+        .select(['id', 'slug', 'title'])
+        .where('org_id', '=', orgId)
+        .where('active', '=', 1)
+        .where((eb) => {
+          const uses = [];
+          if (pipelineId !== null) uses.push(eb('pipeline_id', '=', pipelineId));
+          if (stageIds.length > 0) uses.push(eb('stage_id', 'in', stageIds));
+          return uses.length > 0 ? eb.or(uses) : sql<boolean>`1 = 0`;
+        })
+        .orderBy('created_at')
+        .limit(5)
+        .execute(),
 
     // ── Custom field definitions, as a form refers to them ──
     // Read-only look-ups the CRM service does not offer: by key, and including archived definitions.
@@ -58,6 +74,45 @@ export function createFormsRepo(db: Kysely<DB>) {
         .where('s.form_id', '=', formId);
       return newestFirst(query, limit, after, 's').execute();
     },
+
+    countSubmissions: async (orgId: string, formId: string) =>
+      Number((await db.selectFrom('submissions').select((eb) => eb.fn.countAll().as('n')).where('org_id', '=', orgId).where('form_id', '=', formId).executeTakeFirstOrThrow()).n),
+    /** Submissions per UTC day from `since` (an ISO time) on. */
+    submissionsPerDay: async (orgId: string, formId: string, since: string) => {
+      const day = sql<string>`substr(created_at, 1, 10)`;
+      const rows = await db
+        .selectFrom('submissions')
+        .select([day.as('day'), (eb) => eb.fn.countAll().as('n')])
+        .where('org_id', '=', orgId)
+        .where('form_id', '=', formId)
+        .where('created_at', '>=', since)
+        .groupBy(day)
+        .execute();
+      return rows.map((row) => ({ day: row.day, count: Number(row.n) }));
+    },
+
+    // ── Views (daily counters) ──
+    /**
+     * Adds counted views, one upsert per form and day. A form deleted since it was viewed matches no
+     * row in the select, so its views are dropped instead of failing the batch.
+     */
+    addViews: async (rows: Pick<FormViewsTable, 'form_id' | 'day' | 'views'>[]) => {
+      for (const row of rows) {
+        await db
+          .insertInto('form_views')
+          .columns(['form_id', 'org_id', 'day', 'views'])
+          .expression((eb) =>
+            // Typed casts: PostgreSQL cannot infer a parameter's type in a select list.
+            eb.selectFrom('forms').select(['id', 'org_id', sql<string>`cast(${row.day} as text)`.as('day'), sql<number>`cast(${row.views} as integer)`.as('views')]).where('id', '=', row.form_id),
+          )
+          .onConflict((oc) => oc.columns(['form_id', 'day']).doUpdateSet((eb) => ({ views: eb('form_views.views', '+', eb.ref('excluded.views')) })))
+          .execute();
+      }
+    },
+    countViews: async (orgId: string, formId: string) =>
+      Number((await db.selectFrom('form_views').select((eb) => eb.fn.coalesce(eb.fn.sum<number>('views'), eb.val(0)).as('n')).where('org_id', '=', orgId).where('form_id', '=', formId).executeTakeFirstOrThrow()).n),
+    viewsPerDay: (orgId: string, formId: string, sinceDay: string) =>
+      db.selectFrom('form_views').select(['day', 'views']).where('org_id', '=', orgId).where('form_id', '=', formId).where('day', '>=', sinceDay).execute(),
 
     // ── Idempotency keys ──
     findIdempotencyKey: (formId: string, key: string) =>

@@ -1,9 +1,9 @@
-import type { App } from '../app.js';
+import type { App } from '../http/app-type.js';
 import { Envelope, errorResponses, ok } from '../http/envelope.js';
 import type { OrgAuth } from '../orgs/auth.js';
 import { ORG_BODY_LIMIT, operatorRoute, registerOperatorScope } from '../orgs/operator-scope.js';
 import { Deleted, PageQuery } from '../orgs/schema.js';
-import { EmbedSnippets, FormCreateBody, FormIdParams, FormPage, FormPatchBody, FormRecord, SubmissionPage } from './schema.js';
+import { EmbedSnippets, FormCreateBody, FormIdParams, FormPage, FormPatchBody, FormRecord, FormStats, FormWithCounts, SubmissionPage } from './schema.js';
 import type { FormsService } from './service.js';
 
 /** Operator API for forms (`/api/org/forms`): everything the panel does with forms. */
@@ -53,9 +53,11 @@ export function registerFormRoutes(app: App, deps: { forms: FormsService; orgAut
           ...operatorRoute,
           operationId: 'getForm',
           summary: 'Get a form',
-          description: 'One form with its current consent version. Needs an org API key. 404 FORM_NOT_FOUND.',
+          description:
+            'One form with its current consent version, and its all-time `views` and `submissions` (conversion = submissions / views). ' +
+            'Views are written in batches about once a second. Needs an org API key. 404 FORM_NOT_FOUND.',
           params: FormIdParams,
-          response: { 200: Envelope(FormRecord), ...errorResponses(400, 401, 404) },
+          response: { 200: Envelope(FormWithCounts), ...errorResponses(400, 401, 404) },
         },
       },
       async (request) => ok(await forms.get(orgOf(request), request.params.id)),
@@ -111,6 +113,23 @@ export function registerFormRoutes(app: App, deps: { forms: FormsService; orgAut
         },
       },
       async (request) => ok(await forms.submissions(orgOf(request), request.params.id, request.query)),
+    );
+
+    scope.get(
+      '/api/org/forms/:id/stats',
+      {
+        schema: {
+          ...operatorRoute,
+          operationId: 'getFormStats',
+          summary: 'Views and submissions of a form per day',
+          description:
+            'The last 30 days (UTC), today included, oldest first: views (hosted page loads, iframe loads, form-embed.js renders) and stored submissions per day, ' +
+            'and their totals over the period. Needs an org API key. 404 FORM_NOT_FOUND.',
+          params: FormIdParams,
+          response: { 200: Envelope(FormStats), ...errorResponses(400, 401, 404) },
+        },
+      },
+      async (request) => ok(await forms.stats(orgOf(request), request.params.id)),
     );
 
     scope.get(

@@ -114,6 +114,26 @@ export const FormRecord = named('Form', Type.Object({
 export type FormRecord = Static<typeof FormRecord>;
 
 export const FormPage = Page(FormRecord);
+
+export const FormWithCounts = named('FormWithCounts', Type.Object({
+  ...FormRecord.properties,
+  views: Type.Integer({ minimum: 0, description: 'Views since the form was created: loads of the hosted page (and its iframe embed) and renders by form-embed.js (one per page and form).' }),
+  submissions: Type.Integer({ minimum: 0, description: 'Submissions stored since the form was created (honeypot hits and refusals are not stored).' }),
+}));
+
+const DayStats = named('FormDayStats', Type.Object({
+  day: Type.String({ description: 'UTC day, YYYY-MM-DD.' }),
+  views: Type.Integer({ minimum: 0 }),
+  submissions: Type.Integer({ minimum: 0 }),
+}));
+
+export const FormStats = named('FormStats', Type.Object({
+  from: Type.String({ description: 'First day (UTC) of the period: 29 days before `to`.' }),
+  to: Type.String({ description: 'Last day of the period: today (UTC).' }),
+  views: Type.Integer({ minimum: 0, description: 'Views in the period.' }),
+  submissions: Type.Integer({ minimum: 0, description: 'Submissions in the period.' }),
+  days: Type.Array(DayStats, { description: 'Exactly 30 entries, oldest first; days without views or submissions included with zeros.' }),
+}));
 export const FormIdParams = Type.Object({ id: IdParam('frm', formNotFound, 'The form id (`frm_…`).') });
 
 export const SubmissionRecord = named('Submission', Type.Object({

@@ -1,18 +1,21 @@
-import type { Kysely } from 'kysely';
 import { isUniqueViolation } from '../db/query-helpers.js';
 import { presentSubmission } from '../crm/present.js';
 import type { CrmService } from '../crm/service.js';
-import type { DB, FormsTable } from '../db/tables.js';
+import type { FormsTable } from '../db/tables.js';
+import type { Transact } from '../db/transaction-runner.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
 import { AppError } from '../http/errors.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import { formNotFound } from './errors.js';
 import type { FormCache } from './form-cache.js';
+import type { FormViews } from './views-service.js';
 import { parseCustomFieldRefs, type LiveForm, type StoredCustomFieldRef } from './public-form.js';
-import { createFormsRepo, type FormChanges, type FormsRepo } from './repo.js';
+import type { OrgsService } from '../orgs/service.js';
+import type { FormChanges, FormsRepo } from './repo.js';
+import { escapeHtml } from '../lib/html.js';
 import { httpUrl } from '../lib/text.js';
-import { requiredText } from '../orgs/text.js';
+import { requiredText } from '../lib/required-text.js';
 import { BUILT_IN_FIELDS, DEFAULT_FIELDS, DEFAULT_SUCCESS_MESSAGE, type FieldSettings } from './rules.js';
 import type { FormCreateInput, FormPatchInput, FormRecord } from './schema.js';
 
@@ -51,12 +54,20 @@ function mergeFields(current: FieldSettings, input: FormCreateInput['fields']): 
   return fields;
 }
 
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
-}
+/** Days in GET /api/org/forms/{id}/stats: today (UTC) and the 29 before it. */
+export const STATS_DAYS = 30;
 
-export function createFormsService(deps: { db: Kysely<DB>; repo: FormsRepo; crm: CrmService; cache: FormCache<LiveForm>; clock: Clock; publicUrl: string }) {
-  const { db, repo, crm, cache, clock, publicUrl } = deps;
+export function createFormsService(deps: {
+  repo: FormsRepo;
+  transact: Transact<{ forms: FormsRepo }>;
+  crm: CrmService;
+  orgs: Pick<OrgsService, 'agentBranding'>;
+  cache: FormCache<LiveForm>;
+  clock: Clock;
+  publicUrl: string;
+  views: FormViews;
+}) {
+  const { repo, transact, crm, orgs, cache, clock, publicUrl, views } = deps;
 
   /** Custom field references by key or id → stored refs; each must be an active definition of the org. */
   async function resolveCustomFields(orgId: string, input: CustomFieldRefInput[]): Promise<StoredCustomFieldRef[]> {
@@ -78,7 +89,7 @@ export function createFormsService(deps: { db: Kysely<DB>; repo: FormsRepo; crm:
   }
 
   async function checkAgent(orgId: string, agentId: string | null): Promise<void> {
-    if (agentId !== null && (await crm.agentBranding(db, orgId, agentId)) === null) {
+    if (agentId !== null && (await orgs.agentBranding(orgId, agentId)) === null) {
       throw new AppError('AGENT_NOT_FOUND', 'Your organization has no agent with that id.', { field: 'agentId' });
     }
   }
@@ -94,7 +105,7 @@ export function createFormsService(deps: { db: Kysely<DB>; repo: FormsRepo; crm:
   ): Promise<Pick<FormsTable, 'pipeline_id' | 'stage_id'>> {
     const hasIds = form.pipeline_id !== null || form.stage_id !== null;
     if (form.create_opportunity !== 1 && !(settingIds && hasIds)) return { pipeline_id: form.pipeline_id, stage_id: form.stage_id };
-    const target = await crm.resolveOpportunityTarget(db, orgId, form.pipeline_id, form.stage_id);
+    const target = await crm.resolveOpportunityTarget(orgId, form.pipeline_id, form.stage_id);
     // A stage alone names its pipeline; a pipeline alone means "its first stage" at submit time.
     return { pipeline_id: form.stage_id !== null ? target.pipelineId : form.pipeline_id, stage_id: form.stage_id };
   }
@@ -161,8 +172,7 @@ export function createFormsService(deps: { db: Kysely<DB>; repo: FormsRepo; crm:
     Object.assign(row, await checkTarget(orgId, row, true));
     if (await repo.slugExists(row.slug)) throw slugTaken(row.slug);
     try {
-      await db.transaction().execute(async (trx) => {
-        const forms = createFormsRepo(trx);
+      await transact(async ({ forms }) => {
         await forms.insertForm(row);
         await forms.insertConsentVersion({ form_id: row.id, version: row.consent_version, text: row.consent_text, created_at: now });
       });
@@ -223,8 +233,7 @@ export function createFormsService(deps: { db: Kysely<DB>; repo: FormsRepo; crm:
     }
     changes.updated_at = now;
     try {
-      await db.transaction().execute(async (trx) => {
-        const forms = createFormsRepo(trx);
+      await transact(async ({ forms }) => {
         await forms.updateForm(orgId, id, changes);
         if (newConsent) await forms.insertConsentVersion({ form_id: id, version: newConsent.version, text: newConsent.text, created_at: now });
       });
@@ -260,6 +269,34 @@ export function createFormsService(deps: { db: Kysely<DB>; repo: FormsRepo; crm:
     return toPage(rows.map((row) => ({ ...row, createdAt: row.created_at })), limit, presentSubmission);
   }
 
+  /** The form with its all-time views and submissions (this node's pending views written first). */
+  async function getWithCounts(orgId: string, id: string) {
+    const row = await find(orgId, id);
+    await views.flush();
+    const [record, viewCount, submissionCount] = await Promise.all([presentOne(row), repo.countViews(orgId, id), repo.countSubmissions(orgId, id)]);
+    return { ...record, views: viewCount, submissions: submissionCount };
+  }
+
+  /** Views and submissions per UTC day for the last STATS_DAYS days, oldest first, days without any included. */
+  async function stats(orgId: string, id: string) {
+    await find(orgId, id);
+    await views.flush();
+    const today = Date.UTC(clock.now().getUTCFullYear(), clock.now().getUTCMonth(), clock.now().getUTCDate());
+    const days = Array.from({ length: STATS_DAYS }, (_, i) => new Date(today - (STATS_DAYS - 1 - i) * 86_400_000).toISOString().slice(0, 10));
+    const since = days[0]!;
+    const [viewRows, submissionRows] = await Promise.all([repo.viewsPerDay(orgId, id, since), repo.submissionsPerDay(orgId, id, `${since}T00:00:00.000Z`)]);
+    const viewsByDay = new Map(viewRows.map((row) => [row.day, Number(row.views)]));
+    const submissionsByDay = new Map(submissionRows.map((row) => [row.day, row.count]));
+    const perDay = days.map((day) => ({ day, views: viewsByDay.get(day) ?? 0, submissions: submissionsByDay.get(day) ?? 0 }));
+    return {
+      from: since,
+      to: days[days.length - 1]!,
+      views: perDay.reduce((sum, d) => sum + d.views, 0),
+      submissions: perDay.reduce((sum, d) => sum + d.submissions, 0),
+      days: perDay,
+    };
+  }
+
   async function embed(orgId: string, id: string) {
     const form = await find(orgId, id);
     const link = `${publicUrl}/f/${form.slug}`;
@@ -270,7 +307,7 @@ export function createFormsService(deps: { db: Kysely<DB>; repo: FormsRepo; crm:
     };
   }
 
-  return { create, get: async (orgId: string, id: string) => presentOne(await find(orgId, id)), update, remove, list, submissions, embed };
+  return { create, get: getWithCounts, update, remove, list, submissions, embed, stats };
 }
 
 export type FormsService = ReturnType<typeof createFormsService>;

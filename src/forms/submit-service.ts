@@ -1,6 +1,6 @@
-import type { Transaction } from 'kysely';
-import { newContactRow, newNoteRow, newOpportunityRow, type CrmService, type OpportunityTarget } from '../crm/service.js';
-import type { DB, SubmissionsTable } from '../db/tables.js';
+import { newContactRow, newNoteRow, newOpportunityRow, type CrmRepos, type CrmService, type OpportunityTarget } from '../crm/service.js';
+import type { SubmissionsTable } from '../db/tables.js';
+import type { Transact } from '../db/transaction-runner.js';
 import { AppError, isAppError } from '../http/errors.js';
 import type { ExpiryPurge } from '../db/expiry-purger.js';
 import type { Clock } from '../lib/clock.js';
@@ -8,11 +8,10 @@ import { newTimeOrderedId } from '../lib/ids.js';
 import { publicFormNotFound } from './errors.js';
 import type { FormCache } from './form-cache.js';
 import type { LiveForm } from './public-form.js';
-import { createFormsRepo, type FormsRepo } from './repo.js';
+import type { FormsRepo } from './repo.js';
 import { HONEYPOT_RESPONSE, IDEMPOTENCY_TTL_MS, LIMITS } from './rules.js';
 import type { SubmitResult } from './schema.js';
 import { checkSubmission, type CheckedSubmission } from './submission-check.js';
-import type { TransactionRunner } from './write-batcher.js';
 import type { NewLeadRows } from './new-lead-statement.js';
 
 export interface SubmitContext {
@@ -25,6 +24,11 @@ export interface SubmitOutcome {
   result: SubmitResult;
   /** The answer is the stored first response to this Idempotency-Key. */
   replayed: boolean;
+}
+
+/** The repos a submission writes with, in one transaction: the form's, and the CRM's. */
+export interface SubmitRepos extends CrmRepos {
+  forms: FormsRepo;
 }
 
 /** Thrown inside the transaction when a concurrent request with the same key committed first. */
@@ -74,7 +78,8 @@ function submissionRow(form: LiveForm, checked: CheckedSubmission, context: Subm
  * form lookup → honeypot → idempotent replay → rules → one transaction for every write.
  */
 export function createSubmitService(deps: {
-  runner: TransactionRunner;
+  /** Group commit on SQLite (db/transaction-runner.ts): a unit may share its transaction with other submissions. */
+  transact: Transact<SubmitRepos>;
   repo: FormsRepo;
   crm: CrmService;
   cache: FormCache<LiveForm>;
@@ -85,7 +90,7 @@ export function createSubmitService(deps: {
    */
   newLeadAtOnce?: (rows: NewLeadRows) => Promise<boolean>;
 }) {
-  const { runner, repo, crm, cache, clock, newLeadAtOnce } = deps;
+  const { transact, repo, crm, cache, clock, newLeadAtOnce } = deps;
 
   async function storedResponse(formId: string, key: string, now: number): Promise<SubmitResult | undefined> {
     const stored = await repo.findIdempotencyKey(formId, key);
@@ -93,9 +98,9 @@ export function createSubmitService(deps: {
     return JSON.parse(stored.response) as SubmitResult;
   }
 
-  async function createOpportunity(trx: Transaction<DB>, form: LiveForm, checked: CheckedSubmission, contactId: string, submissionId: string) {
+  async function createOpportunity(repos: SubmitRepos, form: LiveForm, checked: CheckedSubmission, contactId: string, submissionId: string) {
     const create = (target: OpportunityTarget) =>
-      crm.createOpportunity(trx, {
+      crm.createOpportunity({
         orgId: form.orgId,
         contactId,
         contactUpserted: true,
@@ -104,15 +109,15 @@ export function createSubmitService(deps: {
         source: 'form',
         custom: checked.opportunityCustom,
         submissionId,
-      });
+      }, repos);
     const cached = form.opportunityTarget;
     // Without a cached target (or when it went stale), resolving in the transaction gives the precise 422.
-    if (!cached) return create(await crm.resolveOpportunityTarget(trx, form.orgId, form.pipelineId, form.stageId));
+    if (!cached) return create(await crm.resolveOpportunityTarget(form.orgId, form.pipelineId, form.stageId, repos));
     try {
       return await create(cached);
     } catch (error) {
       if (!isAppError(error) || error.code !== 'STAGE_NOT_FOUND') throw error;
-      return create(await crm.resolveOpportunityTarget(trx, form.orgId, form.pipelineId, form.stageId));
+      return create(await crm.resolveOpportunityTarget(form.orgId, form.pipelineId, form.stageId, repos));
     }
   }
 
@@ -135,11 +140,11 @@ export function createSubmitService(deps: {
     return { contact, note, opportunity, submission };
   }
 
-  /** Every write of one submission. Runs in a transaction (maybe with other submissions: see write-batcher.ts). */
+  /** Every write of one submission. Runs in a transaction (maybe with other submissions: see db/transaction-runner.ts). */
   function write(form: LiveForm, checked: CheckedSubmission, context: SubmitContext, result: SubmitResult, now: Date, contactProbablyExists: boolean) {
     const createdAt = now.toISOString();
-    return async (trx: Transaction<DB>): Promise<void> => {
-      const formsRepo = createFormsRepo(trx);
+    return async (repos: SubmitRepos): Promise<void> => {
+      const formsRepo = repos.forms;
       const key = context.idempotencyKey;
       if (key !== undefined) {
         // A key older than 24 h is free again; the insert below then claims it.
@@ -149,16 +154,16 @@ export function createSubmitService(deps: {
       }
       const { values } = checked;
       const { contactId } = await crm.upsertContact(
-        trx,
+        repos,
         { orgId: form.orgId, email: values.email, phone: values.phone, name: values.name, company: values.company, custom: checked.contactCustom },
         'form',
         { probablyExists: contactProbablyExists },
       );
       const submission = submissionRow(form, checked, context, contactId, null, createdAt);
       if (values.message !== undefined) {
-        await crm.addNote(trx, { orgId: form.orgId, contactId, contactUpserted: true, body: values.message, source: 'form', submissionId: submission.id });
+        await crm.addNote({ orgId: form.orgId, contactId, contactUpserted: true, body: values.message, source: 'form', submissionId: submission.id }, repos);
       }
-      const opportunity = form.createOpportunity ? await createOpportunity(trx, form, checked, contactId, submission.id) : undefined;
+      const opportunity = form.createOpportunity ? await createOpportunity(repos, form, checked, contactId, submission.id) : undefined;
       submission.opportunity_id = opportunity?.opportunityId ?? null;
       await formsRepo.insertSubmission(submission);
     };
@@ -190,7 +195,7 @@ export function createSubmitService(deps: {
       contactProbablyExists = true;
     }
     try {
-      await runner.run(write(form, checked, context, result, now, contactProbablyExists));
+      await transact(write(form, checked, context, result, now, contactProbablyExists));
     } catch (error) {
       if (error instanceof AlreadySubmitted && key !== undefined) {
         const previous = await storedResponse(form.id, key, now.getTime());

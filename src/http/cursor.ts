@@ -1,14 +1,12 @@
+import type { CursorPosition } from '../db/query-helpers.js';
 import { AppError } from './errors.js';
+
+export type { CursorPosition };
 
 /**
  * Opaque keyset cursor over (createdAt, id), newest first. Keyset paging stays
  * correct while rows are added and costs the same on page 1 and page 1000.
  */
-export interface CursorPosition {
-  createdAt: string;
-  id: string;
-}
-
 export function encodeCursor(position: CursorPosition): string {
   return Buffer.from(JSON.stringify([position.createdAt, position.id])).toString('base64url');
 }

@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../db/database.js';
 import { AppError } from './errors.js';
@@ -38,7 +37,7 @@ export function registerHealthRoutes(app: FastifyInstance, database: Database): 
     },
     async () => {
       try {
-        await sql`select 1`.execute(database.db);
+        await database.ping();
       } catch (error) {
         throw new AppError('SERVICE_UNAVAILABLE', 'The database is not reachable.', { cause: error });
       }

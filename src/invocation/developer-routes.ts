@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { App } from '../app.js';
+import type { App } from '../http/app-type.js';
 import { Envelope, errorResponses, ok } from '../http/envelope.js';
 import type { DeveloperAuth } from '../oauth/bearer.js';
 import { ToolIdParams } from '../tools/schema.js';

@@ -1,7 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB, InstallationCredentialsTable, InstallationsTable, ToolCallsTable } from '../db/tables.js';
-import type { CursorPosition } from '../http/cursor.js';
-import { isUniqueViolation, newestFirst } from '../db/query-helpers.js';
+import { isUniqueViolation, newestFirst, type CursorPosition } from '../db/query-helpers.js';
 
 export interface CallFilters {
   agentId?: string | undefined;
@@ -13,42 +12,18 @@ export interface CallFilters {
   limit: number;
 }
 
-/** The parts of an installation that change together: its row, its agents, its credentials. */
-export interface InstallationWrite {
-  row: InstallationsTable;
-  /** Replaces the agent links when given (empty with all_agents = 1). */
-  agentIds?: string[];
-  /** Replaces every stored credential when given. */
-  credentials?: InstallationCredentialsTable[];
-}
-
 /**
  * Queries of the invocation feature's own tables: installations, their agent links and
- * credentials, and the call log. Every query on org data takes the org id.
+ * credentials, and the call log. Every query on org data takes the org id. Writes that
+ * belong together (an installation with its links and credentials) are one unit of work
+ * of the service's `transact`.
  */
 export function createInvocationRepo(db: Kysely<DB>) {
-  async function writeLinks(trx: Kysely<DB>, write: InstallationWrite): Promise<void> {
-    const { row } = write;
-    if (write.agentIds !== undefined) {
-      await trx.deleteFrom('installation_agents').where('installation_id', '=', row.id).execute();
-      if (write.agentIds.length > 0) {
-        await trx.insertInto('installation_agents').values(write.agentIds.map((agentId) => ({ installation_id: row.id, agent_id: agentId, org_id: row.org_id }))).execute();
-      }
-    }
-    if (write.credentials !== undefined) {
-      await trx.deleteFrom('installation_credentials').where('installation_id', '=', row.id).execute();
-      if (write.credentials.length > 0) await trx.insertInto('installation_credentials').values(write.credentials).execute();
-    }
-  }
-
   return {
-    /** Row, agents and credentials in one transaction; 'exists' when the org already installed the tool. */
-    async insertInstallation(write: InstallationWrite): Promise<'ok' | 'exists'> {
+    /** 'exists' when the org already installed the tool. */
+    async insertInstallation(row: InstallationsTable): Promise<'ok' | 'exists'> {
       try {
-        await db.transaction().execute(async (trx) => {
-          await trx.insertInto('installations').values(write.row).execute();
-          await writeLinks(trx, write);
-        });
+        await db.insertInto('installations').values(row).execute();
         return 'ok';
       } catch (error) {
         if (isUniqueViolation(error)) return 'exists';
@@ -56,15 +31,26 @@ export function createInvocationRepo(db: Kysely<DB>) {
       }
     },
 
-    /** Updates the row and replaces whichever of agents and credentials are given; false when it is gone. */
-    updateInstallation: (write: InstallationWrite) =>
-      db.transaction().execute(async (trx) => {
-        const { id, org_id, ...changes } = write.row;
-        const result = await trx.updateTable('installations').set(changes).where('org_id', '=', org_id).where('id', '=', id).executeTakeFirst();
-        if (result.numUpdatedRows === 0n) return false;
-        await writeLinks(trx, write);
-        return true;
-      }),
+    /** False when it is gone. */
+    async updateInstallation(row: InstallationsTable): Promise<boolean> {
+      const { id, org_id, ...changes } = row;
+      const result = await db.updateTable('installations').set(changes).where('org_id', '=', org_id).where('id', '=', id).executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    /** Replaces the installation's agent links (none with all_agents = 1). */
+    async replaceAgentLinks(orgId: string, installationId: string, agentIds: readonly string[]): Promise<void> {
+      await db.deleteFrom('installation_agents').where('installation_id', '=', installationId).execute();
+      if (agentIds.length > 0) {
+        await db.insertInto('installation_agents').values(agentIds.map((agentId) => ({ installation_id: installationId, agent_id: agentId, org_id: orgId }))).execute();
+      }
+    },
+
+    /** Replaces every stored credential of the installation. */
+    async replaceCredentials(installationId: string, credentials: readonly InstallationCredentialsTable[]): Promise<void> {
+      await db.deleteFrom('installation_credentials').where('installation_id', '=', installationId).execute();
+      if (credentials.length > 0) await db.insertInto('installation_credentials').values([...credentials]).execute();
+    },
 
     findInstallation: (orgId: string, id: string) =>
       db.selectFrom('installations').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
@@ -103,15 +89,15 @@ export function createInvocationRepo(db: Kysely<DB>) {
 
     credentials: (installationId: string) => db.selectFrom('installation_credentials').selectAll().where('installation_id', '=', installationId).execute(),
 
-    deleteInstallation: (orgId: string, id: string) =>
-      db.transaction().execute(async (trx) => {
-        const owned = await trx.selectFrom('installations').select('id').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
-        if (!owned) return false;
-        await trx.deleteFrom('installation_credentials').where('installation_id', '=', id).execute();
-        await trx.deleteFrom('installation_agents').where('installation_id', '=', id).execute();
-        await trx.deleteFrom('installations').where('id', '=', id).execute();
-        return true;
-      }),
+    /** The installation with its agent links and credentials; false when the org has no such installation. */
+    async deleteInstallation(orgId: string, id: string): Promise<boolean> {
+      const owned = await db.selectFrom('installations').select('id').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+      if (!owned) return false;
+      await db.deleteFrom('installation_credentials').where('installation_id', '=', id).execute();
+      await db.deleteFrom('installation_agents').where('installation_id', '=', id).execute();
+      await db.deleteFrom('installations').where('id', '=', id).execute();
+      return true;
+    },
 
     // ── Rotation ──
     credentialsNotUnder: (keyId: string, limit: number) =>

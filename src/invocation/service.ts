@@ -1,5 +1,6 @@
 import type { CatalogService, LiveRevision } from '../catalog/service.js';
 import type { InstallationCredentialsTable, InstallationsTable } from '../db/tables.js';
+import type { Transact } from '../db/transaction-runner.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
 import { AppError, type ErrorDetail } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
@@ -44,6 +45,8 @@ export interface AgentTool {
 
 export interface InstallationsServiceDeps {
   repo: InvocationRepo;
+  /** An installation's row, agent links and credentials are written in one transaction. */
+  transact: Transact<{ invocation: InvocationRepo }>;
   /** The tools' own service for their live revisions: this feature never reads the tools' tables. */
   catalog: Pick<CatalogService, 'liveRevisions'>;
   /** The orgs feature's agents: an id of another org's agent answers AGENT_NOT_FOUND. */
@@ -77,7 +80,7 @@ function validationError(details: ErrorDetail[]): AppError {
  * AES-256-GCM, never returned).
  */
 export function createInstallationsService(deps: InstallationsServiceDeps) {
-  const { repo, catalog, agents, clock, keys } = deps;
+  const { repo, transact, catalog, agents, clock, keys } = deps;
 
   function checkCredentials(authType: AuthType, credentials: Credentials): Array<[keyof Credentials, string]> {
     const wanted = CREDENTIAL_FIELDS[authType];
@@ -199,10 +202,15 @@ export function createInstallationsService(deps: InstallationsServiceDeps) {
       updated_at: now,
     };
     await checkNameFree(orgId, { id: row.id, name: row.alias ?? live.definition.name, allAgents: row.all_agents === 1, agentIds });
-    const result = await repo.insertInstallation({ row, agentIds, credentials: seal(row.id, given) });
-    if (result === 'exists') {
-      throw new AppError('CONFLICT', 'Your organization already installed this tool. Change that installation with PATCH /api/org/installations/{id}.', { field: 'toolId' });
-    }
+    const sealed = seal(row.id, given);
+    // A second installation of the same tool fails the unique index: the unit ends there and nothing is written.
+    await transact(async ({ invocation }) => {
+      if ((await invocation.insertInstallation(row)) === 'exists') {
+        throw new AppError('CONFLICT', 'Your organization already installed this tool. Change that installation with PATCH /api/org/installations/{id}.', { field: 'toolId' });
+      }
+      await invocation.replaceAgentLinks(orgId, row.id, agentIds);
+      await invocation.replaceCredentials(row.id, sealed);
+    });
     return get(orgId, row.id);
   }
 
@@ -229,9 +237,13 @@ export function createInstallationsService(deps: InstallationsServiceDeps) {
       const scopeIds = agentIds ?? (await repo.agentLinks(orgId, [row.id])).map((l) => l.agent_id);
       await checkNameFree(orgId, { id: row.id, name: changes.alias ?? live.definition.name, allAgents: Number(changes.all_agents) === 1, agentIds: scopeIds });
     }
-    if (!(await repo.updateInstallation({ row: changes, ...(agentIds !== undefined ? { agentIds } : {}), ...(credentials !== undefined ? { credentials } : {}) }))) {
-      throw installationNotFound();
-    }
+    const updated = await transact(async ({ invocation }) => {
+      if (!(await invocation.updateInstallation(changes))) return false;
+      if (agentIds !== undefined) await invocation.replaceAgentLinks(orgId, row.id, agentIds);
+      if (credentials !== undefined) await invocation.replaceCredentials(row.id, credentials);
+      return true;
+    });
+    if (!updated) throw installationNotFound();
     return get(orgId, id);
   }
 
@@ -247,7 +259,7 @@ export function createInstallationsService(deps: InstallationsServiceDeps) {
   }
 
   async function remove(orgId: string, id: string): Promise<{ id: string; deleted: true }> {
-    if (!(await repo.deleteInstallation(orgId, id))) throw installationNotFound();
+    if (!(await transact(({ invocation }) => invocation.deleteInstallation(orgId, id)))) throw installationNotFound();
     return { id, deleted: true };
   }
 

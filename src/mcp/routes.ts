@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import type { App } from '../app.js';
+import type { App } from '../http/app-type.js';
 import type { RouteErrorConfig } from '../http/error-handler.js';
 import { AppError } from '../http/errors.js';
 import { jsonBodyParser } from '../http/json-body.js';

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { App } from '../app.js';
+import type { App } from '../http/app-type.js';
 import type { Config } from '../config.js';
 import { AppError } from '../http/errors.js';
 import type { RouteErrorConfig } from '../http/error-handler.js';

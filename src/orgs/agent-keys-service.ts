@@ -7,7 +7,7 @@ import { newId, newSecret } from '../lib/ids.js';
 import { agentKeyNotFound, agentNotFound } from './errors.js';
 import type { OrgsRepo } from './repo.js';
 import type { AgentKey, CreatedAgentKey } from './schema.js';
-import { requiredText } from './text.js';
+import { requiredText } from '../lib/required-text.js';
 
 export const AGENT_KEY_PREFIX = 'svc_agt_';
 /** `last_used_at` is informational: written at most once a minute. */

@@ -1,13 +1,12 @@
-import type { Kysely } from 'kysely';
-import type { AgentsTable, DB } from '../db/tables.js';
+import type { AgentsTable } from '../db/tables.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import type { OrgChangeFeed } from './changes.js';
 import { agentNotFound } from './errors.js';
-import { createOrgsRepo } from './repo.js';
+import type { OrgsRepo } from './repo.js';
 import type { Agent, AgentCreate, AgentPatch } from './schema.js';
-import { httpsUrl, requiredText } from './text.js';
+import { httpsUrl, requiredText } from '../lib/required-text.js';
 
 export function presentAgent(row: AgentsTable): Agent {
   return {
@@ -28,9 +27,8 @@ export function presentAgent(row: AgentsTable): Agent {
 
 
 /** Agents and their brand (the look of the forms they are attached to). */
-export function createAgentsService(deps: { db: Kysely<DB>; clock: Clock; changes: OrgChangeFeed }) {
-  const { clock, changes } = deps;
-  const repo = createOrgsRepo(deps.db);
+export function createAgentsService(deps: { repo: OrgsRepo; clock: Clock; changes: OrgChangeFeed }) {
+  const { repo, clock, changes } = deps;
 
   async function get(orgId: string, id: string): Promise<Agent> {
     const row = await repo.findAgent(orgId, id);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createStandaloneOrgsService } from '../app.js';
 import { newId } from '../lib/ids.js';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 import { createOrgWithKey, type OrgWithKey } from '../../test/support/org-factories.js';
@@ -120,5 +121,19 @@ describe.each(testDialects())('Operator API: agents on %s', (dialect) => {
     expect(big.statusCode).toBe(413);
     const text = await ctx.app.inject({ method: 'POST', url: '/api/org/agents', headers: { ...org.auth, 'content-type': 'text/plain' }, payload: 'hello' });
     expect(text.statusCode).toBe(415);
+  });
+
+  // What public forms show (the orgs service's answer to the forms feature).
+  it("returns an agent's branding, or null for none, a missing or a foreign agent", async () => {
+    const orgs = createStandaloneOrgsService(ctx.database.db, ctx.clock);
+    const now = ctx.clock.now().toISOString();
+    const agent = { id: newId('agt'), org_id: org.orgId, name: 'Bot', brand_name: 'Acme', primary_color: '#123456', background_color: '#fff', text_color: '#000', font_family: null, logo_url: 'https://acme.example/logo.png', created_at: now, updated_at: now };
+    await ctx.database.db.insertInto('agents').values(agent).execute();
+    expect(await orgs.agentBranding(org.orgId, agent.id)).toEqual({
+      name: 'Acme', primaryColor: '#123456', backgroundColor: '#fff', textColor: '#000', fontFamily: null, logoUrl: 'https://acme.example/logo.png',
+    });
+    expect(await orgs.agentBranding(org.orgId, null)).toBeNull();
+    expect(await orgs.agentBranding(other.orgId, agent.id)).toBeNull();
+    expect(await orgs.agentBranding(org.orgId, newId('agt'))).toBeNull();
   });
 });

@@ -1,13 +1,12 @@
-import type { Kysely } from 'kysely';
-import type { DB, OrgApiKeysTable } from '../db/tables.js';
+import type { OrgApiKeysTable } from '../db/tables.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { hashSecret } from '../lib/hashing.js';
 import { apiKeyNotFound } from './errors.js';
 import { newId, newSecret } from '../lib/ids.js';
-import { createOrgsRepo, type OrgsRepo } from './repo.js';
+import type { OrgsRepo } from './repo.js';
 import type { ApiKey, CreatedApiKey } from './schema.js';
-import { requiredText } from './text.js';
+import { requiredText } from '../lib/required-text.js';
 
 /** An org API key as the API shows it: never the secret, only its last four characters. */
 export function presentApiKey(row: OrgApiKeysTable): ApiKey {
@@ -31,9 +30,8 @@ export async function issueApiKey(repo: Pick<OrgsRepo, 'insertApiKey'>, orgId: s
   return { ...presentApiKey(row), key };
 }
 
-export function createApiKeysService(deps: { db: Kysely<DB>; clock: Clock }) {
-  const { clock } = deps;
-  const repo = createOrgsRepo(deps.db);
+export function createApiKeysService(deps: { repo: OrgsRepo; clock: Clock }) {
+  const { repo, clock } = deps;
 
   async function get(orgId: string, id: string): Promise<ApiKey> {
     const row = await repo.findApiKey(orgId, id);

@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import type { App } from '../app.js';
+import type { App } from '../http/app-type.js';
 import { jsonBodyParser } from '../http/json-body.js';
 import type { OrgAuth } from './auth.js';
 

@@ -8,6 +8,8 @@ export function createOrgsRepo(db: Kysely<DB>) {
   return {
     insertOrg: (row: OrgsTable) => db.insertInto('orgs').values(row).execute(),
     findOrg: (id: string) => db.selectFrom('orgs').selectAll().where('id', '=', id).executeTakeFirst(),
+    orgDefaultCountry: async (orgId: string): Promise<string | undefined> =>
+      (await db.selectFrom('orgs').select('default_country').where('id', '=', orgId).executeTakeFirst())?.default_country,
     updateOrg: (id: string, changes: Partial<Pick<OrgsTable, 'name' | 'default_country'>>) =>
       db.updateTable('orgs').set(changes).where('id', '=', id).executeTakeFirst(),
 

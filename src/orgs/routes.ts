@@ -1,4 +1,4 @@
-import type { App } from '../app.js';
+import type { App } from '../http/app-type.js';
 import { Envelope, errorResponses, ok } from '../http/envelope.js';
 import type { AgentKeysService } from './agent-keys-service.js';
 import type { AgentsService } from './agents-service.js';

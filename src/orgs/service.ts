@@ -1,20 +1,21 @@
-import type { Kysely } from 'kysely';
 import { isSupportedCountry } from 'libphonenumber-js/max';
 import { insertDefaultPipeline } from '../crm/default-pipeline.js';
 import { normalizeEmail } from '../crm/normalize.js';
+import type { CrmRepo } from '../crm/repo.js';
 import { isUniqueViolation } from '../db/query-helpers.js';
-import type { DB } from '../db/tables.js';
+import type { Transact } from '../db/transaction-runner.js';
 import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { hashPassword } from '../lib/hashing.js';
 import { newId } from '../lib/ids.js';
 import type { OrgsTable } from '../db/tables.js';
+import { presentAgent } from './agents-service.js';
 import { issueApiKey } from './api-keys-service.js';
 import type { OrgChangeFeed } from './changes.js';
 import { orgNotFound } from './errors.js';
-import { createOrgsRepo } from './repo.js';
-import type { CreatedApiKey, Organization, OrganizationPatch } from './schema.js';
-import { requiredText } from './text.js';
+import type { OrgsRepo } from './repo.js';
+import type { Branding, CreatedApiKey, Organization, OrganizationPatch } from './schema.js';
+import { requiredText } from '../lib/required-text.js';
 
 export interface NewOrganization {
   name: string;
@@ -22,7 +23,7 @@ export interface NewOrganization {
   password: string;
   /** The operator's display name; defaults to the part of the email before the @. */
   operatorName?: string;
-  /** ISO 3166-1 alpha-2, for reading national phone numbers; default US. See `defaultCountry()`. */
+  /** ISO 3166-1 alpha-2, for reading national phone numbers; default US. See `checkDefaultCountry()`. */
   defaultCountry?: string;
 }
 
@@ -46,7 +47,7 @@ const COMMON_MISTAKES: Record<string, { code: string; country: string }> = {
  * an ISO 3166-1 alpha-2 code that the phone library has numbering plans for (any case, stored
  * in capitals). Anything else would make every national phone number of the org unreadable.
  */
-export function defaultCountry(raw: string): string {
+export function checkDefaultCountry(raw: string): string {
   const code = raw.trim().toUpperCase();
   const refuse = (message: string) => new AppError('VALIDATION_ERROR', message, { field: 'defaultCountry' });
   if (!/^[A-Z]{2}$/.test(code)) throw refuse('The default country is a two-letter ISO 3166-1 code such as US, GB or FR.');
@@ -60,14 +61,20 @@ function presentOrg(row: OrgsTable): Organization {
   return { id: row.id, name: row.name, defaultCountry: row.default_country, createdAt: row.created_at };
 }
 
+/** The repos an org's creation writes with, in one transaction: the org's, and the CRM's for its default pipeline. */
+export interface OrgsRepos {
+  orgs: OrgsRepo;
+  crm: Pick<CrmRepo, 'insertPipeline' | 'insertStages'>;
+}
+
 /**
  * Organizations: creating one (its first operator, a first API key and the default pipeline, in one
- * transaction), reading it and changing its settings. `changes` hears about a new default country, which
- * live forms cache; the CLI, which serves no forms, passes none.
+ * transaction), reading it and changing its settings, and what other features read about an org (its
+ * default country, an agent's brand). `changes`: a new default country, which live forms cache with
+ * the form, notifies it, so the org's cached public forms are dropped.
  */
-export function createOrgsService(deps: { db: Kysely<DB>; clock: Clock; changes?: OrgChangeFeed }) {
-  const { db, clock, changes } = deps;
-  const repo = createOrgsRepo(db);
+export function createOrgsService(deps: { repo: OrgsRepo; transact: Transact<OrgsRepos>; clock: Clock; changes: OrgChangeFeed }) {
+  const { repo, transact, clock, changes } = deps;
 
   async function createOrganization(input: NewOrganization): Promise<CreatedOrganization> {
     const name = input.name.trim();
@@ -77,7 +84,7 @@ export function createOrgsService(deps: { db: Kysely<DB>; clock: Clock; changes?
     if (input.password.length < MIN_PASSWORD) {
       throw new AppError('VALIDATION_ERROR', `Use a password of at least ${MIN_PASSWORD} characters.`, { field: 'password' });
     }
-    const country = defaultCountry(input.defaultCountry ?? 'US');
+    const country = checkDefaultCountry(input.defaultCountry ?? 'US');
     const operatorName = (input.operatorName ?? email.value.split('@')[0] ?? '').trim() || email.value;
     if (await repo.findUserByEmail(email.value)) {
       throw new AppError('CONFLICT', 'An operator with that email already exists.', { field: 'email' });
@@ -85,15 +92,14 @@ export function createOrgsService(deps: { db: Kysely<DB>; clock: Clock; changes?
     const passwordHash = await hashPassword(input.password);
 
     try {
-      return await db.transaction().execute(async (trx) => {
-      const writes = createOrgsRepo(trx);
+      return await transact(async (repos) => {
       const now = isoNow(clock);
       const org = { id: newId('org'), name, default_country: country, created_at: now };
-      await writes.insertOrg(org);
+      await repos.orgs.insertOrg(org);
       const operator = { id: newId('usr'), org_id: org.id, email: email.value, name: operatorName, password_hash: passwordHash, created_at: now };
-      await writes.insertUser(operator);
-      await insertDefaultPipeline(trx, org.id, now);
-      const apiKey = await issueApiKey(writes, org.id, 'Default key', now);
+      await repos.orgs.insertUser(operator);
+      await insertDefaultPipeline(repos.crm, org.id, now);
+      const apiKey = await issueApiKey(repos.orgs, org.id, 'Default key', now);
       return {
         org: presentOrg(org),
         operator: { id: operator.id, email: operator.email, name: operator.name },
@@ -107,6 +113,24 @@ export function createOrgsService(deps: { db: Kysely<DB>; clock: Clock; changes?
     }
   }
 
+  /**
+   * The country national phone numbers are read in (ISO 3166 alpha-2; US when the org has none).
+   * Inside a transaction pass its repos: on SQLite a read on the pool would wait for the very
+   * connection the transaction holds.
+   */
+  async function defaultCountry(orgId: string, repos?: { orgs: OrgsRepo }): Promise<string> {
+    return (await (repos?.orgs ?? repo).orgDefaultCountry(orgId)) ?? 'US';
+  }
+
+  /** The agent's brand as public forms show it, or null when there is no agent, it is gone, or it has no logo. */
+  async function agentBranding(orgId: string, agentId: string | null): Promise<Branding | null> {
+    if (agentId === null) return null;
+    const agent = await repo.findAgent(orgId, agentId);
+    // The API requires a logo; a row without one (written around the API) counts as unresolved.
+    if (!agent || agent.logo_url === null) return null;
+    return presentAgent(agent).branding;
+  }
+
   async function getOrganization(orgId: string): Promise<Organization> {
     const row = await repo.findOrg(orgId);
     if (!row) throw orgNotFound();
@@ -117,15 +141,15 @@ export function createOrgsService(deps: { db: Kysely<DB>; clock: Clock; changes?
   async function updateOrganization(orgId: string, patch: OrganizationPatch): Promise<Organization> {
     const set: Partial<Pick<OrgsTable, 'name' | 'default_country'>> = {};
     if (patch.name !== undefined) set.name = requiredText(patch.name, 'name', 'an organization name');
-    if (patch.defaultCountry !== undefined) set.default_country = defaultCountry(patch.defaultCountry);
+    if (patch.defaultCountry !== undefined) set.default_country = checkDefaultCountry(patch.defaultCountry);
     const before = await repo.findOrg(orgId);
     if (!before) throw orgNotFound();
     if (Object.keys(set).length > 0) await repo.updateOrg(orgId, set);
-    if (set.default_country !== undefined && set.default_country !== before.default_country) changes?.notify(orgId);
+    if (set.default_country !== undefined && set.default_country !== before.default_country) changes.notify(orgId);
     return presentOrg({ ...before, ...set });
   }
 
-  return { createOrganization, getOrganization, updateOrganization };
+  return { createOrganization, getOrganization, updateOrganization, defaultCountry, agentBranding };
 }
 
 export type OrgsService = ReturnType<typeof createOrgsService>;

@@ -1,4 +1,4 @@
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/http/app-type.js';
 import { createAccountsRepo } from '../../src/accounts/repo.js';
 import { createAccountsService, type Developer, type RegisteredApp } from '../../src/accounts/service.js';
 import type { Database } from '../../src/db/database.js';

@@ -1,4 +1,4 @@
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/http/app-type.js';
 import type { OrgWithKey } from './org-factories.js';
 
 export const BRAND = {

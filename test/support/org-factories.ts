@@ -1,8 +1,9 @@
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/http/app-type.js';
 import type { Database } from '../../src/db/database.js';
 import { randomBase62 } from '../../src/lib/ids.js';
 import type { Clock } from '../../src/lib/clock.js';
-import { createOrgsService, type CreatedOrganization } from '../../src/orgs/service.js';
+import { createStandaloneOrgsService } from '../../src/app.js';
+import type { CreatedOrganization } from '../../src/orgs/service.js';
 
 export interface OrgWithKey {
   orgId: string;
@@ -21,7 +22,7 @@ export interface OrgWithKey {
  */
 export async function createOrgWithKey(database: Database, clock: Clock, options: { name?: string; defaultCountry?: string } = {}): Promise<OrgWithKey> {
   const suffix = randomBase62(8).toLowerCase();
-  const created = await createOrgsService({ db: database.db, clock }).createOrganization({
+  const created = await createStandaloneOrgsService(database.db, clock).createOrganization({
     name: options.name ?? `Org ${suffix}`,
     email: `operator-${suffix}@example.com`,
     password: 'correct horse battery',

@@ -1,4 +1,4 @@
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/http/app-type.js';
 import type { HostResolver } from '../../src/net/resolver.js';
 import { randomBase62 } from '../../src/lib/ids.js';
 import type { ToolRecord } from '../../src/tools/schema.js';

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { DB } from '../db/tables.js';
+import type { DB } from './tables.js';
 
 /**
  * Runs units of work, each atomically in a transaction.
@@ -16,45 +16,54 @@ import type { DB } from '../db/tables.js';
  * A batch is all or nothing. If any unit in it fails, nothing of the batch is
  * written, and every unit is run again alone, so each caller gets exactly the
  * outcome its own unit has by itself. Units must therefore only write through the
- * transaction they are given (no other side effects), which makes running one
- * again safe.
+ * repos they are given (no other side effects), which makes running one again safe.
+ *
+ * A unit does not get the transaction itself but the repos bound to it (`bind`, given
+ * by the composition root): every unit of one transaction gets the same repos.
  */
-export type Unit<T> = (trx: Transaction<DB>) => Promise<T>;
+export type Unit<R, T> = (repos: R) => Promise<T>;
 
-export interface TransactionRunner {
-  run<T>(unit: Unit<T>): Promise<T>;
+/** Runs `unit` atomically in one transaction, handing it the repos bound to that transaction. */
+export type Transact<R> = <T>(unit: Unit<R, T>) => Promise<T>;
+
+export interface TransactionRunner<R> {
+  run: Transact<R>;
 }
 
-export function createDirectRunner(db: Kysely<DB>): TransactionRunner {
-  return { run: (unit) => db.transaction().execute(unit) };
+/** Makes the repos a unit of work gets, over its transaction. */
+export type BindRepos<R> = (trx: Transaction<DB>) => R;
+
+export function createDirectRunner<R>(db: Kysely<DB>, bind: BindRepos<R>): TransactionRunner<R> {
+  return { run: (unit) => db.transaction().execute((trx) => unit(bind(trx))) };
 }
 
-interface Queued {
-  unit: Unit<unknown>;
+interface Queued<R> {
+  unit: Unit<R, unknown>;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
 
-export function createGroupCommitRunner(db: Kysely<DB>, options: { maxBatch?: number } = {}): TransactionRunner {
+export function createGroupCommitRunner<R>(db: Kysely<DB>, bind: BindRepos<R>, options: { maxBatch?: number } = {}): TransactionRunner<R> {
   // Bounds how long the last unit of a batch waits for the first ones.
   const maxBatch = options.maxBatch ?? 32;
-  const queue: Queued[] = [];
+  const queue: Queued<R>[] = [];
   let scheduled = false;
   let running = false;
 
-  async function runAlone(item: Queued): Promise<void> {
+  async function runAlone(item: Queued<R>): Promise<void> {
     try {
-      item.resolve(await db.transaction().execute(item.unit));
+      item.resolve(await db.transaction().execute((trx) => item.unit(bind(trx))));
     } catch (error) {
       item.reject(error);
     }
   }
 
-  async function runBatch(batch: Queued[]): Promise<void> {
+  async function runBatch(batch: Queued<R>[]): Promise<void> {
     const results: unknown[] = [];
     try {
       await db.transaction().execute(async (trx) => {
-        for (const item of batch) results.push(await item.unit(trx));
+        const repos = bind(trx);
+        for (const item of batch) results.push(await item.unit(repos));
       });
     } catch {
       for (const item of batch) await runAlone(item);
@@ -84,7 +93,7 @@ export function createGroupCommitRunner(db: Kysely<DB>, options: { maxBatch?: nu
   }
 
   return {
-    run: <T>(unit: Unit<T>) =>
+    run: <T>(unit: Unit<R, T>) =>
       new Promise<T>((resolve, reject) => {
         queue.push({ unit, resolve: resolve as (value: unknown) => void, reject });
         if (!running) schedule();

@@ -1,5 +1,10 @@
 import { AppError } from '../http/errors.js';
 
+/**
+ * Checks of operator input that answer with the validation error itself (lib/text.ts's checks
+ * return a verdict instead, for callers that word their own errors).
+ */
+
 /** A trimmed, non-blank text value; the schema already capped its length. */
 export function requiredText(value: string, field: string, what: string): string {
   const text = value.trim();

@@ -1,0 +1,274 @@
+import { createHash } from 'node:crypto';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import type { App } from '../http/app-type.js';
+import { AppError, isAppError } from '../http/errors.js';
+import type { RateLimiter } from '../http/rate-limit.js';
+import { CONSENT, controlsToMark } from '../../web/form/values.js';
+import { publicFormNotFound } from './errors.js';
+import type { FormCache } from './form-cache.js';
+import { contentSecurityPolicy, httpUrlOrNull, renderFormPage, renderMessagePage, styleHash, type FieldError, type PostedValues } from './hosted-html.js';
+import type { LiveForm } from './public-form.js';
+import { CONFIG_READS, SUBMISSIONS, clientAndSlug, matchesEtag } from './public-routes.js';
+import { BUILT_IN_FIELDS, LIMITS, UTM_KEYS } from './rules.js';
+import type { PublicFormConfig } from './schema.js';
+import type { SubmitService } from './submit-service.js';
+import { pickEncoding, type WebAssets } from './web-assets.js';
+
+/**
+ * The hosted page `GET /f/{slug}` (`?embed=1` for an iframe) and its no-JavaScript post
+ * `POST /f/{slug}` (form-encoded), which goes through the same submit service, rules and rate
+ * limit as `POST /api/public/forms/{slug}/submit`.
+ *
+ * Caching: the page of a live form is the same bytes for every visitor (no per-response nonce:
+ * the CSP allows scripts from our origin only and the one inline style by its hash), so it is
+ * rendered once per form version and embed flag, compressed once, and answered with an ETag
+ * (304 on If-None-Match) derived from the form's config ETag and the build of the page script.
+ */
+
+interface Page {
+  status: number;
+  html: Buffer;
+  csp: string;
+  etag?: string;
+  gzip?: Buffer;
+  br?: Buffer;
+}
+
+const COMMON_HEADERS = {
+  'Content-Type': 'text/html; charset=utf-8',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'strict-origin-when-cross-origin',
+  Vary: 'Accept-Encoding',
+};
+
+function sendPage(request: FastifyRequest, reply: FastifyReply, page: Page, cacheControl: string): FastifyReply {
+  reply.headers(COMMON_HEADERS).header('Content-Security-Policy', page.csp).header('Cache-Control', cacheControl);
+  if (page.etag) {
+    reply.header('ETag', page.etag);
+    if (matchesEtag(request.headers['if-none-match'], page.etag)) return reply.code(304).send();
+  }
+  reply.code(page.status);
+  const encoding = pickEncoding(request.headers['accept-encoding']);
+  if (encoding === 'br') {
+    page.br ??= brotliCompressSync(page.html, { params: { [constants.BROTLI_PARAM_QUALITY]: 9, [constants.BROTLI_PARAM_SIZE_HINT]: page.html.length } });
+    return reply.header('Content-Encoding', 'br').send(page.br);
+  }
+  if (encoding === 'gzip') {
+    page.gzip ??= gzipSync(page.html, { level: 9 });
+    return reply.header('Content-Encoding', 'gzip').send(page.gzip);
+  }
+  return reply.send(page.html);
+}
+
+/** The config as the public API shows it, parsed once per cached form version. */
+const configs = new WeakMap<LiveForm, PublicFormConfig>();
+function configOf(form: LiveForm): PublicFormConfig {
+  let config = configs.get(form);
+  if (!config) {
+    config = (JSON.parse(form.configBody) as { data: PublicFormConfig }).data;
+    configs.set(form, config);
+  }
+  return config;
+}
+
+function utmOf(query: Record<string, unknown>): Record<string, string> {
+  const utm: Record<string, string> = {};
+  for (const key of UTM_KEYS) {
+    const value = query[key];
+    if (typeof value === 'string' && value.trim()) utm[key] = Array.from(value.trim()).slice(0, 500).join('');
+  }
+  return utm;
+}
+
+const isEmbed = (query: Record<string, unknown>) => query.embed === '1' || query.embed === 'true';
+
+/** Reads the urlencoded body: last value wins for a repeated name; `__proto__` is just a name in a null-prototype map. */
+function parseFormBody(body: string): Map<string, string> {
+  const posted = new Map<string, string>();
+  for (const [name, value] of new URLSearchParams(body)) posted.set(name, value);
+  return posted;
+}
+
+/** What the visitor typed, by control key, to redraw the form with it. */
+function postedValues(config: PublicFormConfig, posted: Map<string, string>): PostedValues {
+  const values: PostedValues = {};
+  for (const name of BUILT_IN_FIELDS) if (config.fields[name].enabled) values[name] = posted.get(name) ?? '';
+  for (const field of config.customFields) {
+    const key = `custom.${field.key}`;
+    values[key] = field.type === 'checkbox' ? posted.has(key) : (posted.get(key) ?? '');
+  }
+  values[CONSENT] = posted.has(CONSENT);
+  return values;
+}
+
+/** The submit API's body from a form post, as web/form/values.ts builds it from the renderer's controls. */
+function submissionBody(config: PublicFormConfig, posted: Map<string, string>): Record<string, unknown> {
+  const body: Record<string, unknown> = { _hp: posted.get('_hp') ?? '' };
+  // An unticked box sends nothing: no consentVersion, so the rules answer CONSENT_REQUIRED.
+  if (posted.has(CONSENT)) body.consentVersion = posted.get('consentVersion') ?? '';
+  for (const name of BUILT_IN_FIELDS) {
+    const value = posted.get(name);
+    if (config.fields[name].enabled && value !== undefined && value.trim() !== '') body[name] = value;
+  }
+  const custom: Record<string, unknown> = {};
+  for (const field of config.customFields) {
+    const value = posted.get(`custom.${field.key}`);
+    if (value === undefined) continue;
+    if (field.type === 'checkbox') custom[field.key] = true;
+    else if (value.trim() !== '') custom[field.key] = field.type === 'number' && Number.isFinite(Number(value)) ? Number(value) : value;
+  }
+  if (Object.keys(custom).length) body.custom = custom;
+  const metadata: Record<string, string> = {};
+  for (const key of UTM_KEYS) {
+    const value = posted.get(key);
+    if (value) metadata[key] = value;
+  }
+  if (Object.keys(metadata).length) body.metadata = metadata;
+  return body;
+}
+
+/**
+ * The Idempotency-Key of a no-JS post: a digest of the form and exactly what was posted. A double
+ * click or a resent POST carries the same values, so it replays the first answer and makes one lead;
+ * changed values are a new attempt (the same rule as web/form/attempt.ts). A random key in the page
+ * would do the same only if every visitor got different bytes, which would defeat caching the page.
+ */
+function idempotencyKeyOf(slug: string, body: Record<string, unknown>): string {
+  return `form-post.${createHash('sha256').update(`${slug}\n${JSON.stringify(body)}`).digest('base64url')}`;
+}
+
+const FIELD_CODES = new Set(['CONSENT_REQUIRED', 'IDENTITY_REQUIRED', 'FIELD_REQUIRED', 'INVALID_FIELD', 'VALIDATION_ERROR']);
+
+export interface HostedPageDeps {
+  cache: FormCache<LiveForm>;
+  submit: SubmitService;
+  limiter: RateLimiter;
+  assets: WebAssets;
+  /** Called for every page load (200 or 304) of a live form: counts a view. */
+  onView?: (form: LiveForm) => void;
+}
+
+export function registerHostedPageRoutes(app: App, deps: HostedPageDeps): void {
+  const { cache, submit, limiter, assets } = deps;
+  const pageLimit = limiter.hook(CONFIG_READS, clientAndSlug);
+  const submitLimit = limiter.hook(SUBMISSIONS, clientAndSlug);
+  /** Rendered pages per form version: `${embed}` → page. UTM variants are rendered per request. */
+  const rendered = new WeakMap<LiveForm, Map<string, Page>>();
+
+  function assetUrls(): { css: string; script: string } {
+    const state = assets.load();
+    if (!state.ok) throw new AppError('SERVICE_UNAVAILABLE', state.message);
+    return { css: `/assets/${state.set.hashed('form.css').name}`, script: `/assets/${state.set.hashed('form-page.js').name}` };
+  }
+
+  function formPage(config: PublicFormConfig, options: Parameters<typeof renderFormPage>[2], status = 200): Page {
+    const { html, style } = renderFormPage(config, assetUrls(), options);
+    return { status, html: Buffer.from(html), csp: contentSecurityPolicy(styleHash(style), config.redirectUrl) };
+  }
+
+  function messagePage(status: number, heading: string, message: string, config: PublicFormConfig | null, embed: boolean, link?: { href: string; text: string }): Page {
+    const state = assets.load();
+    const css = state.ok ? `/assets/${state.set.hashed('form.css').name}` : null;
+    const { html, style } = renderMessagePage({
+      title: config ? config.title : heading,
+      heading: config ? config.title : heading,
+      message,
+      branding: config?.branding ?? null,
+      embed,
+      css,
+      link,
+      role: status < 400 ? 'status' : 'alert',
+    });
+    return { status, html: Buffer.from(html), csp: contentSecurityPolicy(styleHash(style), null) };
+  }
+
+  app.register(async (scope) => {
+    // Only these routes read form posts; the limit is the submit API's.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: LIMITS.submitBodyBytes }, (_request, body, done) => {
+      done(null, parseFormBody(body as string));
+    });
+    // Refusals on these routes are pages, not JSON: a 404, a 429 with Retry-After, a 503 before the build exists.
+    scope.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+      const appError = isAppError(error) ? error : null;
+      const status = appError?.status ?? (error as FastifyError).statusCode ?? 500;
+      if (status >= 500) request.log.error({ err: error }, 'request failed');
+      for (const [name, value] of Object.entries(appError?.headers ?? {})) reply.header(name, value);
+      const embed = isEmbed((request.query ?? {}) as Record<string, unknown>);
+      const message =
+        appError?.code === 'FORM_NOT_FOUND'
+          ? 'This form does not exist or is no longer accepting submissions.'
+          : appError && status < 500
+            ? appError.message
+            : status === 503 && appError
+              ? appError.message
+              : status < 500
+                ? 'The request could not be read.'
+                : 'Something went wrong on our side. Please try again in a moment.';
+      const heading = status === 404 ? 'Form not found' : status === 429 ? 'Too many attempts' : 'Something went wrong';
+      return sendPage(request, reply, messagePage(status, heading, message, null, embed), 'no-store');
+    });
+
+    scope.get('/f/:slug', { onRequest: pageLimit, schema: { hide: true } }, async (request, reply) => {
+      const { slug } = request.params as { slug: string };
+      const query = (request.query ?? {}) as Record<string, unknown>;
+      const form = cache.peek(slug) ?? (await cache.get(slug));
+      if (!form) throw publicFormNotFound();
+      deps.onView?.(form);
+      const embed = isEmbed(query);
+      const utm = utmOf(query);
+      const config = configOf(form);
+      if (Object.keys(utm).length) {
+        const page = formPage(config, { embed, utm });
+        page.etag = `"${createHash('sha256').update(page.html).digest('base64url').slice(0, 27)}"`;
+        return sendPage(request, reply, page, 'no-cache');
+      }
+      let pages = rendered.get(form);
+      if (!pages) rendered.set(form, (pages = new Map()));
+      const variant = embed ? 'embed' : 'page';
+      let page = pages.get(variant);
+      if (!page) {
+        page = formPage(config, { embed, utm });
+        page.etag = `"${createHash('sha256').update(`${form.etag}|${variant}|${assetUrls().script}`).digest('base64url').slice(0, 27)}"`;
+        pages.set(variant, page);
+      }
+      return sendPage(request, reply, page, 'no-cache');
+    });
+
+    scope.post('/f/:slug', { onRequest: submitLimit, schema: { hide: true } }, async (request, reply) => {
+      const { slug } = request.params as { slug: string };
+      const embed = isEmbed((request.query ?? {}) as Record<string, unknown>);
+      const posted = request.body instanceof Map ? (request.body as Map<string, string>) : new Map<string, string>();
+      const form = await cache.get(slug);
+      if (!form) throw publicFormNotFound();
+      const config = configOf(form);
+      const body = submissionBody(config, posted);
+      const utm = Object.fromEntries(UTM_KEYS.flatMap((key) => (posted.get(key) ? [[key, posted.get(key)!]] : [])));
+      try {
+        const outcome = await submit.submit(slug, body, {
+          ip: request.ip ?? null,
+          userAgent: request.headers['user-agent'] ?? null,
+          idempotencyKey: idempotencyKeyOf(slug, body),
+        });
+        const redirect = httpUrlOrNull(outcome.result.redirectUrl);
+        if (redirect && !embed) return reply.code(303).header('Location', redirect).header('Cache-Control', 'no-store').send();
+        const link = redirect ? { href: redirect, text: 'Continue' } : undefined;
+        return sendPage(request, reply, messagePage(200, 'Thank you', outcome.result.successMessage, config, embed, link), 'no-store');
+      } catch (error) {
+        if (!isAppError(error) || !FIELD_CODES.has(error.code)) throw error;
+        // The form again, as the visitor left it, with the refusal marked; a changed consent text is shown fresh.
+        const current = error.code === 'CONSENT_REQUIRED' ? ((await cache.get(slug)) ?? form) : form;
+        const currentConfig = configOf(current);
+        const values = postedValues(currentConfig, posted);
+        if (error.code === 'CONSENT_REQUIRED' && posted.has(CONSENT) && posted.get('consentVersion') !== current.consentVersion) values[CONSENT] = false;
+        const shown = new Set(Object.keys(values));
+        const errors: FieldError[] = controlsToMark({ code: error.code, ...(error.field !== undefined ? { field: error.field } : {}) }, (key) => shown.has(key)).map(
+          (key) => ({ key, message: error.message }),
+        );
+        const page = formPage(currentConfig, { embed, utm, values, errors, summary: error.message }, error.status);
+        return sendPage(request, reply, page, 'no-store');
+      }
+    });
+  });
+}

@@ -1,0 +1,77 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import { createDirectRunner, createGroupCommitRunner, type BindRepos, type Transact } from './db/transaction-runner.js';
+import { createRedisInvalidationBus } from './forms/cache-bus.js';
+import type { CachedForm, FormCache } from './forms/form-cache.js';
+import { createMemoryRateLimitStore } from './http/rate-limit-memory.js';
+import { createRateLimiter, createRedisRateLimitStore, type RateLimiter, type RateLimitStore } from './http/rate-limit.js';
+import type { Clock } from './lib/clock.js';
+import { closeRedis, createRedisConnection, waitUntilReady, type Redis } from './lib/redis.js';
+import { createOrgChangeFeed, type OrgChangeFeed } from './orgs/changes.js';
+import { Repos, transactOn } from './repos.js';
+
+/** What the app builds once and every feature shares; no feature builds any of it. */
+export interface Infrastructure {
+  /** Rate limits: in memory, or in Redis shared by every node (counted per node while Redis is unreachable). */
+  limiter: RateLimiter;
+  /**
+   * Form submissions: group commit on SQLite (one writer, so submissions that queue up share a
+   * commit), a transaction each on PostgreSQL. Units get every repo bound to their transaction.
+   */
+  submissions: Transact<Repos>;
+  /** Operator writes that belong together: each in a transaction of its own, never batched with submissions. */
+  transact: Transact<Repos>;
+  /** Brand, custom field, pipeline and org setting changes: caches of public form configs subscribe. */
+  changes: OrgChangeFeed;
+  /** With REDIS_URL, relays the form cache's invalidations to every node (forms/cache-bus.ts); without it, does nothing. */
+  attachFormCacheBus<T extends CachedForm>(cache: FormCache<T>): Promise<void>;
+  /** Closes the Redis connections (the app's onClose). */
+  close(): Promise<void>;
+}
+
+export async function createInfrastructure(deps: {
+  config: Config;
+  database: Database;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  /** Namespace of Redis keys and pub/sub channels (default `switchboard:`). */
+  redisPrefix?: string | undefined;
+}): Promise<Infrastructure> {
+  const { config, database, clock, log } = deps;
+  const { db } = database;
+  const prefix = deps.redisPrefix ?? 'switchboard:';
+  const bind: BindRepos<Repos> = (trx) => new Repos(trx);
+
+  const memoryStore = createMemoryRateLimitStore();
+  let store: RateLimitStore = memoryStore;
+  let redis: { commands: Redis; subscriber: Redis } | undefined;
+  if (config.redisUrl) {
+    redis = { commands: createRedisConnection(config.redisUrl, 'forms'), subscriber: createRedisConnection(config.redisUrl, 'forms-invalidation') };
+    if (!(await waitUntilReady(redis.commands, 3000))) log.warn('Redis is not reachable yet: rate limits count per node until it is');
+    store = createRedisRateLimitStore(redis.commands, { prefix, fallback: memoryStore, log });
+  }
+
+  return {
+    limiter: createRateLimiter({ store, clock }),
+    submissions: (database.dialect === 'sqlite' ? createGroupCommitRunner(db, bind) : createDirectRunner(db, bind)).run,
+    transact: transactOn(db),
+    changes: createOrgChangeFeed(),
+    attachFormCacheBus: async (cache) => {
+      if (!redis) return;
+      cache.attachBus(
+        await createRedisInvalidationBus({
+          publisher: redis.commands,
+          subscriber: redis.subscriber,
+          channel: `${prefix}form-cache`,
+          apply: cache.applyLocally,
+          resync: () => cache.applyLocally({ all: true }),
+          log,
+        }),
+      );
+    },
+    close: async () => {
+      if (redis) await Promise.all([closeRedis(redis.commands), closeRedis(redis.subscriber)]);
+    },
+  };
+}

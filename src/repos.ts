@@ -1,0 +1,54 @@
+import type { Kysely } from 'kysely';
+import { createCatalogRepo, type CatalogRepo } from './catalog/repo.js';
+import { createContactsRepo, type ContactsRepo } from './crm/contacts-repo.js';
+import { createCustomFieldsRepo, type CustomFieldsRepo } from './crm/custom-fields-repo.js';
+import { createOpportunitiesRepo, type OpportunitiesRepo } from './crm/opportunities-repo.js';
+import { createPipelinesRepo, type PipelinesRepo } from './crm/pipelines-repo.js';
+import { createCrmRepo, type CrmRepo } from './crm/repo.js';
+import type { DB } from './db/tables.js';
+import { createDirectRunner, type Transact } from './db/transaction-runner.js';
+import { createFormsRepo, type FormsRepo } from './forms/repo.js';
+import { createInvocationRepo, type InvocationRepo } from './invocation/repo.js';
+import { createOAuthRepo, type OAuthRepo } from './oauth/repo.js';
+import { createOrgsRepo, type OrgsRepo } from './orgs/repo.js';
+import { createToolsRepo, type ToolsRepo } from './tools/repo.js';
+
+/**
+ * Every feature's repo over one database handle: the pool (what services use outside
+ * transactions), or one transaction (what a transaction runner hands each unit of work).
+ * Each repo is made the first time it is used, so a unit of work pays only for the repos
+ * it touches. Services never see this class: each one declares the repos it needs
+ * (e.g. `Transact<{ forms: FormsRepo }>`), and this class has them all.
+ */
+export class Repos {
+  #oauth?: OAuthRepo;
+  #tools?: ToolsRepo;
+  #catalog?: CatalogRepo;
+  #orgs?: OrgsRepo;
+  #crm?: CrmRepo;
+  #contacts?: ContactsRepo;
+  #opportunities?: OpportunitiesRepo;
+  #pipelines?: PipelinesRepo;
+  #customFields?: CustomFieldsRepo;
+  #forms?: FormsRepo;
+  #invocation?: InvocationRepo;
+
+  constructor(private readonly db: Kysely<DB>) {}
+
+  get oauth(): OAuthRepo { return (this.#oauth ??= createOAuthRepo(this.db)); }
+  get tools(): ToolsRepo { return (this.#tools ??= createToolsRepo(this.db)); }
+  get catalog(): CatalogRepo { return (this.#catalog ??= createCatalogRepo(this.db)); }
+  get orgs(): OrgsRepo { return (this.#orgs ??= createOrgsRepo(this.db)); }
+  get crm(): CrmRepo { return (this.#crm ??= createCrmRepo(this.db)); }
+  get contacts(): ContactsRepo { return (this.#contacts ??= createContactsRepo(this.db)); }
+  get opportunities(): OpportunitiesRepo { return (this.#opportunities ??= createOpportunitiesRepo(this.db)); }
+  get pipelines(): PipelinesRepo { return (this.#pipelines ??= createPipelinesRepo(this.db)); }
+  get customFields(): CustomFieldsRepo { return (this.#customFields ??= createCustomFieldsRepo(this.db)); }
+  get forms(): FormsRepo { return (this.#forms ??= createFormsRepo(this.db)); }
+  get invocation(): InvocationRepo { return (this.#invocation ??= createInvocationRepo(this.db)); }
+}
+
+/** Units of work each in a transaction of its own, handed every repo bound to it. */
+export function transactOn(db: Kysely<DB>): Transact<Repos> {
+  return createDirectRunner(db, (trx) => new Repos(trx)).run;
+}
