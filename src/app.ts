@@ -22,6 +22,7 @@ import { VERSION } from './version.js';
 import { createDeveloperAuth } from './oauth/bearer.js';
 import { registerOAuthRoutes } from './oauth/routes.js';
 import { createOAuthService, expiredAccessTokens } from './oauth/service.js';
+import { createAccountsService, type AccountsService } from './accounts/service.js';
 import { systemResolver, type HostResolver } from './net/resolver.js';
 import { registerToolRoutes } from './tools/routes.js';
 import { createToolsService } from './tools/service.js';
@@ -87,6 +88,11 @@ export interface AppDeps {
 /** The orgs service outside the HTTP app (the CLI's `org create`, tests, benchmarks): no form cache listens to its changes. */
 export function createStandaloneOrgsService(db: Kysely<DB>, clock: Clock): OrgsService {
   return createOrgsService({ repo: new Repos(db).orgs, transact: transactOn(db), clock, changes: createOrgChangeFeed() });
+}
+
+/** Developer accounts outside the HTTP app (the CLI's developer and app commands). */
+export function createStandaloneAccountsService(db: Kysely<DB>, clock: Clock): AccountsService {
+  return createAccountsService({ repo: new Repos(db).accounts, clock });
 }
 
 /** Org API keys outside the HTTP app (the CLI's `api-key create`). */

@@ -164,8 +164,8 @@ const commands: Record<string, Command> = {
 };
 
 async function accountsService(database: Database) {
-  const [{ createAccountsRepo }, { createAccountsService }, { systemClock }] = await Promise.all([import('./accounts/repo.js'), import('./accounts/service.js'), import('./lib/clock.js')]);
-  return createAccountsService({ repo: createAccountsRepo(database.db), clock: systemClock });
+  const [{ createStandaloneAccountsService }, { systemClock }] = await Promise.all([import('./app.js'), import('./lib/clock.js')]);
+  return createStandaloneAccountsService(database.db, systemClock);
 }
 
 /** The orgs service outside the HTTP app (app.ts builds it; no form cache listens to its changes). */

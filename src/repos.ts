@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { createAccountsRepo, type AccountsRepo } from './accounts/repo.js';
 import { createCatalogRepo, type CatalogRepo } from './catalog/repo.js';
 import { createContactsRepo, type ContactsRepo } from './crm/contacts-repo.js';
 import { createCustomFieldsRepo, type CustomFieldsRepo } from './crm/custom-fields-repo.js';
@@ -21,6 +22,7 @@ import { createToolsRepo, type ToolsRepo } from './tools/repo.js';
  * (e.g. `Transact<{ forms: FormsRepo }>`), and this class has them all.
  */
 export class Repos {
+  #accounts?: AccountsRepo;
   #oauth?: OAuthRepo;
   #tools?: ToolsRepo;
   #catalog?: CatalogRepo;
@@ -35,6 +37,7 @@ export class Repos {
 
   constructor(private readonly db: Kysely<DB>) {}
 
+  get accounts(): AccountsRepo { return (this.#accounts ??= createAccountsRepo(this.db)); }
   get oauth(): OAuthRepo { return (this.#oauth ??= createOAuthRepo(this.db)); }
   get tools(): ToolsRepo { return (this.#tools ??= createToolsRepo(this.db)); }
   get catalog(): CatalogRepo { return (this.#catalog ??= createCatalogRepo(this.db)); }
