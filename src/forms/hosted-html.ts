@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { escapeHtml, jsonForScript } from '../lib/html.js';
 import { palette } from '../../web/form/contrast.js';
+import { BUILT_IN_CONTROLS, customControlType, FONT_FAMILY } from '../../web/form/fields.js';
 import { ROOT_CLASS } from '../../web/form/styles.js';
 import type { PublicFormConfig } from './schema.js';
-import { BUILT_IN_FIELDS, LIMITS, UTM_KEYS } from './rules.js';
+import { BUILT_IN_FIELDS, UTM_KEYS } from './rules.js';
 
 /**
  * The HTML of the hosted page `/f/{slug}`, drawn on the server with the same classes and structure
@@ -36,27 +37,6 @@ export interface FormPageOptions {
   summary?: string;
 }
 
-const BUILT_IN: Record<(typeof BUILT_IN_FIELDS)[number], [label: string, type: string, autocomplete: string, maxLength: number]> = {
-  name: ['Name', 'text', 'name', LIMITS.name],
-  email: ['Email', 'email', 'email', 254],
-  phone: ['Phone', 'tel', 'tel', 40],
-  company: ['Company', 'text', 'organization', 200],
-  message: ['Message', 'textarea', '', 5000],
-};
-
-const CUSTOM: Record<string, [type: string, maxLength?: number]> = {
-  textarea: ['textarea', 5000],
-  number: ['number'],
-  email: ['email', 254],
-  phone: ['tel', 40],
-  url: ['url', 2048],
-  date: ['date'],
-  checkbox: ['checkbox'],
-  select: ['select'],
-};
-
-const FONT = /^[\w\s,'"-]{1,200}$/;
-
 export function httpUrlOrNull(value: string | null | undefined): string | null {
   if (!value) return null;
   try {
@@ -79,7 +59,7 @@ function attrs(map: Record<string, string | boolean | number | undefined>): stri
 /** The page's one inline stylesheet: the brand's colors (contrast-checked) and the page layout. */
 export function pageStyle(branding: PublicFormConfig['branding'], embed: boolean): string {
   const colors = palette(branding);
-  const font = branding?.fontFamily && FONT.test(branding.fontFamily) ? branding.fontFamily : null;
+  const font = branding?.fontFamily && FONT_FAMILY.test(branding.fontFamily) ? branding.fontFamily : null;
   const vars = [
     `--sf-bg:${colors.background}`,
     `--sf-fg:${colors.text}`,
@@ -173,12 +153,12 @@ export function renderFormPage(config: PublicFormConfig, assets: PageAssets, opt
   for (const name of BUILT_IN_FIELDS) {
     const setting = config.fields[name];
     if (!setting?.enabled) continue;
-    const [label, type, autocomplete, maxLength] = BUILT_IN[name];
+    const [label, type, autocomplete, maxLength] = BUILT_IN_CONTROLS[name];
     field(name, label, setting.required, input(name, type, maxLength, autocomplete ? { autocomplete } : {}));
   }
   for (const custom of config.customFields) {
     const key = `custom.${custom.key}`;
-    const [type, maxLength] = CUSTOM[custom.type] ?? ['text', 1000];
+    const [type, maxLength] = customControlType(custom.type);
     if (type === 'select') {
       field(key, custom.label, custom.required, (_id, extra) => {
         const chosen = text(key);

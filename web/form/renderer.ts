@@ -1,6 +1,7 @@
 import { getConfig, postLead, type Failure, type Fetch } from './api.js';
 import { attemptKeys, randomKey } from './attempt.js';
 import { palette } from './contrast.js';
+import { BUILT_IN_CONTROLS, customControlType, FONT_FAMILY } from './fields.js';
 import { ROOT_CLASS } from './styles.js';
 import type { BuiltInField, Branding, PublicCustomField, PublicFormConfig, SubmitResult } from './types.js';
 import { httpUrl, utmFromUrl } from './urls.js';
@@ -53,29 +54,6 @@ export interface RenderedForm {
 type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 type Attrs = Record<string, string>;
 
-const BUILT_IN: Record<BuiltInField, [label: string, type: string, autocomplete: string, maxLength: number]> = {
-  name: ['Name', 'text', 'name', 200],
-  email: ['Email', 'email', 'email', 254],
-  phone: ['Phone', 'tel', 'tel', 40],
-  company: ['Company', 'text', 'organization', 200],
-  message: ['Message', 'textarea', '', 5000],
-};
-
-/** Custom field type → input type and the API's length limit (src/crm/custom-values.ts). */
-const CUSTOM: Record<string, [type: string, maxLength?: number]> = {
-  textarea: ['textarea', 5000],
-  number: ['number'],
-  email: ['email', 254],
-  phone: ['tel', 40],
-  url: ['url', 2048],
-  date: ['date'],
-  checkbox: ['checkbox'],
-  select: ['select', 1000],
-};
-
-/** A font-family list, nothing else: names, quotes, commas, spaces and hyphens. */
-const FONT = /^[\w\s,'"-]{1,200}$/;
-
 let forms = 0;
 
 /** Sets the brand's colors (checked for contrast) and font as custom properties of the form's root. */
@@ -89,7 +67,7 @@ export function applyBranding(element: HTMLElement, branding: Branding | null): 
   style.setProperty('--sf-ring', colors.ring);
   style.setProperty('--sf-err', colors.error);
   const font = branding?.fontFamily;
-  if (font && FONT.test(font)) style.setProperty('--sf-font', font);
+  if (font && FONT_FAMILY.test(font)) style.setProperty('--sf-font', font);
 }
 
 /**
@@ -148,17 +126,17 @@ export function renderForm(root: ShadowRoot | HTMLElement, config: PublicFormCon
     return input;
   }
 
-  for (const name of Object.keys(BUILT_IN) as BuiltInField[]) {
+  for (const name of Object.keys(BUILT_IN_CONTROLS) as BuiltInField[]) {
     const setting = config.fields[name];
     if (!setting?.enabled) continue;
-    const [label, type, autocomplete, maxLength] = BUILT_IN[name];
+    const [label, type, autocomplete, maxLength] = BUILT_IN_CONTROLS[name];
     form.append(add(name, label, setting.required, control(type, maxLength, autocomplete ? { autocomplete } : {})));
   }
 
   for (const field of config.customFields) form.append(add(`custom.${field.key}`, field.label, field.required, customControl(field)));
 
   function customControl(field: PublicCustomField): Control {
-    const [type, maxLength] = CUSTOM[field.type] ?? ['text', 1000];
+    const [type, maxLength] = customControlType(field.type);
     const input = control(type, maxLength, type === 'number' ? { step: 'any', inputmode: 'decimal' } : {});
     if (input instanceof HTMLSelectElement) {
       input.append(h('option', { value: '' }, 'Choose…'));
