@@ -20,7 +20,7 @@ export function registerFormRoutes(app: App, deps: { forms: FormsService; orgAut
           operationId: 'createForm',
           summary: 'Create a form',
           description:
-            'A lead-capture form, live at once unless `active: false`. The first consent text gets consentVersion "1". Needs an org API key. ' +
+            'A lead-capture form, live at once unless `active: false`. The first consent text gets consentVersion "1". Needs an org API key or a session. ' +
             '400 VALIDATION_ERROR for inconsistent fields (a required field must be enabled; email or phone must be); ' +
             '404 AGENT_NOT_FOUND / CUSTOM_FIELD_NOT_FOUND for an unknown agent or custom field; 409 CONFLICT when the slug is taken (slugs are unique across the service); ' +
             '422 PIPELINE_NOT_FOUND / STAGE_NOT_FOUND.',
@@ -38,7 +38,7 @@ export function registerFormRoutes(app: App, deps: { forms: FormsService; orgAut
           ...operatorRoute,
           operationId: 'listForms',
           summary: 'List forms',
-          description: 'The organization\'s forms, active or not, newest first, paged with `limit` and `cursor`. Needs an org API key.',
+          description: 'The organization\'s forms, active or not, newest first, paged with `limit` and `cursor`. Needs an org API key or a session.',
           querystring: PageQuery,
           response: { 200: Envelope(FormPage), ...errorResponses(400, 401) },
         },
@@ -55,7 +55,7 @@ export function registerFormRoutes(app: App, deps: { forms: FormsService; orgAut
           summary: 'Get a form',
           description:
             'One form with its current consent version, and its all-time `views` and `submissions` (conversion = submissions / views). ' +
-            'Views are written in batches about once a second. Needs an org API key. 404 FORM_NOT_FOUND.',
+            'Views are written in batches about once a second. Needs an org API key or a session. 404 FORM_NOT_FOUND.',
           params: FormIdParams,
           response: { 200: Envelope(FormWithCounts), ...errorResponses(400, 401, 404) },
         },
@@ -73,7 +73,7 @@ export function registerFormRoutes(app: App, deps: { forms: FormsService; orgAut
           summary: 'Update a form',
           description:
             'Changes only the fields given, including `active`. A new consentText issues the next consentVersion; clients holding the old one get CONSENT_REQUIRED until they reload the form. ' +
-            'Needs an org API key. 404 FORM_NOT_FOUND (or AGENT_NOT_FOUND / CUSTOM_FIELD_NOT_FOUND for a reference); 409 CONFLICT when the slug is taken or the form changed at the same time; 422 PIPELINE_NOT_FOUND / STAGE_NOT_FOUND.',
+            'Needs an org API key or a session. 404 FORM_NOT_FOUND (or AGENT_NOT_FOUND / CUSTOM_FIELD_NOT_FOUND for a reference); 409 CONFLICT when the slug is taken or the form changed at the same time; 422 PIPELINE_NOT_FOUND / STAGE_NOT_FOUND.',
           params: FormIdParams,
           body: FormPatchBody,
           response: { 200: Envelope(FormRecord), ...errorResponses(400, 401, 404, 409, 413, 415, 422) },
@@ -91,7 +91,7 @@ export function registerFormRoutes(app: App, deps: { forms: FormsService; orgAut
           summary: 'Delete a form',
           description:
             'Deletes the form with its consent history and submission records; contacts, notes and opportunities stay in the CRM. To stop a form but keep its records, set `active: false`. ' +
-            'Needs an org API key. 404 FORM_NOT_FOUND.',
+            'Needs an org API key or a session. 404 FORM_NOT_FOUND.',
           params: FormIdParams,
           response: { 200: Envelope(Deleted), ...errorResponses(400, 401, 404) },
         },
@@ -106,7 +106,7 @@ export function registerFormRoutes(app: App, deps: { forms: FormsService; orgAut
           ...operatorRoute,
           operationId: 'listFormSubmissions',
           summary: 'List a form\'s submissions',
-          description: 'Newest first, paged with `limit` and `cursor`. Each carries the consent text the visitor agreed to, the UTM values, IP and user agent. Needs an org API key. 404 FORM_NOT_FOUND.',
+          description: 'Newest first, paged with `limit` and `cursor`. Each carries the consent text the visitor agreed to, the UTM values, IP and user agent. Needs an org API key or a session. 404 FORM_NOT_FOUND.',
           params: FormIdParams,
           querystring: PageQuery,
           response: { 200: Envelope(SubmissionPage), ...errorResponses(400, 401, 404) },
@@ -124,7 +124,7 @@ export function registerFormRoutes(app: App, deps: { forms: FormsService; orgAut
           summary: 'Views and submissions of a form per day',
           description:
             'The last 30 days (UTC), today included, oldest first: views (hosted page loads, iframe loads, form-embed.js renders) and stored submissions per day, ' +
-            'and their totals over the period. Needs an org API key. 404 FORM_NOT_FOUND.',
+            'and their totals over the period. Needs an org API key or a session. 404 FORM_NOT_FOUND.',
           params: FormIdParams,
           response: { 200: Envelope(FormStats), ...errorResponses(400, 401, 404) },
         },
@@ -139,7 +139,7 @@ export function registerFormRoutes(app: App, deps: { forms: FormsService; orgAut
           ...operatorRoute,
           operationId: 'getFormEmbed',
           summary: 'Embed snippets of a form',
-          description: 'The direct link, the iframe snippet and the native script snippet, ready to paste into a page. Needs an org API key. 404 FORM_NOT_FOUND.',
+          description: 'The direct link, the iframe snippet and the native script snippet, ready to paste into a page. Needs an org API key or a session. 404 FORM_NOT_FOUND.',
           params: FormIdParams,
           response: { 200: Envelope(EmbedSnippets), ...errorResponses(400, 401, 404) },
         },

@@ -40,7 +40,7 @@ describe('log redaction', () => {
     secrets.accessToken = await getAccessToken(t.app, app);
     secrets.orgApiKey = (await createOrgWithKey(t.database, t.clock)).apiKey;
     secrets.agentKey = newSecret('svc_agt');
-    secrets.session = newSecret('svc_sess');
+    secrets.session = newSecret('svc_ses');
   });
   afterAll(async () => t.close());
 
