@@ -113,9 +113,11 @@ export function createOperatorsService(deps: OperatorsDeps) {
 
   async function signIn(input: { email: string; password: string }): Promise<SignedIn> {
     const normalized = normalizeEmail(input.email);
-    const address = normalized.ok ? normalized.value : input.email.trim().toLowerCase();
+    // No account has a malformed email: nothing to learn from how fast that answer comes.
+    if (!normalized.ok) throw new AppError('UNAUTHORIZED', BAD_CREDENTIALS);
+    const address = normalized.value;
     await limit(SIGN_IN_PER_ACCOUNT, hashSecret(address));
-    const user = normalized.ok ? await repo.findUserByEmail(address) : undefined;
+    const user = await repo.findUserByEmail(address);
     // Unknown or not: one scrypt either way, so the time taken tells nothing.
     const matches = await verifyPassword(input.password, user?.password_hash ?? (await decoyHash()));
     if (!user || !matches) throw new AppError('UNAUTHORIZED', BAD_CREDENTIALS);

@@ -27,7 +27,8 @@ export function createAccountsRepo(db: Kysely<DB>) {
     findUserByEmail: (email: string) => db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst(),
     findUser: (id: string) => db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst(),
     findOrgUser: (orgId: string, id: string) => db.selectFrom('users').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
-    listOrgUsers: (orgId: string) => db.selectFrom('users').selectAll().where('org_id', '=', orgId).orderBy('created_at').orderBy('id').execute(),
+    /** Oldest first; at the same instant owners first (the sign-up's owner before those invited). */
+    listOrgUsers: (orgId: string) => db.selectFrom('users').selectAll().where('org_id', '=', orgId).orderBy('created_at').orderBy('role', 'desc').orderBy('id').execute(),
     countOwners: async (orgId: string) =>
       Number((await db.selectFrom('users').select((eb) => eb.fn.countAll().as('n')).where('org_id', '=', orgId).where('role', '=', 'owner').executeTakeFirstOrThrow()).n),
     deleteUser: (orgId: string, id: string) => db.deleteFrom('users').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
