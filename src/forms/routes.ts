@@ -1,9 +1,10 @@
+import { Readable } from 'node:stream';
 import type { App } from '../http/app-type.js';
 import { Envelope, errorResponses, ok } from '../http/envelope.js';
 import type { OrgAuth } from '../orgs/auth.js';
 import { ORG_BODY_LIMIT, operatorRoute, registerOperatorScope } from '../orgs/operator-scope.js';
 import { Deleted, PageQuery } from '../orgs/schema.js';
-import { EmbedSnippets, FormCreateBody, FormIdParams, FormPage, FormPatchBody, FormRecord, FormStats, FormWithCounts, SubmissionPage } from './schema.js';
+import { ConsentVersionList, EmbedSnippets, FormCreateBody, SubmissionsCsv, FormIdParams, FormPage, FormPatchBody, FormRecord, FormStats, FormWithCounts, SubmissionPage } from './schema.js';
 import type { FormsService } from './service.js';
 
 /** Operator API for forms (`/api/org/forms`): everything the panel does with forms. */
@@ -113,6 +114,48 @@ export function registerFormRoutes(app: App, deps: { forms: FormsService; orgAut
         },
       },
       async (request) => ok(await forms.submissions(orgOf(request), request.params.id, request.query)),
+    );
+
+    scope.get(
+      '/api/org/forms/:id/submissions/export',
+      {
+        schema: {
+          ...operatorRoute,
+          operationId: 'exportFormSubmissions',
+          summary: 'Export a form\'s submissions as CSV',
+          description:
+            'Every submission of the form as a CSV download (`Content-Disposition: attachment; filename="<slug>-submissions.csv"`), streamed page by page, so any number of rows works. ' +
+            'Needs an org API key or a session. 404 FORM_NOT_FOUND.',
+          params: FormIdParams,
+          response: { 200: { description: 'The CSV file.', content: { 'text/csv': { schema: SubmissionsCsv } } }, ...errorResponses(400, 401, 404) },
+        },
+      },
+      async (request, reply) => {
+        const { filename, rows } = await forms.exportSubmissions(orgOf(request), request.params.id);
+        reply.headers({
+          'Content-Type': 'text/csv; charset=utf-8',
+          'Content-Disposition': `attachment; filename="${filename}"`,
+          'Cache-Control': 'no-store',
+          'X-Content-Type-Options': 'nosniff',
+        });
+        // The schema documents the body as text; a stream is how that text is sent, a page at a time.
+        return reply.send(Readable.from(rows) as unknown as string);
+      },
+    );
+
+    scope.get(
+      '/api/org/forms/:id/consent-versions',
+      {
+        schema: {
+          ...operatorRoute,
+          operationId: 'listFormConsentVersions',
+          summary: 'List a form\'s consent versions',
+          description: 'Every consent text the form has had, newest version first; a submission\'s consentVersion names one of them. Needs an org API key or a session. 404 FORM_NOT_FOUND.',
+          params: FormIdParams,
+          response: { 200: Envelope(ConsentVersionList), ...errorResponses(400, 401, 404) },
+        },
+      },
+      async (request) => ok(await forms.consentVersions(orgOf(request), request.params.id)),
     );
 
     scope.get(
