@@ -4,7 +4,7 @@ import type { UserRole } from '../db/tables.js';
 import { AppError } from '../http/errors.js';
 import type { Clock } from '../lib/clock.js';
 import { hashSecret, safeEqual } from '../lib/hashing.js';
-import { newId, newSecret, randomBase62 } from '../lib/ids.js';
+import { newId, newSecret } from '../lib/ids.js';
 import type { OrgPrincipal, OrgSessionResolver } from '../orgs/auth.js';
 import type { ExpiryPurge } from '../db/expiry-purger.js';
 import type { AccountsRepo } from './repo.js';
@@ -61,7 +61,8 @@ export function createSessionsService(deps: { repo: AccountsRepo; clock: Clock; 
   async function issue(user: { id: string; org_id: string }): Promise<IssuedSession> {
     const token = newSecret('svc_ses');
     const now = clock.now();
-    const csrfToken = randomBase62(32);
+    // Prefixed like every token we issue, so log redaction and leak scans know it.
+    const csrfToken = newSecret('svc_csrf');
     const expiresAt = new Date(now.getTime() + limits.absoluteMs).toISOString();
     await repo.insertSession({
       id: newId('ses'),
