@@ -7,7 +7,7 @@ import { AppError } from '../http/errors.js';
 import type { RateLimiter, RateLimitRule } from '../http/rate-limit.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { hashPassword, hashSecret, verifyPassword } from '../lib/hashing.js';
-import { newId, newSecret } from '../lib/ids.js';
+import { newId, newSecret, randomBase62 } from '../lib/ids.js';
 import type { OrgPrincipal } from '../orgs/auth.js';
 import type { OrgsService } from '../orgs/service.js';
 import type { Mailer } from './mailer.js';
@@ -23,6 +23,11 @@ const RESET_MS = 60 * 60 * 1000;
 export const SIGN_IN_PER_ACCOUNT: RateLimitRule = { name: 'signin-account', limit: 10, windowMs: 15 * 60_000, message: 'Too many sign-in attempts for this account.' };
 /** Per account: reset emails are not sent more than 5 times an hour. */
 const RESET_PER_ACCOUNT: RateLimitRule = { name: 'reset-account', limit: 5, windowMs: 60 * 60_000, message: 'Too many password-reset requests for this email.' };
+
+/** A password for the CLI to print: three groups of six base62 characters (~107 bits). */
+export function generatePassword(): string {
+  return [randomBase62(6), randomBase62(6), randomBase62(6)].join('-');
+}
 
 /** The one answer for an unknown email and a wrong password, word for word. */
 const BAD_CREDENTIALS = 'The email or password is not right.';
@@ -291,7 +296,21 @@ export function createOperatorsService(deps: OperatorsDeps) {
     return { id, deleted: true };
   }
 
-  return { signUp, signIn, current, changePassword, requestPasswordReset, confirmPasswordReset, previewInvitation, acceptInvitation, invite, listInvitations, revokeInvitation, listMembers, removeMember };
+  /**
+   * The CLI's `user reset-password`, for an operator locked out without email: sets the given
+   * password, or a generated one, and ends every session of the user.
+   */
+  async function resetPasswordByEmail(rawEmail: string, password?: string): Promise<{ userId: string; email: string; password: string; generated: boolean }> {
+    const address = email(rawEmail);
+    const user = await repo.findUserByEmail(address);
+    if (!user) throw new AppError('NOT_FOUND', `No user has the email ${address}.`, { field: 'email' });
+    const chosen = password ?? generatePassword();
+    passwords.check(chosen, 'password');
+    await setPassword(user.id, chosen);
+    return { userId: user.id, email: user.email, password: chosen, generated: password === undefined };
+  }
+
+  return { resetPasswordByEmail, signUp, signIn, current, changePassword, requestPasswordReset, confirmPasswordReset, previewInvitation, acceptInvitation, invite, listInvitations, revokeInvitation, listMembers, removeMember };
 }
 
 export type OperatorsService = ReturnType<typeof createOperatorsService>;
