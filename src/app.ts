@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { DestinationStream } from 'pino';
-import Fastify from 'fastify';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import type { Config } from './config.js';
@@ -23,6 +23,13 @@ import { createDeveloperAuth } from './oauth/bearer.js';
 import { registerOAuthRoutes } from './oauth/routes.js';
 import { createOAuthService, expiredAccessTokens } from './oauth/service.js';
 import { createAccountsService, type AccountsService } from './accounts/service.js';
+import { createSmtpMailer, type Mailer } from './accounts/mailer.js';
+import { createOperatorsService, type OperatorsService } from './accounts/operators-service.js';
+import { createPasswordPolicy, loadCommonPasswords } from './accounts/passwords.js';
+import { registerAccountRoutes } from './accounts/routes.js';
+import { createSessionsService, expiredAccountRows } from './accounts/sessions-service.js';
+import { registerConsoleRoutes } from './web/console-routes.js';
+import { createConsoleFiles, type ConsoleFiles } from './web/console-files.js';
 import { systemResolver, type HostResolver } from './net/resolver.js';
 import { registerToolRoutes } from './tools/routes.js';
 import { createToolsService } from './tools/service.js';
@@ -54,6 +61,8 @@ import { registerAssetRoutes } from './forms/asset-routes.js';
 import { createFormViews } from './forms/views-service.js';
 import { createWebAssets, type WebAssets } from './forms/web-assets.js';
 import { createInfrastructure } from './infrastructure.js';
+import { createMemoryRateLimitStore } from './http/rate-limit-memory.js';
+import { createRateLimiter } from './http/rate-limit.js';
 import { Repos, transactOn } from './repos.js';
 import { keyRing, type KeyRing } from './lib/secrets.js';
 import { createToolHttpClient } from './invocation/http-client.js';
@@ -81,6 +90,10 @@ export interface AppDeps {
   resolveHost?: HostResolver;
   /** The built browser code (default: dist/web, found from this file); tests may point elsewhere. */
   webAssets?: WebAssets;
+  /** Sends invitation and password-reset emails (default: nodemailer over SMTP_URL when it is set, else none). */
+  mailer?: Mailer;
+  /** The built console (default: dist/web/console); tests may point elsewhere. */
+  consoleFiles?: ConsoleFiles;
   /** When expired rows are purged (db/expiry-purger.ts); `false` leaves it to the caller (tests that purge by hand). */
   expiryPurge?: Partial<PurgeSchedule> | false;
 }
@@ -93,6 +106,25 @@ export function createStandaloneOrgsService(db: Kysely<DB>, clock: Clock): OrgsS
 /** Developer accounts outside the HTTP app (the CLI's developer and app commands). */
 export function createStandaloneAccountsService(db: Kysely<DB>, clock: Clock): AccountsService {
   return createAccountsService({ repo: new Repos(db).accounts, clock });
+}
+
+/** Operator accounts outside the HTTP app (the CLI's `user reset-password` and `demo`): no mailer, no rate limits to speak of. */
+export function createStandaloneOperatorsService(db: Kysely<DB>, clock: Clock, config: Config, log: FastifyBaseLogger): OperatorsService {
+  const repos = new Repos(db);
+  const sessions = createSessionsService({ repo: repos.accounts, clock, limits: config.sessions, production: config.env === 'production', publicUrl: config.publicUrl });
+  return createOperatorsService({
+    repo: repos.accounts,
+    transact: transactOn(db),
+    orgs: createStandaloneOrgsService(db, clock),
+    sessions,
+    passwords: createPasswordPolicy(loadCommonPasswords()),
+    limiter: createRateLimiter({ store: createMemoryRateLimitStore(), clock }),
+    mailer: undefined,
+    clock,
+    publicUrl: config.publicUrl,
+    logLinks: false,
+    log,
+  });
 }
 
 /** Org API keys outside the HTTP app (the CLI's `api-key create`). */
@@ -177,11 +209,31 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerCatalogRoutes(app, { catalog });
 
   // ── Organizations and CRM ──
-  // orgAuth.require guards every /api/org/* route; orgAuth.principal(request) → {orgId, actor}.
-  const orgAuth = createOrgAuth({ repo: repos.orgs, clock });
+  // Console sessions (cookie `svc_session`), checked for CSRF on changes.
+  const sessions = createSessionsService({ repo: repos.accounts, clock, limits: config.sessions, production: config.env === 'production', publicUrl: config.publicUrl });
+  // orgAuth.require guards every /api/org/* route (an org API key, or a session); orgAuth.principal(request) → {orgId, actor, role?}.
+  const orgAuth = createOrgAuth({ repo: repos.orgs, clock, sessions: sessions.resolver });
   // The CRM and forms ask it for an org's default country and an agent's brand. A change of the
   // default country notifies `changes`: live forms are cached with it.
   const orgs = createOrgsService({ repo: repos.orgs, transact, clock, changes });
+
+  // ── Console accounts ── (sign-up makes an org through `orgs`, as the CLI's org create does)
+  const mailer = deps.mailer ?? (config.smtpUrl ? createSmtpMailer({ url: config.smtpUrl, from: config.mailFrom }) : undefined);
+  if (mailer && !deps.mailer) app.addHook('onClose', async () => mailer.close());
+  const operators = createOperatorsService({
+    repo: repos.accounts,
+    transact,
+    orgs,
+    sessions,
+    passwords: createPasswordPolicy(loadCommonPasswords()),
+    limiter: infra.limiter,
+    mailer,
+    clock,
+    publicUrl: config.publicUrl,
+    logLinks: config.env === 'development',
+    log: app.log,
+  });
+  registerAccountRoutes(app, { operators, sessions, limiter: infra.limiter, orgAuth });
   // One CRM service for the Operator API and form submissions.
   const crm = createCrmService({ repo: repos.crm, contacts: repos.contacts, orgs, clock });
   // Agents, custom fields, pipelines and the org's default country notify `changes` (caches of public form configs subscribe).
@@ -269,12 +321,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const webAssets = deps.webAssets ?? createWebAssets();
   registerHostedPageRoutes(app, { cache, submit, limiter: infra.limiter, assets: webAssets, onView: views.record });
   registerAssetRoutes(app, { assets: webAssets });
+  // The console (dist/web/console) under /app; / leads there.
+  registerConsoleRoutes(app, { files: deps.consoleFiles ?? createConsoleFiles() });
 
   // ── Expired rows ──
   // Every table with an expiry, or it grows forever (the token endpoint writes a row per request).
   // Runs on every node; the app's close stops it before the database is closed.
   if (deps.expiryPurge !== false) {
-    const purger = createExpiryPurger({ purges: [expiredAccessTokens(repos.oauth), expiredIdempotencyKeys(repos.forms)], clock, log: app.log, schedule: deps.expiryPurge ?? {} });
+    const purger = createExpiryPurger({ purges: [expiredAccessTokens(repos.oauth), expiredIdempotencyKeys(repos.forms), ...expiredAccountRows(repos.accounts)], clock, log: app.log, schedule: deps.expiryPurge ?? {} });
     purger.start();
     app.addHook('onClose', () => purger.stop());
   }

@@ -107,6 +107,66 @@ describe('switchboard CLI', () => {
   });
 });
 
+describe('switchboard user reset-password and demo', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-cli-accounts-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  const userRow = async (email: string) => {
+    const database = openDatabase({ sqliteFile: join(dataDir, 'switchboard.db') });
+    try {
+      const user = await database.db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirstOrThrow();
+      const live = await database.db.selectFrom('sessions').select('id').where('user_id', '=', user.id).where('revoked_at', 'is', null).execute();
+      const counts = async (table: 'forms' | 'submissions' | 'contacts' | 'opportunities' | 'agents' | 'custom_fields') =>
+        Number((await database.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where('org_id', '=', user.org_id).executeTakeFirstOrThrow()).n);
+      return { user, liveSessions: live.length, forms: await counts('forms'), submissions: await counts('submissions'), contacts: await counts('contacts'), opportunities: await counts('opportunities'), agents: await counts('agents'), customFields: await counts('custom_fields') };
+    } finally {
+      await database.close();
+    }
+  };
+
+  it('seeds a demo organization whose printed credentials work, and another on a second run', async () => {
+    const first = cli(dataDir, 'demo', '--json');
+    expect(first.code, first.stderr).toBe(0);
+    const demo = JSON.parse(first.stdout);
+    expect(demo).toMatchObject({ email: 'demo@example.com', signIn: 'http://localhost:3000/app/signin', password: expect.any(String) });
+    const seeded = await userRow('demo@example.com');
+    expect(seeded).toMatchObject({ forms: 1, submissions: 3, contacts: 3, opportunities: 3, agents: 1, customFields: 1 });
+    expect(seeded.user.role).toBe('owner');
+    expect(await verifyPassword(demo.password, seeded.user.password_hash)).toBe(true);
+    const second = JSON.parse(cli(dataDir, 'demo', '--json').stdout);
+    expect(second.note).toContain('already exists');
+    expect(second.email).toMatch(/^demo-\w+@example\.com$/);
+  });
+
+  it('resets a password: a generated one is printed, a given one is checked, sessions end', async () => {
+    const database = openDatabase({ sqliteFile: join(dataDir, 'switchboard.db') });
+    const { user } = await userRow('demo@example.com');
+    await database.db.insertInto('sessions').values({ id: 'ses_cli', token_hash: 'x', user_id: user.id, org_id: user.org_id, csrf_secret: 'y', created_at: new Date().toISOString(), last_seen_at: new Date().toISOString(), expires_at: new Date(Date.now() + 86_400_000).toISOString(), revoked_at: null }).execute();
+    await database.close();
+    const generated = cli(dataDir, 'user', 'reset-password', '--email', 'Demo@Example.com', '--json');
+    expect(generated.code, generated.stderr).toBe(0);
+    const out = JSON.parse(generated.stdout);
+    const after = await userRow('demo@example.com');
+    expect(await verifyPassword(out.password, after.user.password_hash)).toBe(true);
+    expect(after.liveSessions).toBe(0);
+
+    const given = runCliWith(dataDir, { input: 'a chosen new password\n' }, 'user', 'reset-password', '--email', 'demo@example.com', '--password-stdin', '--json');
+    expect(given.code, given.stderr).toBe(0);
+    expect(JSON.parse(given.stdout)).not.toHaveProperty('password');
+    expect(await verifyPassword('a chosen new password', (await userRow('demo@example.com')).user.password_hash)).toBe(true);
+
+    const common = cli(dataDir, 'user', 'reset-password', '--email', 'demo@example.com', '--password', 'password123');
+    expect(common.code).toBe(1);
+    expect(common.stderr).toContain('most common');
+    const unknown = cli(dataDir, 'user', 'reset-password', '--email', 'nobody@example.com');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('No user has the email nobody@example.com');
+    const missing = cli(dataDir, 'user', 'reset-password');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--email');
+  });
+});
+
 describe('switchboard usage', () => {
   // No command here opens a database: DATA_DIR points nowhere that matters.
   const dataDir = join(tmpdir(), 'switchboard-cli-usage-never-created');

@@ -32,8 +32,8 @@ interface CommandContext {
 interface Command {
   summary: string;
   options: Record<string, OptionSpec>;
-  /** Takes a password: --password, --password-stdin or SWITCHBOARD_PASSWORD, one of them required. */
-  password?: true;
+  /** Takes a password: --password, --password-stdin or SWITCHBOARD_PASSWORD, one of them required (`true`) or none (`'optional'`). */
+  password?: true | 'optional';
   /** Runs on the migrated database; returns what to print (an object: JSON with --json, lines otherwise). */
   run?(ctx: CommandContext): Promise<Record<string, unknown>>;
   /** Runs until SIGTERM or SIGINT (serve). */
@@ -144,6 +144,33 @@ const commands: Record<string, Command> = {
       };
     },
   },
+  'user reset-password': {
+    summary: 'Sets a new password for a console user locked out without email, and signs them out everywhere. Without a password, prints a generated one.',
+    options: {
+      email: { type: 'string', value: 'email', required: true, description: 'The user\'s email.' },
+      password: { type: 'string', value: 'password', description: 'The new password: at least 10 characters, not a common one. On the command line it stays in shell history: prefer --password-stdin, or let one be generated.' },
+      'password-stdin': PASSWORD_OPTIONS['password-stdin']!,
+    },
+    password: 'optional',
+    run: async ({ config, database, options }) => {
+      const operators = await operatorsService(config, database);
+      const result = await operators.resetPasswordByEmail(String(options.email), typeof options.password === 'string' ? options.password : undefined);
+      return {
+        userId: result.userId,
+        email: result.email,
+        ...(result.generated ? { password: result.password } : {}),
+        note: `${result.generated ? 'Give this password to the user; they can change it in the console\'s settings. ' : ''}Every session of the user has ended. Sign in at ${config.publicUrl}/app/signin.`,
+      };
+    },
+  },
+  demo: {
+    summary: 'Seeds a demo organization: an operator (credentials printed), a branded agent, a custom select field, a form using it with a few submissions and opportunities. Run again for another.',
+    options: {},
+    run: async ({ config, database }) => {
+      const { seedDemo } = await import('./demo.js');
+      return seedDemo(config, database);
+    },
+  },
   'secrets rotate': {
     summary: 'Re-encrypts every stored tool credential under SECRETS_KEY, reading values still under the old key with SECRETS_KEY_PREVIOUS. Run it after setting both; then drop SECRETS_KEY_PREVIOUS.',
     options: {},
@@ -166,6 +193,12 @@ const commands: Record<string, Command> = {
 async function accountsService(database: Database) {
   const [{ createStandaloneAccountsService }, { systemClock }] = await Promise.all([import('./app.js'), import('./lib/clock.js')]);
   return createStandaloneAccountsService(database.db, systemClock);
+}
+
+/** Console accounts outside the HTTP app (no mailer: the CLI prints what it would send). */
+async function operatorsService(config: Config, database: Database) {
+  const [{ createStandaloneOperatorsService }, { systemClock }, { pino }] = await Promise.all([import('./app.js'), import('./lib/clock.js'), import('pino')]);
+  return createStandaloneOperatorsService(database.db, systemClock, config, pino({ level: 'silent' }));
 }
 
 /** The orgs service outside the HTTP app (app.ts builds it; no form cache listens to its changes). */
@@ -192,7 +225,7 @@ function synopsis(name: string, command: Command): string {
   const parts = [`switchboard ${name}`];
   for (const [option, spec] of Object.entries(command.options)) {
     if (option === 'password-stdin') continue;
-    if (option === 'password') parts.push(`(${optionLabel('password', spec)} | --password-stdin)`);
+    if (option === 'password') parts.push(command.password === 'optional' ? `[${optionLabel('password', spec)} | --password-stdin]` : `(${optionLabel('password', spec)} | --password-stdin)`);
     else parts.push(spec.required ? optionLabel(option, spec) : `[${optionLabel(option, spec)}]`);
   }
   return parts.join(' ');

@@ -77,6 +77,22 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATA_DIR: dataDir(), ...env })).toThrow(ConfigError);
   });
 
+  it('reads session expiry, SMTP_URL and MAIL_FROM, and refuses bad values', () => {
+    const dir = dataDir();
+    const defaults = loadConfig({ DATA_DIR: dir, PUBLIC_URL: 'https://forms.example.com' });
+    expect(defaults.sessions).toEqual({ idleMs: 7 * 86_400_000, absoluteMs: 30 * 86_400_000 });
+    expect(defaults.smtpUrl).toBeUndefined();
+    expect(defaults.mailFrom).toBe('Switchboard <no-reply@forms.example.com>');
+    const set = loadConfig({ DATA_DIR: dir, SESSION_IDLE_DAYS: '1', SESSION_MAX_DAYS: '14', SMTP_URL: 'smtps://user:pass@mail.example.com:465', MAIL_FROM: 'Acme <hi@acme.example>' });
+    expect(set.sessions).toEqual({ idleMs: 86_400_000, absoluteMs: 14 * 86_400_000 });
+    expect(set.smtpUrl).toBe('smtps://user:pass@mail.example.com:465');
+    expect(set.mailFrom).toBe('Acme <hi@acme.example>');
+    expect(() => loadConfig({ DATA_DIR: dir, SESSION_IDLE_DAYS: '40' })).toThrow(/SESSION_IDLE_DAYS \(40\) must not exceed SESSION_MAX_DAYS \(30\)/);
+    expect(() => loadConfig({ DATA_DIR: dir, SESSION_MAX_DAYS: '0' })).toThrow(/SESSION_MAX_DAYS must be a whole number/);
+    expect(() => loadConfig({ DATA_DIR: dir, SMTP_URL: 'http://mail.example.com' })).toThrow(/SMTP_URL must start with smtp:\/\/ or smtps:\/\//);
+    expect(() => loadConfig({ DATA_DIR: dir, MAIL_FROM: 'nobody' })).toThrow(ConfigError);
+  });
+
   it('refuses unsafe defaults in production', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', DATA_DIR: dataDir() })).toThrow(/SECRETS_KEY is required/);
     expect(() => loadConfig({ NODE_ENV: 'production', SECRETS_KEY: KEY, TOOL_ALLOW_PRIVATE_ENDPOINTS: '1' })).toThrow(/TOOL_ALLOW_PRIVATE_ENDPOINTS/);

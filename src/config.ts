@@ -36,6 +36,19 @@ export interface Config {
   toolCallTimeoutMs: number;
   /** Limits on client connections (see httpLimits). */
   http: HttpLimits;
+  /** Console sessions: idle and absolute expiry. */
+  sessions: SessionLimits;
+  /** `smtp://` or `smtps://`: invitations and password-reset links are emailed; without it they are shown or logged. */
+  smtpUrl: string | undefined;
+  /** The From of those emails. */
+  mailFrom: string;
+}
+
+export interface SessionLimits {
+  /** A session unused this long ends (SESSION_IDLE_DAYS, default 7). */
+  idleMs: number;
+  /** A session ends this long after sign-in, used or not (SESSION_MAX_DAYS, default 30). */
+  absoluteMs: number;
 }
 
 /** What one client connection may take from the server. */
@@ -172,6 +185,23 @@ function httpLimits(env: Env): HttpLimits {
   return limits;
 }
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+function sessionLimits(env: Env): SessionLimits {
+  const idleDays = integer(env, 'SESSION_IDLE_DAYS', 7, 1, 365);
+  const maxDays = integer(env, 'SESSION_MAX_DAYS', 30, 1, 365);
+  if (idleDays > maxDays) throw new ConfigError(`SESSION_IDLE_DAYS (${idleDays}) must not exceed SESSION_MAX_DAYS (${maxDays}): no session outlives its absolute expiry.`);
+  return { idleMs: idleDays * DAY_MS, absoluteMs: maxDays * DAY_MS };
+}
+
+/** MAIL_FROM, or `Switchboard <no-reply@host of PUBLIC_URL>`. */
+function mailFrom(env: Env, publicUrl: string): string {
+  const raw = (env.MAIL_FROM ?? '').trim();
+  if (raw === '') return `Switchboard <no-reply@${new URL(publicUrl).hostname}>`;
+  if (!/^[^\r\n]*@[^\r\n]*$/.test(raw) || raw.length > 200) throw new ConfigError(`MAIL_FROM must be an address such as "Switchboard <no-reply@example.com>" (got "${raw}").`);
+  return raw;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = env.NODE_ENV ?? 'development';
   if (nodeEnv !== 'development' && nodeEnv !== 'production' && nodeEnv !== 'test') {
@@ -223,5 +253,8 @@ export function loadConfig(env: Env = process.env): Config {
     toolCaFile,
     toolCallTimeoutMs: integer(env, 'TOOL_CALL_TIMEOUT_MS', 15000, 1000, 30000),
     http: httpLimits(env),
+    sessions: sessionLimits(env),
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: mailFrom(env, publicUrl),
   };
 }

@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
-import type { AppsTable, DB, DevelopersTable } from '../db/tables.js';
+import { skipLockedOnPostgres } from '../db/query-helpers.js';
+import type { AppsTable, DB, DevelopersTable, InvitationsTable, PasswordResetsTable, SessionsTable, UsersTable } from '../db/tables.js';
 
+/** Developer accounts and apps; operator users, their console sessions, invitations and password resets. */
 export function createAccountsRepo(db: Kysely<DB>) {
   return {
     insertDeveloper: (row: DevelopersTable) => db.insertInto('developers').values(row).execute(),
@@ -19,6 +21,88 @@ export function createAccountsRepo(db: Kysely<DB>) {
 
     updateAppSecret: (id: string, hash: string, at: string) =>
       db.updateTable('apps').set({ client_secret_hash: hash, secret_rotated_at: at }).where('id', '=', id).execute(),
+
+    // ── Operator users ──
+    insertUser: (row: UsersTable) => db.insertInto('users').values(row).execute(),
+    findUserByEmail: (email: string) => db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst(),
+    findUser: (id: string) => db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst(),
+    findOrgUser: (orgId: string, id: string) => db.selectFrom('users').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
+    /** Oldest first; at the same instant owners first (the sign-up's owner before those invited). */
+    listOrgUsers: (orgId: string) => db.selectFrom('users').selectAll().where('org_id', '=', orgId).orderBy('created_at').orderBy('role', 'desc').orderBy('id').execute(),
+    countOwners: async (orgId: string) =>
+      Number((await db.selectFrom('users').select((eb) => eb.fn.countAll().as('n')).where('org_id', '=', orgId).where('role', '=', 'owner').executeTakeFirstOrThrow()).n),
+    deleteUser: (orgId: string, id: string) => db.deleteFrom('users').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
+    updatePasswordHash: (id: string, hash: string) => db.updateTable('users').set({ password_hash: hash }).where('id', '=', id).execute(),
+    findOrgName: (orgId: string) => db.selectFrom('orgs').select(['id', 'name']).where('id', '=', orgId).executeTakeFirst(),
+
+    // ── Sessions ──
+    insertSession: (row: SessionsTable) => db.insertInto('sessions').values(row).execute(),
+    /** The live session of a token hash with its user (role, email, name) in one read. */
+    findSessionByHash: (tokenHash: string) =>
+      db
+        .selectFrom('sessions as s')
+        .innerJoin('users as u', 'u.id', 's.user_id')
+        .select(['s.id', 's.user_id', 's.org_id', 's.csrf_secret', 's.last_seen_at', 's.expires_at', 's.revoked_at', 'u.email', 'u.name', 'u.role'])
+        .where('s.token_hash', '=', tokenHash)
+        .executeTakeFirst(),
+    touchSession: (id: string, at: string) => db.updateTable('sessions').set({ last_seen_at: at }).where('id', '=', id).execute(),
+    revokeSession: (id: string, at: string) => db.updateTable('sessions').set({ revoked_at: at }).where('id', '=', id).where('revoked_at', 'is', null).execute(),
+    /** Every live session of a user, but `keep` (the one changing the password). */
+    revokeUserSessions: (userId: string, at: string, keep?: string) => {
+      let query = db.updateTable('sessions').set({ revoked_at: at }).where('user_id', '=', userId).where('revoked_at', 'is', null);
+      if (keep !== undefined) query = query.where('id', '!=', keep);
+      return query.execute();
+    },
+    deleteExpiredSessions: async (now: string, limit: number): Promise<number> => {
+      const batch = skipLockedOnPostgres(db, db.selectFrom('sessions').select('id').where('expires_at', '<', now).limit(limit));
+      return Number((await db.deleteFrom('sessions').where('id', 'in', batch).executeTakeFirst()).numDeletedRows);
+    },
+
+    // ── Invitations ──
+    insertInvitation: (row: InvitationsTable) => db.insertInto('invitations').values(row).execute(),
+    findInvitationByHash: (tokenHash: string) => db.selectFrom('invitations').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst(),
+    findInvitation: (orgId: string, id: string) => db.selectFrom('invitations').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
+    /** Open invitations (not accepted, revoked or expired at `now`), newest first. */
+    listPendingInvitations: (orgId: string, now: string) =>
+      db
+        .selectFrom('invitations')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .where('accepted_at', 'is', null)
+        .where('revoked_at', 'is', null)
+        .where('expires_at', '>', now)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(500)
+        .execute(),
+    revokeInvitation: (id: string, at: string) => db.updateTable('invitations').set({ revoked_at: at }).where('id', '=', id).where('revoked_at', 'is', null).execute(),
+    deleteInvitation: (id: string) => db.deleteFrom('invitations').where('id', '=', id).execute(),
+    /** Marks it accepted if it still is open: true when this call did (single use, even under a race). */
+    acceptInvitation: async (id: string, at: string) =>
+      Number(
+        (await db.updateTable('invitations').set({ accepted_at: at }).where('id', '=', id).where('accepted_at', 'is', null).where('revoked_at', 'is', null).where('expires_at', '>', at).executeTakeFirst())
+          .numUpdatedRows,
+      ) === 1,
+    deleteExpiredInvitations: async (now: string, limit: number): Promise<number> => {
+      const batch = skipLockedOnPostgres(db, db.selectFrom('invitations').select('id').where('expires_at', '<', now).limit(limit));
+      return Number((await db.deleteFrom('invitations').where('id', 'in', batch).executeTakeFirst()).numDeletedRows);
+    },
+
+    // ── Password resets ──
+    insertPasswordReset: (row: PasswordResetsTable) => db.insertInto('password_resets').values(row).execute(),
+    /** Uses the token if it is still open: its user id, or undefined (unknown, used or expired). Single use, even under a race. */
+    usePasswordReset: async (tokenHash: string, at: string): Promise<string | undefined> => {
+      const row = await db.selectFrom('password_resets').select(['user_id']).where('token_hash', '=', tokenHash).where('used_at', 'is', null).where('expires_at', '>', at).executeTakeFirst();
+      if (!row) return undefined;
+      const updated = await db.updateTable('password_resets').set({ used_at: at }).where('token_hash', '=', tokenHash).where('used_at', 'is', null).executeTakeFirst();
+      return Number(updated.numUpdatedRows) === 1 ? row.user_id : undefined;
+    },
+    /** Other open reset tokens of a user stop working once one is used or the password changes. */
+    closePasswordResets: (userId: string, at: string) => db.updateTable('password_resets').set({ used_at: at }).where('user_id', '=', userId).where('used_at', 'is', null).execute(),
+    deleteExpiredPasswordResets: async (now: string, limit: number): Promise<number> => {
+      const batch = skipLockedOnPostgres(db, db.selectFrom('password_resets').select('token_hash').where('expires_at', '<', now).limit(limit));
+      return Number((await db.deleteFrom('password_resets').where('token_hash', 'in', batch).executeTakeFirst()).numDeletedRows);
+    },
   };
 }
 

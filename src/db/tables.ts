@@ -87,7 +87,48 @@ export interface UsersTable {
   email: string;
   name: string;
   password_hash: string;
+  /** `owner` manages members, invitations and API keys; `member` does everything else. */
+  role: UserRole;
   created_at: string;
+}
+
+export type UserRole = 'owner' | 'member';
+
+/** A console session: the cookie holds the token, this row only its SHA-256. */
+export interface SessionsTable {
+  id: string;
+  token_hash: string;
+  user_id: string;
+  org_id: string;
+  /** The CSRF token of the session (useless without the cookie, which is stored hashed). */
+  csrf_secret: string;
+  created_at: string;
+  /** Written at most once a minute; idle expiry counts from it. */
+  last_seen_at: string;
+  /** Absolute expiry. */
+  expires_at: string;
+  revoked_at: string | null;
+}
+
+export interface InvitationsTable {
+  id: string;
+  org_id: string;
+  email: string;
+  token_hash: string;
+  /** The actor who invited: a user id (`usr_…`) or an API key id (`key_…`). */
+  invited_by: string;
+  created_at: string;
+  expires_at: string;
+  accepted_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface PasswordResetsTable {
+  token_hash: string;
+  user_id: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
 }
 
 export interface OrgApiKeysTable {
@@ -331,6 +372,9 @@ export interface DB {
   tool_revisions: ToolRevisionsTable;
   orgs: OrgsTable;
   users: UsersTable;
+  sessions: SessionsTable;
+  invitations: InvitationsTable;
+  password_resets: PasswordResetsTable;
   org_api_keys: OrgApiKeysTable;
   agents: AgentsTable;
   custom_fields: CustomFieldsTable;

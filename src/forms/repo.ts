@@ -61,6 +61,7 @@ export function createFormsRepo(db: Kysely<DB>) {
 
     // ── Consent history ──
     insertConsentVersion: (row: ConsentVersionsTable) => db.insertInto('consent_versions').values(row).execute(),
+    listConsentVersions: (formId: string) => db.selectFrom('consent_versions').selectAll().where('form_id', '=', formId).execute(),
 
     // ── Submissions ──
     insertSubmission: (row: SubmissionsTable) => insertSubmission(db, row),

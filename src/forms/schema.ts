@@ -153,6 +153,18 @@ export const SubmissionRecord = named('Submission', Type.Object({
 export type SubmissionRecord = Static<typeof SubmissionRecord>;
 export const SubmissionPage = Page(SubmissionRecord);
 
+export const ConsentVersion = named('ConsentVersion', Type.Object({
+  version: Type.String({ description: '"1", "2", …: what submissions carry as consentVersion.' }),
+  text: Type.String({ description: 'The exact consent text of that version.' }),
+  createdAt: Type.String({ format: 'date-time' }),
+}));
+export type ConsentVersion = Static<typeof ConsentVersion>;
+export const ConsentVersionList = named('ConsentVersionList', Type.Array(ConsentVersion));
+
+export const SubmissionsCsv = named('SubmissionsCsv', Type.String({
+  description: 'CSV (RFC 4180, UTF-8 with a byte order mark), newest first. Columns: submittedAt, id, the form\'s enabled fields, its custom field keys, utm_source, utm_medium, utm_campaign, utm_term, utm_content, consentVersion, consentText. A cell starting with = + - @, a tab or a carriage return is prefixed with \' so spreadsheets do not run it.',
+}));
+
 export const EmbedSnippets = named('EmbedSnippets', Type.Object({
   directLink: Type.String({ description: '`{base_url}/f/{slug}`' }),
   iframe: Type.String({ description: 'An <iframe> of the hosted page with `?embed=1`.' }),

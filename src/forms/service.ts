@@ -1,4 +1,4 @@
-import { isUniqueViolation } from '../db/query-helpers.js';
+import { isUniqueViolation, type CursorPosition } from '../db/query-helpers.js';
 import { presentSubmission } from '../crm/present.js';
 import type { CrmService } from '../crm/service.js';
 import type { FormsTable } from '../db/tables.js';
@@ -16,8 +16,12 @@ import type { FormChanges, FormsRepo } from './repo.js';
 import { escapeHtml } from '../lib/html.js';
 import { httpUrl } from '../lib/text.js';
 import { requiredText } from '../lib/required-text.js';
-import { BUILT_IN_FIELDS, DEFAULT_FIELDS, DEFAULT_SUCCESS_MESSAGE, type FieldSettings } from './rules.js';
-import type { FormCreateInput, FormPatchInput, FormRecord } from './schema.js';
+import { BUILT_IN_FIELDS, DEFAULT_FIELDS, DEFAULT_SUCCESS_MESSAGE, UTM_KEYS, type FieldSettings } from './rules.js';
+import type { ConsentVersion, FormCreateInput, FormPatchInput, FormRecord } from './schema.js';
+import { csvRow } from './csv.js';
+
+/** Submissions read per query of a CSV export. */
+const EXPORT_PAGE = 500;
 
 /**
  * The Operator API's rules for forms. Every query carries the caller's org id, so
@@ -269,6 +273,45 @@ export function createFormsService(deps: {
     return toPage(rows.map((row) => ({ ...row, createdAt: row.created_at })), limit, presentSubmission);
   }
 
+  /** Every consent text the form has had, newest version first. */
+  async function consentVersions(orgId: string, formId: string): Promise<ConsentVersion[]> {
+    await find(orgId, formId);
+    const rows = await repo.listConsentVersions(formId);
+    return rows.sort((a, b) => Number(b.version) - Number(a.version)).map((row) => ({ version: row.version, text: row.text, createdAt: row.created_at }));
+  }
+
+  /**
+   * A form's submissions as CSV, newest first, read a page at a time (never the whole set in memory):
+   * submittedAt, id, the form's enabled built-in fields, its custom field keys, the UTM keys,
+   * consentVersion and consentText. Starts with a UTF-8 byte order mark, so spreadsheets read accents right.
+   */
+  async function exportSubmissions(orgId: string, formId: string): Promise<{ filename: string; rows: AsyncIterable<string> }> {
+    const form = await find(orgId, formId);
+    const settings = JSON.parse(form.fields) as FieldSettings;
+    const fields = BUILT_IN_FIELDS.filter((name) => settings[name]?.enabled);
+    const refs = parseCustomFieldRefs(form.custom_fields);
+    const keyOf = new Map((await repo.customFieldsByIds(orgId, refs.map((ref) => ref.customFieldId))).map((row) => [row.id, row.key]));
+    const customKeys = refs.flatMap((ref) => keyOf.get(ref.customFieldId) ?? []);
+    async function* rows(): AsyncIterable<string> {
+      yield `\uFEFF${csvRow(['submittedAt', 'id', ...fields, ...customKeys, ...UTM_KEYS, 'consentVersion', 'consentText'])}`;
+      let after: CursorPosition | undefined;
+      for (;;) {
+        const page = await repo.listSubmissions(orgId, formId, EXPORT_PAGE, after);
+        const shown = page.slice(0, EXPORT_PAGE);
+        let chunk = '';
+        for (const row of shown) {
+          const sub = presentSubmission(row);
+          chunk += csvRow([sub.createdAt, sub.id, ...fields.map((name) => sub.values[name]), ...customKeys.map((key) => sub.custom[key]), ...UTM_KEYS.map((key) => sub.metadata[key]), sub.consentVersion, sub.consentText]);
+        }
+        if (chunk !== '') yield chunk;
+        const last = shown[shown.length - 1];
+        if (page.length <= EXPORT_PAGE || !last) return;
+        after = { createdAt: last.created_at, id: last.id };
+      }
+    }
+    return { filename: `${form.slug}-submissions.csv`, rows: rows() };
+  }
+
   /** The form with its all-time views and submissions (this node's pending views written first). */
   async function getWithCounts(orgId: string, id: string) {
     const row = await find(orgId, id);
@@ -307,7 +350,7 @@ export function createFormsService(deps: {
     };
   }
 
-  return { create, get: getWithCounts, update, remove, list, submissions, embed, stats };
+  return { create, get: getWithCounts, update, remove, list, submissions, consentVersions, exportSubmissions, embed, stats };
 }
 
 export type FormsService = ReturnType<typeof createFormsService>;

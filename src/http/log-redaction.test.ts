@@ -40,7 +40,11 @@ describe('log redaction', () => {
     secrets.accessToken = await getAccessToken(t.app, app);
     secrets.orgApiKey = (await createOrgWithKey(t.database, t.clock)).apiKey;
     secrets.agentKey = newSecret('svc_agt');
-    secrets.session = newSecret('svc_sess');
+    secrets.session = newSecret('svc_ses');
+    // A real console session: its cookie and CSRF token are sent with every kind of request below.
+    const signup = await t.app.inject({ method: 'POST', url: '/api/auth/signup', payload: { email: 'logs@example.com', password: 'violet kettle marathon', name: 'Logs', organizationName: 'Logs Co' } });
+    secrets.realSession = /svc_session=(svc_ses_\w+)/.exec(String(signup.headers['set-cookie']))![1]!;
+    secrets.csrfToken = (signup.json() as { data: { csrfToken: string } }).data.csrfToken;
   });
   afterAll(async () => t.close());
 
@@ -59,6 +63,10 @@ describe('log redaction', () => {
     await inject({ method: 'GET', url: '/api/org/contacts', headers: { authorization: `Bearer ${secret}` } });
     await inject({ method: 'GET', url: '/api/org/contacts', headers: { 'x-api-key': secret } });
     await inject({ method: 'GET', url: '/api/dev/tools', headers: { cookie: `session=${secret}; theme=dark` } });
+    await inject({ method: 'GET', url: '/api/org/contacts', headers: { cookie: `svc_session=${secret}` } });
+    await inject({ method: 'POST', url: '/api/org/contacts', headers: { cookie: `svc_session=${secrets.realSession}`, 'x-csrf-token': secret }, payload: { email: 'y@example.com' } });
+    await inject({ method: 'POST', url: '/api/auth/signout', headers: { cookie: `theme=dark; svc_session=${secret}`, 'x-csrf-token': secret } });
+    await inject({ method: 'POST', url: '/api/auth/signin', payload: { email: 'logs@example.com', password: secret } });
     const basic = Buffer.from(`${clientId}:${secret}`).toString('base64');
     await inject({ method: 'POST', url: '/api/dev/oauth/token', headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'grant_type=client_credentials' });
     await inject({ method: 'POST', url: '/api/dev/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }).toString() });

@@ -12,9 +12,11 @@ import { named, nameOf } from './schema-name.js';
 /**
  * Measured at 127 KB when shared schemas became components (604 KB inlined before), and at
  * 154 KB once tool calls added eleven operations (installations, agent tools, tool calls,
- * agent keys): room to grow, not to inline again.
+ * agent keys): room to grow, not to inline again. 212 KB once console accounts added thirteen
+ * operations (sign-up to invitations, members), the CSV export and consent versions, and every
+ * Operator API operation named the session cookie as a second security scheme.
  */
-const SIZE_BUDGET_BYTES = 180_000;
+const SIZE_BUDGET_BYTES = 230_000;
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 interface Operation {

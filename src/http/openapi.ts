@@ -29,6 +29,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config, vers
         { name: 'Catalog', description: 'Published tools, public.' },
         { name: 'Public forms', description: 'Form configuration and submissions; no authentication.' },
         { name: 'Operator', description: 'Everything the operator panel does.' },
+        { name: 'Accounts', description: 'Console accounts: sign-up, sign-in, sessions, password reset and invitations.' },
         { name: 'Health', description: 'Liveness and readiness.' },
       ],
       components: {
@@ -50,7 +51,13 @@ export async function registerOpenApi(app: FastifyInstance, config: Config, vers
           orgApiKey: {
             type: 'http',
             scheme: 'bearer',
-            description: 'An organization API key (`svc_org_…`), or the operator panel session cookie.',
+            description: 'An organization API key (`svc_org_…`).',
+          },
+          consoleSession: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'svc_session',
+            description: 'The console\'s session cookie (POST /api/auth/signin). Changes made with it also need X-CSRF-Token and a same-site Origin.',
           },
           agentKey: {
             type: 'http',

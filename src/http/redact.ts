@@ -7,6 +7,7 @@ const REDACTED = '[redacted]';
 export const redactPaths = [
   'req.headers.authorization',
   'req.headers.cookie',
+  'req.headers["x-csrf-token"]',
   'req.headers["x-api-key"]',
   'res.headers["set-cookie"]',
   '*.client_secret',
@@ -19,7 +20,7 @@ export const redactPaths = [
   '*.credentials',
 ];
 
-/** Every secret we issue starts `svc_` (`svc_at_…`, `svc_cs_…`, `svc_org_…`, `svc_agt_…`, `svc_sess_…`: lib/ids.ts). */
+/** Every secret we issue starts `svc_` (`svc_at_…`, `svc_cs_…`, `svc_org_…`, `svc_agt_…`, `svc_ses_…`, `svc_inv_…`, `svc_rst_…`: lib/ids.ts). */
 const OUR_SECRET = /svc_/i;
 
 /**

@@ -9,8 +9,9 @@
  * Accepted credentials, tried in order:
  *   1. `Authorization: Bearer svc_org_…` — an org API key, looked up by its SHA-256 hash.
  *      Revoked and unknown keys → 401 INVALID_TOKEN. Actor `{type: 'api_key', id: 'key_…'}`.
- *   2. A session (cookie) — the `sessions` seam below: an operator signed in to the panel.
- *      Actor `{type: 'user', id: 'usr_…'}`. Until it is wired, only API keys work.
+ *   2. A session (cookie) — the `sessions` seam below (accounts/sessions-service.ts): an operator
+ *      signed in to the console. Actor `{type: 'user', id: 'usr_…'}` with the user's role; its
+ *      changes need the CSRF token and a same-site Origin (403 FORBIDDEN otherwise).
  * Nothing at all → 401 UNAUTHORIZED with `WWW-Authenticate: Bearer realm="switchboard"`.
  *
  * Runs as an onRequest hook, before the body is parsed, so an unauthenticated
@@ -22,11 +23,14 @@ import { createRequestSlot } from '../http/request-slot.js';
 import type { Clock } from '../lib/clock.js';
 import { hashSecret } from '../lib/hashing.js';
 import { bearerToken } from '../oauth/bearer.js';
+import type { UserRole } from '../db/tables.js';
 import type { OrgsRepo } from './repo.js';
 
 export interface OrgPrincipal {
   orgId: string;
   actor: { type: 'api_key' | 'user'; id: string };
+  /** A signed-in user's role; an API key speaks for the organization and may do what an owner does. */
+  role?: UserRole;
 }
 
 /**
@@ -86,12 +90,22 @@ export function createOrgAuth(deps: OrgAuthDeps) {
       slot.set(request, session);
       return;
     }
-    throw new AppError('UNAUTHORIZED', 'This endpoint needs an organization API key: send Authorization: Bearer svc_org_….', {
+    throw new AppError('UNAUTHORIZED', 'Sign in to the console, or send an organization API key as Authorization: Bearer svc_org_….', {
       headers: { 'WWW-Authenticate': `Bearer ${REALM}` },
     });
   };
 
-  return { require, principal: (request: FastifyRequest): OrgPrincipal => slot.get(request) };
+  /**
+   * For routes only owners use (members, invitations, API keys), after `require`: a member's
+   * session gets 403 FORBIDDEN. Route-level onRequest hooks run after the scope's, before the body is read.
+   */
+  const requireOwner: onRequestAsyncHookHandler = async (request) => {
+    if (slot.get(request).role === 'member') {
+      throw new AppError('FORBIDDEN', 'Only an owner of the organization can manage members, invitations and API keys. Ask an owner to do it.');
+    }
+  };
+
+  return { require, requireOwner, principal: (request: FastifyRequest): OrgPrincipal => slot.get(request) };
 }
 
 export type OrgAuth = ReturnType<typeof createOrgAuth>;

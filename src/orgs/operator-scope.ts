@@ -8,7 +8,7 @@ import type { OrgAuth } from './auth.js';
 export const ORG_BODY_LIMIT = 64 * 1024;
 
 /** Common schema parts of every Operator API route: tag and security scheme in the OpenAPI document. */
-export const operatorRoute = { tags: ['Operator'], security: [{ orgApiKey: [] }] };
+export const operatorRoute: { tags: string[]; security: Record<string, string[]>[] } = { tags: ['Operator'], security: [{ orgApiKey: [] }, { consoleSession: [] }] };
 
 /**
  * Registers routes in a scope where every request is authenticated first (`orgAuth.require`

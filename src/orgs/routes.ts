@@ -26,47 +26,52 @@ export function registerOrgRoutes(app: App, deps: { orgAuth: OrgAuth; orgs: Orgs
 
     // ── API keys ──
     r.post('/api/org/api-keys', {
+      onRequest: orgAuth.requireOwner,
       bodyLimit: ORG_BODY_LIMIT,
-      schema: { ...operatorRoute, operationId: 'createApiKey', summary: 'Create an org API key', description: 'Creates a key for the Operator API. The key is in this response only; only its hash is stored. Needs an org API key.', body: ApiKeyCreate, response: { 201: Envelope(CreatedApiKey), ...errorResponses(400, 401, 413, 415) } },
+      schema: { ...operatorRoute, operationId: 'createApiKey', summary: 'Create an org API key', description: 'Creates a key for the Operator API. The key is in this response only; only its hash is stored. Needs an org API key or an owner session (403 FORBIDDEN for a member).', body: ApiKeyCreate, response: { 201: Envelope(CreatedApiKey), ...errorResponses(403, 400, 401, 413, 415) } },
     }, async (request, reply) => reply.code(201).send(ok(await apiKeys.create(orgOf(request), request.body))));
 
     r.get('/api/org/api-keys', {
-      schema: { ...operatorRoute, operationId: 'listApiKeys', summary: 'List org API keys', description: 'The organization\'s keys, revoked ones included, newest first, paged with `limit` and `cursor`; secrets are never returned. Needs an org API key.', querystring: PageQuery, response: { 200: Envelope(ApiKeyPage), ...errorResponses(400, 401) } },
+      onRequest: orgAuth.requireOwner,
+      schema: { ...operatorRoute, operationId: 'listApiKeys', summary: 'List org API keys', description: 'The organization\'s keys, revoked ones included, newest first, paged with `limit` and `cursor`; secrets are never returned. Needs an org API key or an owner session (403 FORBIDDEN for a member).', querystring: PageQuery, response: { 200: Envelope(ApiKeyPage), ...errorResponses(400, 401) } },
     }, async (request) => ok(await apiKeys.list(orgOf(request), request.query)));
 
     r.get('/api/org/api-keys/:id', {
-      schema: { ...operatorRoute, operationId: 'getApiKey', summary: 'Get an org API key', description: 'One key\'s name, last four characters and dates; never the secret. Needs an org API key. 404 NOT_FOUND.', params: ApiKeyIdParams, response: { 200: Envelope(ApiKey), ...errorResponses(401, 404) } },
+      onRequest: orgAuth.requireOwner,
+      schema: { ...operatorRoute, operationId: 'getApiKey', summary: 'Get an org API key', description: 'One key\'s name, last four characters and dates; never the secret. Needs an org API key or an owner session (403 FORBIDDEN for a member). 404 NOT_FOUND.', params: ApiKeyIdParams, response: { 200: Envelope(ApiKey), ...errorResponses(403, 401, 404) } },
     }, async (request) => ok(await apiKeys.get(orgOf(request), request.params.id)));
 
     r.post('/api/org/api-keys/:id/revoke', {
-      schema: { ...operatorRoute, operationId: 'revokeApiKey', summary: 'Revoke an org API key', description: 'The key stops working at once; the record stays for the audit trail. Revoking twice is harmless. Needs an org API key. 404 NOT_FOUND.', params: ApiKeyIdParams, response: { 200: Envelope(ApiKey), ...errorResponses(401, 404) } },
+      onRequest: orgAuth.requireOwner,
+      schema: { ...operatorRoute, operationId: 'revokeApiKey', summary: 'Revoke an org API key', description: 'The key stops working at once; the record stays for the audit trail. Revoking twice is harmless. Needs an org API key or an owner session (403 FORBIDDEN for a member). 404 NOT_FOUND.', params: ApiKeyIdParams, response: { 200: Envelope(ApiKey), ...errorResponses(403, 401, 404) } },
     }, async (request) => ok(await apiKeys.revoke(orgOf(request), request.params.id)));
 
     r.delete('/api/org/api-keys/:id', {
-      schema: { ...operatorRoute, operationId: 'deleteApiKey', summary: 'Delete an org API key', description: 'Revokes the key and removes its record. Needs an org API key. 404 NOT_FOUND.', params: ApiKeyIdParams, response: { 200: Envelope(Deleted), ...errorResponses(401, 404) } },
+      onRequest: orgAuth.requireOwner,
+      schema: { ...operatorRoute, operationId: 'deleteApiKey', summary: 'Delete an org API key', description: 'Revokes the key and removes its record. Needs an org API key or an owner session (403 FORBIDDEN for a member). 404 NOT_FOUND.', params: ApiKeyIdParams, response: { 200: Envelope(Deleted), ...errorResponses(403, 401, 404) } },
     }, async (request) => ok(await apiKeys.remove(orgOf(request), request.params.id)));
 
     // ── Agents ──
     r.post('/api/org/agents', {
       bodyLimit: ORG_BODY_LIMIT,
-      schema: { ...operatorRoute, operationId: 'createAgent', summary: 'Create an agent', description: 'An agent carries the brand (name, colors, font, logo) its forms show. Needs an org API key. 400 VALIDATION_ERROR for a bad color, font or logo URL (https:// only).', body: AgentCreate, response: { 201: Envelope(Agent), ...errorResponses(400, 401, 413, 415) } },
+      schema: { ...operatorRoute, operationId: 'createAgent', summary: 'Create an agent', description: 'An agent carries the brand (name, colors, font, logo) its forms show. Needs an org API key or a session. 400 VALIDATION_ERROR for a bad color, font or logo URL (https:// only).', body: AgentCreate, response: { 201: Envelope(Agent), ...errorResponses(400, 401, 413, 415) } },
     }, async (request, reply) => reply.code(201).send(ok(await agents.create(orgOf(request), request.body))));
 
     r.get('/api/org/agents', {
-      schema: { ...operatorRoute, operationId: 'listAgents', summary: 'List agents', description: 'The organization\'s agents with their branding, newest first, paged with `limit` and `cursor`. Needs an org API key.', querystring: PageQuery, response: { 200: Envelope(AgentPage), ...errorResponses(400, 401) } },
+      schema: { ...operatorRoute, operationId: 'listAgents', summary: 'List agents', description: 'The organization\'s agents with their branding, newest first, paged with `limit` and `cursor`. Needs an org API key or a session.', querystring: PageQuery, response: { 200: Envelope(AgentPage), ...errorResponses(400, 401) } },
     }, async (request) => ok(await agents.list(orgOf(request), request.query)));
 
     r.get('/api/org/agents/:id', {
-      schema: { ...operatorRoute, operationId: 'getAgent', summary: 'Get an agent', description: 'One agent with its branding. Needs an org API key. 404 AGENT_NOT_FOUND.', params: AgentIdParams, response: { 200: Envelope(Agent), ...errorResponses(401, 404) } },
+      schema: { ...operatorRoute, operationId: 'getAgent', summary: 'Get an agent', description: 'One agent with its branding. Needs an org API key or a session. 404 AGENT_NOT_FOUND.', params: AgentIdParams, response: { 200: Envelope(Agent), ...errorResponses(401, 404) } },
     }, async (request) => ok(await agents.get(orgOf(request), request.params.id)));
 
     r.patch('/api/org/agents/:id', {
       bodyLimit: ORG_BODY_LIMIT,
-      schema: { ...operatorRoute, operationId: 'updateAgent', summary: 'Update an agent', description: 'Changes only the fields given; `branding` fields may be given one by one. Forms using the agent show the new brand at once. Needs an org API key. 404 AGENT_NOT_FOUND.', params: AgentIdParams, body: AgentPatch, response: { 200: Envelope(Agent), ...errorResponses(400, 401, 404, 413, 415) } },
+      schema: { ...operatorRoute, operationId: 'updateAgent', summary: 'Update an agent', description: 'Changes only the fields given; `branding` fields may be given one by one. Forms using the agent show the new brand at once. Needs an org API key or a session. 404 AGENT_NOT_FOUND.', params: AgentIdParams, body: AgentPatch, response: { 200: Envelope(Agent), ...errorResponses(400, 401, 404, 413, 415) } },
     }, async (request) => ok(await agents.update(orgOf(request), request.params.id, request.body)));
 
     r.delete('/api/org/agents/:id', {
-      schema: { ...operatorRoute, operationId: 'deleteAgent', summary: 'Delete an agent', description: 'Forms that used its brand show no branding until another agent is chosen. Needs an org API key. 404 AGENT_NOT_FOUND.', params: AgentIdParams, response: { 200: Envelope(Deleted), ...errorResponses(401, 404) } },
+      schema: { ...operatorRoute, operationId: 'deleteAgent', summary: 'Delete an agent', description: 'Forms that used its brand show no branding until another agent is chosen. Needs an org API key or a session. 404 AGENT_NOT_FOUND.', params: AgentIdParams, response: { 200: Envelope(Deleted), ...errorResponses(401, 404) } },
     }, async (request) => ok(await agents.remove(orgOf(request), request.params.id)));
 
     // ── Agent keys (MCP) ──

@@ -76,7 +76,11 @@ export interface OrgsRepos {
 export function createOrgsService(deps: { repo: OrgsRepo; transact: Transact<OrgsRepos>; clock: Clock; changes: OrgChangeFeed }) {
   const { repo, transact, clock, changes } = deps;
 
-  async function createOrganization(input: NewOrganization): Promise<CreatedOrganization> {
+  /**
+   * The org, its first operator (an owner), the default pipeline and, with `issueKey`, a first API
+   * key, in one transaction. The CLI's `org create` and the console's sign-up both come here.
+   */
+  async function insertOrganization(input: NewOrganization, issueKey: boolean): Promise<{ org: Organization; operator: CreatedOrganization['operator']; apiKey: CreatedApiKey | undefined }> {
     const name = input.name.trim();
     if (name === '' || name.length > 100) throw new AppError('VALIDATION_ERROR', 'Enter an organization name of 1 to 100 characters.', { field: 'name' });
     const email = normalizeEmail(input.email);
@@ -96,10 +100,10 @@ export function createOrgsService(deps: { repo: OrgsRepo; transact: Transact<Org
       const now = isoNow(clock);
       const org = { id: newId('org'), name, default_country: country, created_at: now };
       await repos.orgs.insertOrg(org);
-      const operator = { id: newId('usr'), org_id: org.id, email: email.value, name: operatorName, password_hash: passwordHash, created_at: now };
+      const operator = { id: newId('usr'), org_id: org.id, email: email.value, name: operatorName, password_hash: passwordHash, role: 'owner' as const, created_at: now };
       await repos.orgs.insertUser(operator);
       await insertDefaultPipeline(repos.crm, org.id, now);
-      const apiKey = await issueApiKey(repos.orgs, org.id, 'Default key', now);
+      const apiKey = issueKey ? await issueApiKey(repos.orgs, org.id, 'Default key', now) : undefined;
       return {
         org: presentOrg(org),
         operator: { id: operator.id, email: operator.email, name: operator.name },
@@ -111,6 +115,18 @@ export function createOrgsService(deps: { repo: OrgsRepo; transact: Transact<Org
       if (isUniqueViolation(error)) throw new AppError('CONFLICT', 'An operator with that email already exists.', { field: 'email' });
       throw error;
     }
+  }
+
+  /** The CLI's `org create`: the org with a first API key (shown once). */
+  async function createOrganization(input: NewOrganization): Promise<CreatedOrganization> {
+    const { org, operator, apiKey } = await insertOrganization(input, true);
+    return { org, operator, apiKey: apiKey! };
+  }
+
+  /** The console's sign-up: the same org, without an API key nobody would see (the owner makes keys in the console). */
+  async function signUpOrganization(input: NewOrganization): Promise<Omit<CreatedOrganization, 'apiKey'>> {
+    const { org, operator } = await insertOrganization(input, false);
+    return { org, operator };
   }
 
   /**
@@ -149,7 +165,7 @@ export function createOrgsService(deps: { repo: OrgsRepo; transact: Transact<Org
     return presentOrg({ ...before, ...set });
   }
 
-  return { createOrganization, getOrganization, updateOrganization, defaultCountry, agentBranding };
+  return { createOrganization, signUpOrganization, getOrganization, updateOrganization, defaultCountry, agentBranding };
 }
 
 export type OrgsService = ReturnType<typeof createOrgsService>;

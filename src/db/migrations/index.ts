@@ -4,6 +4,7 @@ import * as businessSide from './20261122T0200_business_side.js';
 import * as formsIdempotencyExpiry from './20261122T0330_forms_idempotency_expiry.js';
 import * as toolInstallations from './20261123T1000_tool_installations.js';
 import * as formViews from './20261123T1100_form_views.js';
+import * as accountsSessions from './20261123T1400_accounts_sessions.js';
 
 /**
  * Every migration, by name. Names sort by time; a landed migration is never edited:
@@ -15,4 +16,5 @@ export const migrations: Record<string, Migration> = {
   '20261122T0330_forms_idempotency_expiry': formsIdempotencyExpiry,
   '20261123T1000_tool_installations': toolInstallations,
   '20261123T1100_form_views': formViews,
+  '20261123T1400_accounts_sessions': accountsSessions,
 };

@@ -1,0 +1,132 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { SMTPServer } from 'smtp-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
+
+interface Received {
+  to: string[];
+  raw: string;
+}
+
+/** A real SMTP server on loopback that keeps what it receives. */
+async function startSmtp(): Promise<{ url: string; received: Received[]; next(): Promise<Received>; close(): Promise<void> }> {
+  const received: Received[] = [];
+  const waiting: ((mail: Received) => void)[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        const mail = { to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString('utf8') };
+        const waiter = waiting.shift();
+        if (waiter) waiter(mail);
+        else received.push(mail);
+        callback();
+      });
+    },
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server.server, 'listening');
+  const { port } = server.server.address() as AddressInfo;
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    received,
+    next: () => {
+      const mail = received.shift();
+      return mail ? Promise.resolve(mail) : new Promise((resolve) => waiting.push(resolve));
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The quoted-printable body of a plain-text email, decoded. */
+function bodyOf(raw: string): string {
+  const body = raw.slice(raw.indexOf('\r\n\r\n') + 4);
+  return body.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
+describe.each(testDialects())('emails through SMTP_URL on %s', (dialect) => {
+  let t: TestContext;
+  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  const lines: string[] = [];
+
+  beforeAll(async () => {
+    smtp = await startSmtp();
+    const logStream = new Writable({ write: (chunk, _encoding, done) => { lines.push(String(chunk)); done(); } });
+    t = await createTestContext(dialect, { env: { SMTP_URL: smtp.url, MAIL_FROM: 'Switchboard <hello@example.com>', LOG_LEVEL: 'info' }, deps: { logStream } });
+  });
+  afterAll(async () => {
+    await t.close();
+    await smtp.close();
+  });
+
+  it('emails the invitation link (not in the answer, not in the logs), and the link works', async () => {
+    const signup = await t.app.inject({ method: 'POST', url: '/api/auth/signup', payload: { email: 'olive@example.com', password: 'violet kettle marathon', name: 'Olive', organizationName: 'Olive Plumbing' } });
+    expect(signup.statusCode).toBe(201);
+    const cookie = String(signup.headers['set-cookie']).split(';')[0]!;
+    const csrf = signup.json().data.csrfToken as string;
+    const res = await t.app.inject({ method: 'POST', url: '/api/org/invitations', headers: { cookie, 'x-csrf-token': csrf }, payload: { email: 'mia@example.com' } });
+    expect(res.statusCode).toBe(201);
+    expect(res.json().data).not.toHaveProperty('url');
+    const mail = await smtp.next();
+    expect(mail.to).toEqual(['mia@example.com']);
+    expect(mail.raw).toMatch(/^From: Switchboard <hello@example\.com>/m);
+    expect(mail.raw).toMatch(/^Subject: Join Olive Plumbing on Switchboard/m);
+    const text = bodyOf(mail.raw);
+    expect(text).toContain('Olive invites you to join Olive Plumbing');
+    const link = /http:\/\/localhost:3000\/app\/invitations\/(svc_inv_\w+)/.exec(text);
+    expect(link).not.toBeNull();
+    const token = link![1]!;
+    expect(lines.join('')).not.toContain(token);
+    const accepted = await t.app.inject({ method: 'POST', url: `/api/auth/invitations/${token}/accept`, payload: { name: 'Mia', password: 'amber lantern harbour' } });
+    expect(accepted.statusCode).toBe(201);
+    expect(accepted.json().data.user.role).toBe('member');
+  });
+
+  it('emails a password-reset link to a known address only', async () => {
+    expect((await t.app.inject({ method: 'POST', url: '/api/auth/password-reset', payload: { email: 'nobody@example.com' } })).statusCode).toBe(202);
+    expect((await t.app.inject({ method: 'POST', url: '/api/auth/password-reset', payload: { email: 'Olive@Example.com' } })).statusCode).toBe(202);
+    const mail = await smtp.next();
+    expect(mail.to).toEqual(['olive@example.com']);
+    const token = /\/app\/reset-password\/(svc_rst_\w+)/.exec(bodyOf(mail.raw))![1]!;
+    expect(lines.join('')).not.toContain(token);
+    const done = await t.app.inject({ method: 'POST', url: '/api/auth/password-reset/confirm', payload: { token, password: 'a fresh start today' } });
+    expect(done.statusCode).toBe(200);
+    expect(smtp.received).toEqual([]);
+  });
+});
+
+describe('links without SMTP_URL', () => {
+  it('logs the link at info level in development, and never in production', async () => {
+    for (const env of ['development', 'production'] as const) {
+      const lines: string[] = [];
+      const logStream = new Writable({ write: (chunk, _encoding, done) => { lines.push(String(chunk)); done(); } });
+      const t = await createTestContext('sqlite', { env: { NODE_ENV: env, LOG_LEVEL: 'info' }, deps: { logStream } });
+      try {
+        const signup = await t.app.inject({ method: 'POST', url: '/api/auth/signup', payload: { email: `dev-${env}@example.com`, password: 'violet kettle marathon', name: 'Dev', organizationName: 'Dev Co' } });
+        expect(signup.statusCode).toBe(201);
+        const invite = await t.app.inject({ method: 'POST', url: '/api/org/invitations', headers: { cookie: String(signup.headers['set-cookie']).split(';')[0]!, 'x-csrf-token': signup.json().data.csrfToken }, payload: { email: 'x@example.com' } });
+        const url = invite.json().data.url as string;
+        expect(url).toContain('/app/invitations/svc_inv_');
+        await t.app.inject({ method: 'POST', url: '/api/auth/password-reset', payload: { email: `dev-${env}@example.com` } });
+        const logged = lines.join('');
+        if (env === 'development') {
+          expect(logged).toContain(url);
+          expect(logged).toMatch(/"level":30[^\n]*\/app\/reset-password\/svc_rst_/);
+        } else {
+          expect(logged).not.toContain('svc_inv_');
+          expect(logged).not.toContain('svc_rst_');
+        }
+        // Session tokens never reach the logs, whatever the level.
+        expect(logged).not.toMatch(/svc_ses_/);
+      } finally {
+        await t.close();
+      }
+    }
+  });
+});

@@ -1,0 +1,316 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { normalizeEmail } from '../crm/normalize.js';
+import { isUniqueViolation } from '../db/query-helpers.js';
+import type { UsersTable } from '../db/tables.js';
+import type { Transact } from '../db/transaction-runner.js';
+import { AppError } from '../http/errors.js';
+import type { RateLimiter, RateLimitRule } from '../http/rate-limit.js';
+import { isoNow, type Clock } from '../lib/clock.js';
+import { hashPassword, hashSecret, verifyPassword } from '../lib/hashing.js';
+import { newId, newSecret, randomBase62 } from '../lib/ids.js';
+import type { OrgPrincipal } from '../orgs/auth.js';
+import type { OrgsService } from '../orgs/service.js';
+import type { Mailer } from './mailer.js';
+import type { PasswordPolicy } from './passwords.js';
+import type { AccountsRepo } from './repo.js';
+import type { CreatedInvitation, Invitation, Member, SessionInfo } from './schema.js';
+import type { IssuedSession, Session, SessionsService } from './sessions-service.js';
+
+const INVITATION_MS = 7 * 24 * 60 * 60 * 1000;
+const RESET_MS = 60 * 60 * 1000;
+
+/** Per account (the email, hashed): a password guesser is slowed to 10 tries per 15 minutes, whatever its addresses. */
+export const SIGN_IN_PER_ACCOUNT: RateLimitRule = { name: 'signin-account', limit: 10, windowMs: 15 * 60_000, message: 'Too many sign-in attempts for this account.' };
+/** Per account: reset emails are not sent more than 5 times an hour. */
+const RESET_PER_ACCOUNT: RateLimitRule = { name: 'reset-account', limit: 5, windowMs: 60 * 60_000, message: 'Too many password-reset requests for this email.' };
+
+/** A password for the CLI to print: three groups of six base62 characters (~107 bits). */
+export function generatePassword(): string {
+  return [randomBase62(6), randomBase62(6), randomBase62(6)].join('-');
+}
+
+/** The one answer for an unknown email and a wrong password, word for word. */
+const BAD_CREDENTIALS = 'The email or password is not right.';
+
+/** A session just issued, with what the console shows: the route sets the cookie from `issued`. */
+export interface SignedIn {
+  info: SessionInfo;
+  issued: IssuedSession;
+}
+
+export interface OperatorsDeps {
+  repo: AccountsRepo;
+  transact: Transact<{ accounts: AccountsRepo }>;
+  orgs: Pick<OrgsService, 'signUpOrganization'>;
+  sessions: SessionsService;
+  passwords: PasswordPolicy;
+  limiter: RateLimiter;
+  /** Sends invitation and reset emails; undefined without SMTP_URL (links are then shown or logged). */
+  mailer: Mailer | undefined;
+  clock: Clock;
+  publicUrl: string;
+  /** Links are logged (info) only in development, never in production. */
+  logLinks: boolean;
+  log: FastifyBaseLogger;
+}
+
+/**
+ * Operator accounts of the console: sign-up (an org with its owner), sign-in and out, password
+ * change and reset, invitations (single use, 7 days) and members.
+ */
+export function createOperatorsService(deps: OperatorsDeps) {
+  const { repo, transact, orgs, sessions, passwords, limiter, mailer, clock, publicUrl, log } = deps;
+  // A hash to check a password against when the email is unknown, so both cost one scrypt.
+  let decoy: Promise<string> | undefined;
+  const decoyHash = () => (decoy ??= hashPassword('not a password anyone has: switchboard decoy'));
+
+  async function limit(rule: RateLimitRule, key: string): Promise<void> {
+    const decision = await limiter.check(rule, key);
+    if (decision.allowed) return;
+    const seconds = decision.resetSeconds;
+    throw new AppError('RATE_LIMIT_EXCEEDED', `${rule.message} Try again in ${seconds} second${seconds === 1 ? '' : 's'}.`, { headers: { 'Retry-After': String(seconds) } });
+  }
+
+  function email(raw: string, field = 'email'): string {
+    const normalized = normalizeEmail(raw);
+    if (!normalized.ok) throw new AppError('VALIDATION_ERROR', normalized.message, { field });
+    return normalized.value;
+  }
+
+  function personName(raw: string): string {
+    const name = raw.trim();
+    if (name === '' || name.length > 100) throw new AppError('VALIDATION_ERROR', 'Enter your name, 1 to 100 characters.', { field: 'name' });
+    return name;
+  }
+
+  async function signedIn(user: Pick<UsersTable, 'id' | 'org_id' | 'email' | 'name' | 'role'>): Promise<SignedIn> {
+    const [issued, org] = await Promise.all([sessions.issue(user), repo.findOrgName(user.org_id)]);
+    return {
+      issued,
+      info: { user: { id: user.id, email: user.email, name: user.name, role: user.role }, organization: { id: user.org_id, name: org?.name ?? '' }, csrfToken: issued.csrfToken },
+    };
+  }
+
+  function link(path: string): string {
+    return `${publicUrl}${path}`;
+  }
+
+  /** Sends an email, or in development logs the link; never throws (used where the answer must not depend on it). */
+  function sendQuietly(to: string, subject: string, text: string, url: string, what: string): void {
+    if (mailer) {
+      mailer.send({ to, subject, text }).catch((error: unknown) => log.error({ err: error }, `${what} email could not be sent`));
+    } else if (deps.logLinks) {
+      log.info({ link: url }, `${what} link (no SMTP_URL: not emailed)`);
+    } else {
+      log.warn(`${what} requested, but SMTP_URL is not set: no email was sent`);
+    }
+  }
+
+  async function signUp(input: { email: string; password: string; name: string; organizationName: string }): Promise<SignedIn> {
+    const address = email(input.email);
+    const name = personName(input.name);
+    const orgName = input.organizationName.trim();
+    if (orgName === '' || orgName.length > 100) throw new AppError('VALIDATION_ERROR', 'Enter an organization name of 1 to 100 characters.', { field: 'organizationName' });
+    passwords.check(input.password, 'password');
+    const created = await orgs.signUpOrganization({ name: orgName, email: address, password: input.password, operatorName: name });
+    return signedIn({ id: created.operator.id, org_id: created.org.id, email: created.operator.email, name: created.operator.name, role: 'owner' });
+  }
+
+  async function signIn(input: { email: string; password: string }): Promise<SignedIn> {
+    const normalized = normalizeEmail(input.email);
+    // No account has a malformed email: nothing to learn from how fast that answer comes.
+    if (!normalized.ok) throw new AppError('UNAUTHORIZED', BAD_CREDENTIALS);
+    const address = normalized.value;
+    await limit(SIGN_IN_PER_ACCOUNT, hashSecret(address));
+    const user = await repo.findUserByEmail(address);
+    // Unknown or not: one scrypt either way, so the time taken tells nothing.
+    const matches = await verifyPassword(input.password, user?.password_hash ?? (await decoyHash()));
+    if (!user || !matches) throw new AppError('UNAUTHORIZED', BAD_CREDENTIALS);
+    return signedIn(user);
+  }
+
+  async function current(session: Session): Promise<SessionInfo> {
+    const org = await repo.findOrgName(session.orgId);
+    return { user: { id: session.userId, email: session.email, name: session.name, role: session.role }, organization: { id: session.orgId, name: org?.name ?? '' }, csrfToken: session.csrfToken };
+  }
+
+  async function setPassword(userId: string, password: string): Promise<void> {
+    await repo.updatePasswordHash(userId, await hashPassword(password));
+    await Promise.all([sessions.revokeAllOf(userId), repo.closePasswordResets(userId, isoNow(clock))]);
+  }
+
+  /** Every session of the user ends, this one too; the browser gets a fresh one. */
+  async function changePassword(session: Session, input: { currentPassword: string; newPassword: string }): Promise<SignedIn> {
+    const user = await repo.findUser(session.userId);
+    if (!user) throw new AppError('UNAUTHORIZED', 'Your session has ended. Sign in again.');
+    if (!(await verifyPassword(input.currentPassword, user.password_hash))) {
+      throw new AppError('VALIDATION_ERROR', 'Your current password is not right.', { field: 'currentPassword' });
+    }
+    passwords.check(input.newPassword, 'newPassword');
+    await setPassword(user.id, input.newPassword);
+    return signedIn(user);
+  }
+
+  /** Always the same answer; an email with a link valid 1 hour goes only to a known address. */
+  async function requestPasswordReset(input: { email: string }): Promise<void> {
+    const address = email(input.email);
+    await limit(RESET_PER_ACCOUNT, hashSecret(address));
+    const user = await repo.findUserByEmail(address);
+    if (!user) return;
+    const token = newSecret('svc_rst');
+    const now = clock.now();
+    await repo.insertPasswordReset({ token_hash: hashSecret(token), user_id: user.id, created_at: now.toISOString(), expires_at: new Date(now.getTime() + RESET_MS).toISOString(), used_at: null });
+    const url = link(`/app/reset-password/${token}`);
+    sendQuietly(
+      user.email,
+      'Reset your Switchboard password',
+      `Hello ${user.name},\n\nSomeone (we hope you) asked to reset the password of your Switchboard account. Choose a new one here:\n\n${url}\n\nThe link works once, for one hour. If you did not ask, ignore this email: your password stays as it is.\n\nSwitchboard\n`,
+      url,
+      'Password reset',
+    );
+  }
+
+  async function confirmPasswordReset(input: { token: string; password: string }): Promise<SignedIn> {
+    passwords.check(input.password, 'password');
+    const userId = input.token.startsWith('svc_rst_') ? await repo.usePasswordReset(hashSecret(input.token), isoNow(clock)) : undefined;
+    const user = userId === undefined ? undefined : await repo.findUser(userId);
+    if (!user) throw new AppError('NOT_FOUND', 'This reset link is not valid: it was used already or is more than an hour old. Ask for a new one.', { field: 'token' });
+    await setPassword(user.id, input.password);
+    return signedIn(user);
+  }
+
+  // ── Invitations ──
+
+  async function openInvitation(token: string) {
+    if (!token.startsWith('svc_inv_')) return undefined;
+    const row = await repo.findInvitationByHash(hashSecret(token));
+    if (!row || row.accepted_at !== null || row.revoked_at !== null || Date.parse(row.expires_at) <= clock.now().getTime()) return undefined;
+    return row;
+  }
+
+  const invitationGone = () => new AppError('NOT_FOUND', 'This invitation is not valid: it was used, revoked, or is more than 7 days old. Ask for a new one.');
+
+  async function previewInvitation(token: string) {
+    const row = await openInvitation(token);
+    if (!row) throw invitationGone();
+    const org = await repo.findOrgName(row.org_id);
+    return { email: row.email, organization: { name: org?.name ?? '' }, expiresAt: row.expires_at };
+  }
+
+  const emailTaken = () => new AppError('CONFLICT', 'There is already an account with this email. Sign in with it instead.', { field: 'email' });
+
+  async function acceptInvitation(token: string, input: { name: string; password: string }): Promise<SignedIn> {
+    const name = personName(input.name);
+    passwords.check(input.password, 'password');
+    const row = await openInvitation(token);
+    if (!row) throw invitationGone();
+    if (await repo.findUserByEmail(row.email)) throw emailTaken();
+    const passwordHash = await hashPassword(input.password);
+    const now = isoNow(clock);
+    const user: UsersTable = { id: newId('usr'), org_id: row.org_id, email: row.email, name, password_hash: passwordHash, role: 'member', created_at: now };
+    try {
+      await transact(async ({ accounts }) => {
+        if (!(await accounts.acceptInvitation(row.id, now))) throw invitationGone();
+        await accounts.insertUser(user);
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw emailTaken();
+      throw error;
+    }
+    return signedIn(user);
+  }
+
+  function presentInvitation(row: { id: string; email: string; expires_at: string; created_at: string }): Invitation {
+    return { id: row.id, email: row.email, expiresAt: row.expires_at, createdAt: row.created_at };
+  }
+
+  /** A new link for the email (an open one for it is revoked first). Emailed with SMTP; otherwise the answer holds the link. */
+  async function invite(principal: OrgPrincipal, input: { email: string }): Promise<CreatedInvitation> {
+    const address = email(input.email);
+    if (await repo.findUserByEmail(address)) {
+      throw new AppError('CONFLICT', 'Someone with this email already has an account. Each person belongs to one organization.', { field: 'email' });
+    }
+    const now = clock.now();
+    for (const open of await repo.listPendingInvitations(principal.orgId, now.toISOString())) {
+      if (open.email === address) await repo.revokeInvitation(open.id, now.toISOString());
+    }
+    const token = newSecret('svc_inv');
+    const row = {
+      id: newId('inv'),
+      org_id: principal.orgId,
+      email: address,
+      token_hash: hashSecret(token),
+      invited_by: principal.actor.id,
+      created_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + INVITATION_MS).toISOString(),
+      accepted_at: null,
+      revoked_at: null,
+    };
+    await repo.insertInvitation(row);
+    const url = link(`/app/invitations/${token}`);
+    const [org, inviter] = await Promise.all([repo.findOrgName(principal.orgId), principal.actor.type === 'user' ? repo.findUser(principal.actor.id) : undefined]);
+    if (!mailer) {
+      if (deps.logLinks) log.info({ link: url }, 'Invitation link (no SMTP_URL: not emailed)');
+      return { ...presentInvitation(row), url };
+    }
+    const who = inviter ? `${inviter.name} invites you` : 'You are invited';
+    try {
+      await mailer.send({
+        to: address,
+        subject: `Join ${org?.name ?? 'your team'} on Switchboard`,
+        text: `Hello,\n\n${who} to join ${org?.name ?? 'their organization'} on Switchboard, where the team manages its forms and leads. Accept here:\n\n${url}\n\nThe link works once and for 7 days. If you were not expecting it, you can ignore this email.\n\nSwitchboard\n`,
+      });
+    } catch (error) {
+      await repo.deleteInvitation(row.id);
+      log.error({ err: error }, 'invitation email could not be sent');
+      throw new AppError('SERVICE_UNAVAILABLE', 'The invitation email could not be sent. Nothing was saved: try again in a moment.');
+    }
+    return presentInvitation(row);
+  }
+
+  async function listInvitations(orgId: string): Promise<Invitation[]> {
+    return (await repo.listPendingInvitations(orgId, isoNow(clock))).map(presentInvitation);
+  }
+
+  async function revokeInvitation(orgId: string, id: string): Promise<{ id: string; deleted: true }> {
+    const row = await repo.findInvitation(orgId, id);
+    if (!row) throw new AppError('NOT_FOUND', 'Your organization has no invitation with this id.');
+    await repo.revokeInvitation(id, isoNow(clock));
+    return { id, deleted: true };
+  }
+
+  // ── Members ──
+
+  async function listMembers(orgId: string): Promise<Member[]> {
+    return (await repo.listOrgUsers(orgId)).map((u) => ({ id: u.id, email: u.email, name: u.name, role: u.role, createdAt: u.created_at }));
+  }
+
+  async function removeMember(orgId: string, id: string): Promise<{ id: string; deleted: true }> {
+    const user = await repo.findOrgUser(orgId, id);
+    if (!user) throw new AppError('NOT_FOUND', 'No member of your organization has this id.');
+    if (user.role === 'owner' && (await repo.countOwners(orgId)) <= 1) {
+      throw new AppError('CONFLICT', 'This is the organization\'s last owner: an organization always keeps one.');
+    }
+    await sessions.revokeAllOf(user.id);
+    await repo.deleteUser(orgId, id);
+    return { id, deleted: true };
+  }
+
+  /**
+   * The CLI's `user reset-password`, for an operator locked out without email: sets the given
+   * password, or a generated one, and ends every session of the user.
+   */
+  async function resetPasswordByEmail(rawEmail: string, password?: string): Promise<{ userId: string; email: string; password: string; generated: boolean }> {
+    const address = email(rawEmail);
+    const user = await repo.findUserByEmail(address);
+    if (!user) throw new AppError('NOT_FOUND', `No user has the email ${address}.`, { field: 'email' });
+    const chosen = password ?? generatePassword();
+    passwords.check(chosen, 'password');
+    await setPassword(user.id, chosen);
+    return { userId: user.id, email: user.email, password: chosen, generated: password === undefined };
+  }
+
+  return { resetPasswordByEmail, signUp, signIn, current, changePassword, requestPasswordReset, confirmPasswordReset, previewInvitation, acceptInvitation, invite, listInvitations, revokeInvitation, listMembers, removeMember };
+}
+
+export type OperatorsService = ReturnType<typeof createOperatorsService>;

@@ -1,0 +1,189 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyReply, onRequestAsyncHookHandler } from 'fastify';
+import type { App } from '../http/app-type.js';
+import { Envelope, errorResponses, ok } from '../http/envelope.js';
+import { AppError } from '../http/errors.js';
+import { jsonBodyParser } from '../http/json-body.js';
+import { RateLimitedResponse, type RateLimiter, type RateLimitRule } from '../http/rate-limit.js';
+import { createRequestSlot } from '../http/request-slot.js';
+import type { OrgAuth } from '../orgs/auth.js';
+import { ORG_BODY_LIMIT, operatorRoute, registerOperatorScope } from '../orgs/operator-scope.js';
+import { Deleted } from '../orgs/schema.js';
+import type { OperatorsService, SignedIn } from './operators-service.js';
+import {
+  CreatedInvitation, InvitationAcceptBody, InvitationCreateBody, InvitationIdParams, InvitationList, InvitationPreview, InvitationTokenParams, MemberIdParams, MemberList,
+  PasswordChangeBody, PasswordResetConfirmBody, PasswordResetRequestBody, ResetRequested, SessionInfo, SignedOut, SignInBody, SignUpBody,
+} from './schema.js';
+import type { Session, SessionsService } from './sessions-service.js';
+
+/** Account bodies are a few short strings. */
+const AUTH_BODY_LIMIT = 8 * 1024;
+const MINUTES_15 = 15 * 60_000;
+/** Per client address; the per-account limits are in operators-service.ts. */
+const PER_IP: Record<'signin' | 'signup' | 'reset' | 'token', RateLimitRule> = {
+  signin: { name: 'signin-ip', limit: 30, windowMs: MINUTES_15, message: 'Too many sign-in attempts from your network.' },
+  signup: { name: 'signup-ip', limit: 20, windowMs: MINUTES_15, message: 'Too many sign-ups from your network.' },
+  reset: { name: 'reset-ip', limit: 10, windowMs: MINUTES_15, message: 'Too many password-reset requests from your network.' },
+  token: { name: 'account-token-ip', limit: 30, windowMs: MINUTES_15, message: 'Too many attempts from your network.' },
+};
+
+const accountsRoute = { tags: ['Accounts'] };
+const sessionRoute = { tags: ['Accounts'], security: [{ consoleSession: [] }] };
+
+/**
+ * `/api/auth/*` (the console's accounts) and `/api/org/members`, `/api/org/invitations` (owners only).
+ * Sign-up, sign-in, reset and invitation acceptance check the Origin (no session yet); session
+ * routes check the CSRF token on changes, like `/api/org/*` does.
+ */
+export function registerAccountRoutes(app: App, deps: { operators: OperatorsService; sessions: SessionsService; limiter: RateLimiter; orgAuth: OrgAuth }): void {
+  const { operators, sessions, limiter, orgAuth } = deps;
+  const slot = createRequestSlot<Session>('console session');
+
+  const requireSession: onRequestAsyncHookHandler = async (request) => {
+    const session = await sessions.fromRequest(request);
+    if (!session) throw new AppError('UNAUTHORIZED', 'You are not signed in, or your session has ended. Sign in again.');
+    sessions.checkCsrf(request, session);
+    slot.set(request, session);
+  };
+  const sameOrigin: onRequestAsyncHookHandler = async (request) => sessions.checkOrigin(request);
+  const perIp = (rule: RateLimitRule) => limiter.hook(rule, (request) => request.ip);
+
+  function signIn(reply: FastifyReply, signed: SignedIn, status: 200 | 201) {
+    reply.header('Set-Cookie', sessions.cookie(signed.issued));
+    reply.header('Cache-Control', 'no-store');
+    return reply.code(status).send(ok(signed.info));
+  }
+
+  app.register(async (plugin) => {
+    const r = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    r.removeAllContentTypeParsers();
+    r.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser({ allowEmpty: true }));
+
+    r.post('/api/auth/signup', {
+      bodyLimit: AUTH_BODY_LIMIT,
+      onRequest: [sameOrigin, perIp(PER_IP.signup)],
+      schema: {
+        ...accountsRoute, operationId: 'signUp', summary: 'Sign up',
+        description: 'Creates an organization (with the default pipeline) and its first user, its owner, and signs in: the session cookie `svc_session` is set. 400 VALIDATION_ERROR for a short or common password; 409 CONFLICT when the email has an account; 403 FORBIDDEN from another site.',
+        body: SignUpBody, response: { 201: Envelope(SessionInfo), ...errorResponses(400, 403, 409, 413, 415), 429: RateLimitedResponse },
+      },
+    }, async (request, reply) => signIn(reply, await operators.signUp(request.body), 201));
+
+    r.post('/api/auth/signin', {
+      bodyLimit: AUTH_BODY_LIMIT,
+      onRequest: [sameOrigin, perIp(PER_IP.signin)],
+      schema: {
+        ...accountsRoute, operationId: 'signIn', summary: 'Sign in',
+        description: 'Checks the email and password and sets the session cookie. An unknown email and a wrong password get the same 401 UNAUTHORIZED. Limited per account and per network: 429 RATE_LIMIT_EXCEEDED with Retry-After.',
+        body: SignInBody, response: { 200: Envelope(SessionInfo), ...errorResponses(400, 401, 403, 413, 415), 429: RateLimitedResponse },
+      },
+    }, async (request, reply) => signIn(reply, await operators.signIn(request.body), 200));
+
+    r.get('/api/auth/session', {
+      onRequest: requireSession,
+      schema: { ...sessionRoute, operationId: 'getSession', summary: 'Get the session', description: 'Who is signed in, their organization, and the CSRF token to send as X-CSRF-Token. 401 UNAUTHORIZED when not signed in.', response: { 200: Envelope(SessionInfo), ...errorResponses(401) } },
+    }, async (request, reply) => {
+      reply.header('Cache-Control', 'no-store');
+      return ok(await operators.current(slot.get(request)));
+    });
+
+    r.post('/api/auth/signout', {
+      onRequest: requireSession,
+      schema: { ...sessionRoute, operationId: 'signOut', summary: 'Sign out', description: 'Ends the session on the server and clears the cookie. Needs X-CSRF-Token.', response: { 200: Envelope(SignedOut), ...errorResponses(401, 403) } },
+    }, async (request, reply) => {
+      await sessions.revoke(slot.get(request).id);
+      reply.header('Set-Cookie', sessions.clearedCookie());
+      return ok({ signedOut: true as const });
+    });
+
+    r.post('/api/auth/password', {
+      bodyLimit: AUTH_BODY_LIMIT,
+      onRequest: requireSession,
+      schema: {
+        ...sessionRoute, operationId: 'changePassword', summary: 'Change your password',
+        description: 'Needs the current password and X-CSRF-Token. Every session of the user ends, on every device; this browser gets a new one (new cookie and CSRF token).',
+        body: PasswordChangeBody, response: { 200: Envelope(SessionInfo), ...errorResponses(400, 401, 403, 413, 415) },
+      },
+    }, async (request, reply) => signIn(reply, await operators.changePassword(slot.get(request), request.body), 200));
+
+    r.post('/api/auth/password-reset', {
+      bodyLimit: AUTH_BODY_LIMIT,
+      onRequest: [sameOrigin, perIp(PER_IP.reset)],
+      schema: {
+        ...accountsRoute, operationId: 'requestPasswordReset', summary: 'Ask for a password-reset link',
+        description: '202 whether or not the email has an account. A known one gets an email with a link valid one hour (`/app/reset-password/<token>`); without SMTP_URL the link is logged in development.',
+        body: PasswordResetRequestBody, response: { 202: Envelope(ResetRequested), ...errorResponses(400, 403, 413, 415), 429: RateLimitedResponse },
+      },
+    }, async (request, reply) => {
+      await operators.requestPasswordReset(request.body);
+      return reply.code(202).send(ok({ requested: true as const }));
+    });
+
+    r.post('/api/auth/password-reset/confirm', {
+      bodyLimit: AUTH_BODY_LIMIT,
+      onRequest: [sameOrigin, perIp(PER_IP.token)],
+      schema: {
+        ...accountsRoute, operationId: 'confirmPasswordReset', summary: 'Set a new password with a reset link',
+        description: 'The token works once, for one hour. Every session of the user ends; this browser is signed in. 404 NOT_FOUND for a used, expired or unknown token.',
+        body: PasswordResetConfirmBody, response: { 200: Envelope(SessionInfo), ...errorResponses(400, 403, 404, 413, 415), 429: RateLimitedResponse },
+      },
+    }, async (request, reply) => signIn(reply, await operators.confirmPasswordReset(request.body), 200));
+
+    r.get('/api/auth/invitations/:token', {
+      onRequest: perIp(PER_IP.token),
+      schema: {
+        ...accountsRoute, operationId: 'getInvitation', summary: 'Read an invitation',
+        description: 'The invited email and the organization, for the accept page. 404 NOT_FOUND when unknown, used, revoked or expired.',
+        params: InvitationTokenParams, response: { 200: Envelope(InvitationPreview), ...errorResponses(404), 429: RateLimitedResponse },
+      },
+    }, async (request) => ok(await operators.previewInvitation(request.params.token)));
+
+    r.post('/api/auth/invitations/:token/accept', {
+      bodyLimit: AUTH_BODY_LIMIT,
+      onRequest: [sameOrigin, perIp(PER_IP.token)],
+      schema: {
+        ...accountsRoute, operationId: 'acceptInvitation', summary: 'Accept an invitation',
+        description: 'Creates the invited person\'s account as a `member` of the organization and signs in. The link works once. 404 NOT_FOUND when it is used, revoked or expired; 409 CONFLICT when the email has an account.',
+        params: InvitationTokenParams, body: InvitationAcceptBody, response: { 201: Envelope(SessionInfo), ...errorResponses(400, 403, 404, 409, 413, 415), 429: RateLimitedResponse },
+      },
+    }, async (request, reply) => signIn(reply, await operators.acceptInvitation(request.params.token, request.body), 201));
+  });
+
+  registerOperatorScope(app, orgAuth, (r, orgOf) => {
+    const owner = { onRequest: orgAuth.requireOwner };
+    const ownerOnly = 'Owners only: a member\'s session gets 403 FORBIDDEN.';
+    r.get('/api/org/members', {
+      ...owner,
+      schema: { ...operatorRoute, operationId: 'listMembers', summary: 'List members', description: `The organization's users with their roles, oldest first. ${ownerOnly}`, response: { 200: Envelope(MemberList), ...errorResponses(401, 403) } },
+    }, async (request) => ok(await operators.listMembers(orgOf(request))));
+
+    r.delete('/api/org/members/:id', {
+      ...owner,
+      schema: {
+        ...operatorRoute, operationId: 'removeMember', summary: 'Remove a member',
+        description: `Deletes the user and ends their sessions. 409 CONFLICT for the last owner. 404 NOT_FOUND. ${ownerOnly}`,
+        params: MemberIdParams, response: { 200: Envelope(Deleted), ...errorResponses(401, 403, 404, 409) },
+      },
+    }, async (request) => ok(await operators.removeMember(orgOf(request), request.params.id)));
+
+    r.post('/api/org/invitations', {
+      ...owner,
+      bodyLimit: ORG_BODY_LIMIT,
+      schema: {
+        ...operatorRoute, operationId: 'createInvitation', summary: 'Invite a member',
+        description: `A single-use link valid 7 days, emailed when SMTP_URL is set; otherwise the answer's \`url\` is the link to give. A new invitation for the same email replaces the open one. 409 CONFLICT when the email has an account. ${ownerOnly}`,
+        body: InvitationCreateBody, response: { 201: Envelope(CreatedInvitation), ...errorResponses(400, 401, 403, 409, 413, 415, 503) },
+      },
+    }, async (request, reply) => reply.code(201).send(ok(await operators.invite(orgAuth.principal(request), request.body))));
+
+    r.get('/api/org/invitations', {
+      ...owner,
+      schema: { ...operatorRoute, operationId: 'listInvitations', summary: 'List pending invitations', description: `Invitations neither accepted, revoked nor expired, newest first. ${ownerOnly}`, response: { 200: Envelope(InvitationList), ...errorResponses(401, 403) } },
+    }, async (request) => ok(await operators.listInvitations(orgOf(request))));
+
+    r.delete('/api/org/invitations/:id', {
+      ...owner,
+      schema: { ...operatorRoute, operationId: 'revokeInvitation', summary: 'Revoke an invitation', description: `Its link stops working at once. 404 NOT_FOUND. ${ownerOnly}`, params: InvitationIdParams, response: { 200: Envelope(Deleted), ...errorResponses(401, 403, 404) } },
+    }, async (request) => ok(await operators.revokeInvitation(orgOf(request), request.params.id)));
+  });
+}

@@ -1,0 +1,159 @@
+import type { FastifyRequest } from 'fastify';
+import type { SessionLimits } from '../config.js';
+import type { UserRole } from '../db/tables.js';
+import { AppError } from '../http/errors.js';
+import type { Clock } from '../lib/clock.js';
+import { hashSecret, safeEqual } from '../lib/hashing.js';
+import { newId, newSecret } from '../lib/ids.js';
+import type { OrgPrincipal, OrgSessionResolver } from '../orgs/auth.js';
+import type { ExpiryPurge } from '../db/expiry-purger.js';
+import type { AccountsRepo } from './repo.js';
+
+/**
+ * Console sessions: a random token (`svc_ses_…`) in the `svc_session` cookie (HttpOnly,
+ * SameSite=Lax, Path=/, Secure in production), stored as its SHA-256. A session ends when it is
+ * revoked (sign-out, password change, removal), after `idleMs` unused, or `absoluteMs` after
+ * sign-in. `last_seen_at` is written at most once a minute.
+ *
+ * CSRF: a change (any method but GET, HEAD, OPTIONS) made with the cookie must carry the
+ * session's token in `X-CSRF-Token` and, when the browser sends `Origin`, a same-site one:
+ * PUBLIC_URL's origin, or in development the request's own.
+ */
+export const SESSION_COOKIE = 'svc_session';
+export const CSRF_HEADER = 'x-csrf-token';
+/** Idle expiry is checked to the minute: writing `last_seen_at` on every request would make every read a write. */
+const TOUCH_INTERVAL_MS = 60_000;
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export interface Session {
+  id: string;
+  userId: string;
+  orgId: string;
+  role: UserRole;
+  email: string;
+  name: string;
+  csrfToken: string;
+}
+
+export interface IssuedSession {
+  token: string;
+  csrfToken: string;
+  /** The absolute expiry (ISO time). */
+  expiresAt: string;
+}
+
+/** The value of one cookie in a Cookie header, or undefined. */
+export function readCookie(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    if (part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+export function createSessionsService(deps: { repo: AccountsRepo; clock: Clock; limits: SessionLimits; production: boolean; publicUrl: string }) {
+  const { repo, clock, limits, production } = deps;
+  const publicOrigin = new URL(deps.publicUrl).origin;
+  const SESSION_TOKEN = /^svc_ses_[0-9A-Za-z]{40}$/;
+
+  async function issue(user: { id: string; org_id: string }): Promise<IssuedSession> {
+    const token = newSecret('svc_ses');
+    const now = clock.now();
+    // Prefixed like every token we issue, so log redaction and leak scans know it.
+    const csrfToken = newSecret('svc_csrf');
+    const expiresAt = new Date(now.getTime() + limits.absoluteMs).toISOString();
+    await repo.insertSession({
+      id: newId('ses'),
+      token_hash: hashSecret(token),
+      user_id: user.id,
+      org_id: user.org_id,
+      csrf_secret: csrfToken,
+      created_at: now.toISOString(),
+      last_seen_at: now.toISOString(),
+      expires_at: expiresAt,
+      revoked_at: null,
+    });
+    return { token, csrfToken, expiresAt };
+  }
+
+  /** The live session the request's cookie names, or undefined (no cookie, unknown, revoked or expired). */
+  async function fromRequest(request: FastifyRequest): Promise<Session | undefined> {
+    const token = readCookie(request.headers.cookie, SESSION_COOKIE);
+    if (token === undefined || !SESSION_TOKEN.test(token)) return undefined;
+    const row = await repo.findSessionByHash(hashSecret(token));
+    if (!row || row.revoked_at !== null) return undefined;
+    const now = clock.now().getTime();
+    const lastSeen = Date.parse(row.last_seen_at);
+    if (now >= Date.parse(row.expires_at) || now - lastSeen >= limits.idleMs) return undefined;
+    if (now - lastSeen >= TOUCH_INTERVAL_MS) await repo.touchSession(row.id, new Date(now).toISOString());
+    return { id: row.id, userId: row.user_id, orgId: row.org_id, role: row.role, email: row.email, name: row.name, csrfToken: row.csrf_secret };
+  }
+
+  /** The origins a same-site request may come from: PUBLIC_URL's, and in development the request's own host. */
+  function sameSite(request: FastifyRequest): boolean {
+    if (request.headers['sec-fetch-site'] === 'cross-site') return false;
+    const origin = request.headers.origin;
+    if (origin === undefined) return true;
+    if (origin === publicOrigin) return true;
+    return !production && origin === `${request.protocol}://${request.host}`;
+  }
+
+  /** Sign-up, sign-in, password reset and invitation acceptance: no session yet, so the Origin alone guards them. */
+  function checkOrigin(request: FastifyRequest): void {
+    if (!sameSite(request)) throw new AppError('FORBIDDEN', 'Requests from another site are refused. Use the console at its own address.');
+  }
+
+  /** A change made with the session cookie: the session's CSRF token and a same-site Origin, or 403. */
+  function checkCsrf(request: FastifyRequest, session: Session): void {
+    if (SAFE_METHODS.has(request.method)) return;
+    checkOrigin(request);
+    const sent = request.headers[CSRF_HEADER];
+    if (typeof sent !== 'string' || !safeEqual(sent, session.csrfToken)) {
+      throw new AppError('FORBIDDEN', 'This change needs the X-CSRF-Token header with your session\'s token (GET /api/auth/session gives it). Reload the page and try again.');
+    }
+  }
+
+  function cookie(issued: IssuedSession): string {
+    const maxAge = Math.max(0, Math.floor((Date.parse(issued.expiresAt) - clock.now().getTime()) / 1000));
+    return `${SESSION_COOKIE}=${issued.token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${production ? '; Secure' : ''}`;
+  }
+
+  function clearedCookie(): string {
+    return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${production ? '; Secure' : ''}`;
+  }
+
+  /** For `/api/org/*` (orgs/auth.ts): a cookie session as an org principal, its changes CSRF-checked. */
+  const resolver: OrgSessionResolver = {
+    async resolve(request): Promise<OrgPrincipal | undefined> {
+      const session = await fromRequest(request);
+      if (!session) return undefined;
+      checkCsrf(request, session);
+      return { orgId: session.orgId, actor: { type: 'user', id: session.userId }, role: session.role };
+    },
+  };
+
+  return {
+    issue,
+    fromRequest,
+    checkOrigin,
+    checkCsrf,
+    cookie,
+    clearedCookie,
+    resolver,
+    revoke: (sessionId: string) => repo.revokeSession(sessionId, clock.now().toISOString()),
+    revokeAllOf: (userId: string, keep?: string) => repo.revokeUserSessions(userId, clock.now().toISOString(), keep),
+  };
+}
+
+export type SessionsService = ReturnType<typeof createSessionsService>;
+
+/** Sessions past their absolute expiry, expired invitations and reset tokens: purged in the background (db/expiry-purger.ts). */
+export function expiredAccountRows(repo: AccountsRepo): ExpiryPurge[] {
+  return [
+    { name: 'sessions', purgeBatch: (now, limit) => repo.deleteExpiredSessions(now.toISOString(), limit) },
+    { name: 'invitations', purgeBatch: (now, limit) => repo.deleteExpiredInvitations(now.toISOString(), limit) },
+    { name: 'password_resets', purgeBatch: (now, limit) => repo.deleteExpiredPasswordResets(now.toISOString(), limit) },
+  ];
+}
