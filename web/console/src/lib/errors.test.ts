@@ -35,6 +35,11 @@ describe('splitErrors', () => {
     expect(splitErrors(placedAll, ['title'])).toEqual({ fields: { title: 'too long' }, general: null });
   });
 
+  it('places a nested detail on the nested input when the page has one', () => {
+    const error = new ApiError({ status: 400, code: 'VALIDATION_ERROR', message: 'Invalid.', details: [{ path: '/branding/primaryColor', message: 'must be a hex color' }] });
+    expect(splitErrors(error, ['branding.primaryColor'])).toEqual({ fields: { 'branding.primaryColor': 'must be a hex color' }, general: null });
+  });
+
   it('shows any other error as it is', () => {
     expect(splitErrors(new Error('boom'), [])).toEqual({ fields: {}, general: 'boom' });
     expect(splitErrors(null, [])).toEqual({ fields: {}, general: null });

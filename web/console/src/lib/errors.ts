@@ -28,7 +28,8 @@ export function splitErrors(error: unknown, known: readonly string[]): SplitErro
   }
   const placed: string[] = [];
   for (const detail of error.details ?? []) {
-    const name = detail.path.replace(/^\//, '').split('/')[0]?.replace(/^body\./, '');
+    const dotted = detail.path.replace(/^\//, '').split('/').join('.');
+    const name = has(dotted) ? dotted : dotted.split('.')[0];
     if (name && has(name) && !result.fields[name]) {
       result.fields[name] = detail.message;
       placed.push(name);
