@@ -50,6 +50,8 @@ export const routes: RouteObject[] = [
   {
     element: <Root />,
     errorElement: <RouteError />,
+    // Shown while the first page's chunk loads.
+    hydrateFallbackElement: <p className="loading center">Loading…</p>,
     children: [
       {
         element: <AuthLayout />,

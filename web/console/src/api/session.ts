@@ -50,8 +50,16 @@ export function useCurrentSession(): Session {
   return data;
 }
 
+let signedOut = false;
+
+/** True after this tab signed out (until the next sign-in): the guard then sends to sign-in without a way back. */
+export function hasSignedOut(): boolean {
+  return signedOut;
+}
+
 /** After sign-in, sign-up, a password change or an accepted invitation: the new session, nothing cached from before. */
 export function startSession(client: QueryClient, session: Session): void {
+  signedOut = false;
   api.setCsrfToken(session.csrfToken);
   rememberBrowser();
   client.removeQueries({ predicate: (query) => query.queryKey[0] !== SESSION_KEY[0] });
@@ -70,5 +78,9 @@ export function useSessionActions() {
   return {
     start: (session: Session) => startSession(client, session),
     end: () => endSession(client),
+    signOut: () => {
+      signedOut = true;
+      endSession(client);
+    },
   };
 }

@@ -26,7 +26,7 @@ const NAV: NavItem[] = [
 
 export function Layout() {
   const session = useCurrentSession();
-  const { end } = useSessionActions();
+  const { signOut: forget } = useSessionActions();
   const navigate = useNavigate();
   const location = useLocation();
   const [menuOpen, setMenuOpen] = useState(false);
@@ -36,7 +36,7 @@ export function Layout() {
   const signOut = useMutation({
     mutationFn: () => api.post<{ signedOut: true }>('/api/auth/signout'),
     onSuccess: () => {
-      end();
+      forget();
       navigate('/signin', { replace: true });
       toast('You are signed out.');
     },
@@ -77,7 +77,9 @@ export function Layout() {
               }}
             >
               <MenuSection>
-                <Header className="menu-label">Signed in as {session.user.email}</Header>
+                <Header className="menu-label">
+                  Signed in as {session.user.email} · {session.organization.name}
+                </Header>
                 <MenuItem id="settings" className="menu-item">
                   Settings
                 </MenuItem>

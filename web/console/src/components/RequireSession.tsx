@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router';
-import { isKnownBrowser, useSession } from '../api/session';
+import { hasSignedOut, isKnownBrowser, useSession } from '../api/session';
 import { LoadError, Loading } from './QueryState';
 
 /** Signed in: the children. Not signed in: to sign-in (or sign-up, the first time in this browser), back here after. */
@@ -10,6 +10,7 @@ export function RequireSession({ children }: { children: ReactNode }) {
   if (session.isPending) return <Loading label="Checking your session…" />;
   if (session.isError) return <main className="center"><LoadError error={session.error} retry={() => void session.refetch()} /></main>;
   if (!session.data) {
+    if (hasSignedOut()) return <Navigate to="/signin" replace />;
     const next = `${location.pathname}${location.search}`;
     const to = isKnownBrowser() || location.pathname !== '/' ? '/signin' : '/signup';
     return <Navigate to={next === '/' ? to : `${to}?next=${encodeURIComponent(next)}`} replace />;

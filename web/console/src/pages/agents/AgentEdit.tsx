@@ -153,7 +153,8 @@ function AgentEditor({ agent }: { agent: Agent | null }) {
       consentVersion: 'preview',
       successMessage: 'Thank you! We will be in touch soon.',
       redirectUrl: null,
-      branding: usable ? { ...brand, name: brand.name || 'Your brand', logoUrl: /^https:\/\//.test(brand.logoUrl) ? brand.logoUrl : '' } : null,
+      // The console's CSP loads images from its own origin only: the logo shows on live forms, not here.
+      branding: usable ? { ...brand, name: brand.name || 'Your brand', logoUrl: '' } : null,
     };
   }, [draft]);
   const text = parseHex(b.textColor);
@@ -245,6 +246,7 @@ function AgentEditor({ agent }: { agent: Agent | null }) {
         <aside className="preview" aria-labelledby="agent-preview-title">
           <h2 id="agent-preview-title">Preview</h2>
           <FormPreview config={preview} label="Brand preview" />
+          <p className="hint">The logo appears above the title on your live forms; the console shows no images from other sites.</p>
         </aside>
       </div>
     </Page>

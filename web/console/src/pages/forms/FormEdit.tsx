@@ -12,7 +12,7 @@ import { FormPreview } from '../../components/FormPreview';
 import { Page } from '../../components/Page';
 import { Picker } from '../../components/Picker';
 import { LoadError, Loading, QueryState } from '../../components/QueryState';
-import { formatDateTime } from '../../lib/format';
+import { formatDateTime, plural } from '../../lib/format';
 import { toast } from '../../lib/toast';
 import { useFormErrors } from '../../lib/useFormErrors';
 import { EmbedButton } from './EmbedDialog';
@@ -92,7 +92,7 @@ function Editor({ form }: { form: FormWithCounts | null }) {
       intro={
         saved ? (
           <>
-            {saved.active ? 'Live' : 'Inactive'} at <code>/f/{saved.slug}</code> · {saved.views} views · {saved.submissions} submissions ·{' '}
+            {saved.active ? 'Live' : 'Inactive'} at <code>/f/{saved.slug}</code> · {plural(saved.views, 'view')} · {plural(saved.submissions, 'submission')} ·{' '}
             <Link to={`/forms/${saved.id}/submissions`}>See submissions</Link>
           </>
         ) : (
@@ -228,7 +228,10 @@ function Editor({ form }: { form: FormWithCounts | null }) {
         </form>
         <aside className="preview" aria-labelledby="preview-title">
           <h2 id="preview-title">Preview</h2>
-          <p className="hint">Drawn by the same code as your live form. Sending it here checks the fields and sends nothing.</p>
+          <p className="hint">
+            Drawn by the same code as your live form (without the brand’s logo, which the console does not load). Sending it here checks the fields and sends
+            nothing.
+          </p>
           <FormPreview config={config} label="Form preview" />
         </aside>
       </div>
@@ -507,18 +510,19 @@ function PipelinePickers({
   const stageItems = [{ id: '', label: `First stage${stages[0] ? ` (${stages[0].name})` : ''}` }, ...stages.map((s) => ({ id: s.id, label: s.name }))];
   if (draft.stageId && !stages.some((s) => s.id === draft.stageId)) stageItems.push({ id: draft.stageId, label: 'A stage that no longer exists' });
   return (
-    <div className="row">
-      <Picker label="Pipeline" items={pipelineItems} selected={draft.pipelineId ?? ''} onChange={(id) => update({ pipelineId: id || null, stageId: null })} error={errors.pipelineId} />
-      <Picker
-        label="Stage"
-        items={stageItems}
-        selected={draft.pipelineId ? (draft.stageId ?? '') : ''}
-        onChange={(id) => update({ stageId: id || null })}
-        isDisabled={!draft.pipelineId}
-        hint={draft.pipelineId ? undefined : 'New leads start in the default pipeline’s first stage. Choose a pipeline to pick another stage.'}
-        error={errors.stageId}
-      />
-    </div>
+    <>
+      <div className="row">
+        <Picker label="Pipeline" items={pipelineItems} selected={draft.pipelineId ?? ''} onChange={(id) => update({ pipelineId: id || null, stageId: null })} error={errors.pipelineId} />
+        <Picker
+          label="Stage"
+          items={stageItems}
+          selected={draft.stageId ?? ''}
+          // A stage of the default pipeline names that pipeline: the API takes a stage with its pipeline.
+          onChange={(id) => update({ stageId: id || null, pipelineId: draft.pipelineId ?? (id ? (defaultPipeline?.id ?? null) : null) })}
+          error={errors.stageId}
+        />
+      </div>
+    </>
   );
 }
 
