@@ -11,6 +11,7 @@ import { LoadError, Loading } from '../components/QueryState';
 import { formatDateTime } from '../lib/format';
 import { toast } from '../lib/toast';
 import { useFormErrors } from '../lib/useFormErrors';
+import { TableWrap } from '../components/TableWrap';
 
 /** Org API keys (owners only): create one (shown once), revoke one. */
 export default function ApiKeysPage() {
@@ -85,21 +86,21 @@ export default function ApiKeysPage() {
           <p>No active keys. Create one above when an integration needs to reach your organization.</p>
         </div>
       ) : (
-        <KeyTable keys={active} onRevoked={() => void client.invalidateQueries({ queryKey: queryKeys.apiKeys })} />
+        <KeyTable keys={active} label="Active keys" onRevoked={() => void client.invalidateQueries({ queryKey: queryKeys.apiKeys })} />
       )}
       {revoked.length ? (
         <details className="history">
           <summary>Revoked keys ({revoked.length})</summary>
-          <KeyTable keys={revoked} />
+          <KeyTable keys={revoked} label="Revoked keys" />
         </details>
       ) : null}
     </Page>
   );
 }
 
-function KeyTable({ keys, onRevoked }: { keys: ApiKey[]; onRevoked?: () => void }) {
+function KeyTable({ keys, onRevoked, label }: { keys: ApiKey[]; onRevoked?: () => void; label: string }) {
   return (
-    <div className="table-wrap">
+    <TableWrap label={label}>
       <table>
         <thead>
           <tr>
@@ -143,6 +144,6 @@ function KeyTable({ keys, onRevoked }: { keys: ApiKey[]; onRevoked?: () => void 
           ))}
         </tbody>
       </table>
-    </div>
+    </TableWrap>
   );
 }

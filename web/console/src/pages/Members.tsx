@@ -14,6 +14,7 @@ import { emailProblem } from '../lib/errors';
 import { formatDate } from '../lib/format';
 import { toast } from '../lib/toast';
 import { useFormErrors } from '../lib/useFormErrors';
+import { TableWrap } from '../components/TableWrap';
 
 /** Members and invitations (owners only). */
 export default function MembersPage() {
@@ -77,7 +78,7 @@ export default function MembersPage() {
       ) : members.isError ? (
         <LoadError error={members.error} retry={() => void members.refetch()} />
       ) : (
-        <div className="table-wrap">
+        <TableWrap label="Members">
           <table>
             <thead>
               <tr>
@@ -122,7 +123,7 @@ export default function MembersPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
 
       <h2>Pending invitations</h2>
@@ -133,7 +134,7 @@ export default function MembersPage() {
       ) : invitations.data.length === 0 ? (
         <p className="muted">No pending invitations. Invite a teammate above by email.</p>
       ) : (
-        <div className="table-wrap">
+        <TableWrap label="Pending invitations">
           <table>
             <thead>
               <tr>
@@ -172,7 +173,7 @@ export default function MembersPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
     </Page>
   );

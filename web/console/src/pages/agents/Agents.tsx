@@ -3,6 +3,7 @@ import { useAgents } from '../../api/lists';
 import { Page } from '../../components/Page';
 import { LoadError, Loading } from '../../components/QueryState';
 import { Swatch } from './Swatch';
+import { TableWrap } from '../../components/TableWrap';
 
 export default function AgentsPage() {
   const agents = useAgents();
@@ -32,7 +33,7 @@ export default function AgentsPage() {
           </Link>
         </div>
       ) : (
-        <div className="table-wrap">
+        <TableWrap label="Agents">
           <table>
             <caption className="visually-hidden">Your agents</caption>
             <thead>
@@ -60,7 +61,7 @@ export default function AgentsPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
     </Page>
   );

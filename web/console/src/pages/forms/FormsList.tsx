@@ -6,6 +6,7 @@ import type { Form, FormWithCounts, Page as PageOf } from '../../api/types';
 import { Page } from '../../components/Page';
 import { LoadError, Loading } from '../../components/QueryState';
 import { conversion } from '../../lib/format';
+import { TableWrap } from '../../components/TableWrap';
 
 type Listed = Form & Partial<Pick<FormWithCounts, 'views' | 'submissions'>>;
 
@@ -54,7 +55,7 @@ export default function FormsListPage() {
         </div>
       ) : (
         <>
-          <div className="table-wrap">
+          <TableWrap label="Forms">
             <table>
               <caption className="visually-hidden">Your forms, newest first</caption>
               <thead>
@@ -102,7 +103,7 @@ export default function FormsListPage() {
                 })}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
           {forms.hasNextPage ? (
             <div className="actions">
               <button type="button" className="button" aria-disabled={forms.isFetchingNextPage} onClick={() => !forms.isFetchingNextPage && void forms.fetchNextPage()}>
