@@ -11,6 +11,7 @@ import { FormError, TextField } from '../../components/fields';
 import { FormPreview } from '../../components/FormPreview';
 import { Page } from '../../components/Page';
 import { QueryState } from '../../components/QueryState';
+import { UnsavedChanges } from '../../components/UnsavedChanges';
 import { toast } from '../../lib/toast';
 import { useFormErrors } from '../../lib/useFormErrors';
 
@@ -112,14 +113,17 @@ function AgentEditor({ agent }: { agent: Agent | null }) {
   const navigate = useNavigate();
   const formRef = useRef<HTMLFormElement>(null);
   const [draft, setDraft] = useState<Draft>(() => (agent ? fromAgent(agent) : blank));
+  const [saved, setSaved] = useState(agent);
   const setBrand = (change: Partial<Draft['branding']>) => setDraft((d) => ({ ...d, branding: { ...d.branding, ...change } }));
 
   const save = useMutation({
-    mutationFn: () => (agent ? api.patch<Agent>(`/api/org/agents/${seg(agent.id)}`, toBody(draft)) : api.post<Agent>('/api/org/agents', toBody(draft))),
+    mutationFn: () => (saved ? api.patch<Agent>(`/api/org/agents/${seg(saved.id)}`, toBody(draft)) : api.post<Agent>('/api/org/agents', toBody(draft))),
     onSuccess: (result) => {
+      setSaved(result);
+      setDraft(fromAgent(result));
       client.setQueryData(queryKeys.agent(result.id), result);
       void client.invalidateQueries({ queryKey: queryKeys.agents, exact: true });
-      if (!agent) {
+      if (!saved) {
         toast(`Agent “${result.name}” created. Choose it on a form to use its brand.`);
         navigate(`/agents/${result.id}`, { replace: true });
       } else toast('Saved.');
@@ -157,26 +161,27 @@ function AgentEditor({ agent }: { agent: Agent | null }) {
       branding: usable ? { ...brand, name: brand.name || 'Your brand', logoUrl: '' } : null,
     };
   }, [draft]);
+  const dirty = !save.isPending && JSON.stringify(draft) !== JSON.stringify(saved ? fromAgent(saved) : blank);
   const text = parseHex(b.textColor);
   const background = parseHex(b.backgroundColor);
   const ratio = text && background ? contrast(text, background) : null;
 
   return (
     <Page
-      title={agent ? agent.name : 'New agent'}
+      title={saved ? saved.name : 'New agent'}
       actions={
-        agent ? (
+        saved ? (
           <ConfirmButton
             label="Delete"
-            buttonLabel={`Delete agent ${agent.name}`}
-            title={`Delete “${agent.name}”?`}
+            buttonLabel={`Delete agent ${saved.name}`}
+            title={`Delete “${saved.name}”?`}
             confirmLabel="Delete agent"
             onConfirm={async () => {
-              await api.delete(`/api/org/agents/${seg(agent.id)}`);
-              client.removeQueries({ queryKey: queryKeys.agent(agent.id) });
+              await api.delete(`/api/org/agents/${seg(saved.id)}`);
+              client.removeQueries({ queryKey: queryKeys.agent(saved.id) });
               await client.invalidateQueries({ queryKey: queryKeys.agents, exact: true });
-              navigate('/agents', { replace: true });
-              toast(`“${agent.name}” was deleted.`);
+              navigate('/agents', { replace: true, state: { skipUnsaved: true } });
+              toast(`“${saved.name}” was deleted.`);
             }}
           >
             <p>Forms styled with its brand go back to the default style. Its agent keys and tool settings are deleted too.</p>
@@ -185,6 +190,7 @@ function AgentEditor({ agent }: { agent: Agent | null }) {
       }
       intro="The brand styles every form you assign this agent to. The preview shows a sample form."
     >
+      <UnsavedChanges when={dirty} />
       <div className="editor">
         <form ref={formRef} onSubmit={submit} noValidate aria-label="Agent settings">
           <section className="card" aria-labelledby="sec-agent">
@@ -236,10 +242,10 @@ function AgentEditor({ agent }: { agent: Agent | null }) {
           <FormError error={errors.general ?? errors.error('branding')} />
           <div className="actions sticky-actions">
             <button type="submit" className="button primary" aria-disabled={save.isPending}>
-              {save.isPending ? 'Saving…' : agent ? 'Save changes' : 'Create agent'}
+              {save.isPending ? 'Saving…' : saved ? 'Save changes' : 'Create agent'}
             </button>
             <Link className="button" to="/agents">
-              {agent ? 'Back to agents' : 'Cancel'}
+              {saved ? 'Back to agents' : 'Cancel'}
             </Link>
           </div>
         </form>

@@ -12,6 +12,7 @@ import { FormPreview } from '../../components/FormPreview';
 import { Page } from '../../components/Page';
 import { Picker } from '../../components/Picker';
 import { LoadError, Loading, QueryState } from '../../components/QueryState';
+import { UnsavedChanges } from '../../components/UnsavedChanges';
 import { formatDateTime, plural } from '../../lib/format';
 import { toast } from '../../lib/toast';
 import { useFormErrors } from '../../lib/useFormErrors';
@@ -83,12 +84,24 @@ function Editor({ form }: { form: FormWithCounts | null }) {
 
   const config = useMemo(() => previewConfig(draft, definitions.data ?? [], agents.data ?? []), [draft, definitions.data, agents.data]);
   const consentChanged = !!saved && draft.consentText !== saved.consentText;
+  // While a save is in flight nothing is unsaved (a create navigates to the new form when it succeeds).
+  const dirty = !save.isPending && JSON.stringify(draft) !== JSON.stringify(saved ? draftFromForm(saved) : newDraft());
   const title = saved ? saved.title : 'New form';
 
   return (
     <Page
       title={title}
-      actions={saved ? <FormActions form={saved} onChange={(next) => { setSaved(next); update({ active: next.active }); }} /> : null}
+      actions={
+        saved ? (
+          <FormActions
+            form={saved}
+            onChange={(next) => {
+              setSaved(next);
+              update({ active: next.active });
+            }}
+          />
+        ) : null
+      }
       intro={
         saved ? (
           <>
@@ -100,6 +113,7 @@ function Editor({ form }: { form: FormWithCounts | null }) {
         )
       }
     >
+      <UnsavedChanges when={dirty} />
       <div className="editor">
         <form ref={formRef} onSubmit={submit} noValidate aria-label="Form settings">
           <section className="card" aria-labelledby="sec-basics">
@@ -269,7 +283,7 @@ function FormActions({ form, onChange }: { form: FormWithCounts; onChange: (form
           await api.delete(`/api/org/forms/${seg(form.id)}`);
           client.removeQueries({ queryKey: queryKeys.form(form.id) });
           await client.invalidateQueries({ queryKey: queryKeys.forms });
-          navigate('/forms', { replace: true });
+          navigate('/forms', { replace: true, state: { skipUnsaved: true } });
           toast(`“${form.title}” was deleted.`);
         }}
       >
