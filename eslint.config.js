@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import globals from 'globals';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -23,7 +24,7 @@ export default tseslint.config(
   {
     // Browser code: the browser's globals, none of Node's; tests beside it run in Node.
     files: ['web/**'],
-    ignores: ['web/**/*.test.ts'],
+    ignores: ['web/**/*.test.ts', 'web/console/vite.config.ts'],
     languageOptions: { globals: { ...globals.browser, process: 'off', Buffer: 'off' } },
     rules: {
       'no-restricted-globals': ['error', 'process', 'Buffer', 'require', 'global', '__dirname', '__filename'],
@@ -35,9 +36,19 @@ export default tseslint.config(
         { property: 'insertAdjacentHTML', message: 'Set text with textContent or append(); operator strings are never HTML.' },
         { object: 'document', property: 'write', message: 'Build nodes with createElement.' },
       ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']", message: 'Operator strings render as text: no dangerouslySetInnerHTML.' },
+      ],
       'no-eval': 'error',
       'no-implied-eval': 'error',
       'no-new-func': 'error',
     },
+  },
+  {
+    // The console (React): the rules of hooks.
+    files: ['web/console/src/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: { 'react-hooks/rules-of-hooks': 'error', 'react-hooks/exhaustive-deps': 'warn' },
   },
 );

@@ -1,0 +1,86 @@
+import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { api, ApiError } from './client';
+import type { Session } from './types';
+
+export const SESSION_KEY = ['session'] as const;
+
+/** Set once this browser has had a session: a newcomer is sent to sign-up, a returning person to sign-in. */
+const KNOWN = 'switchboard.known';
+
+export function isKnownBrowser(): boolean {
+  try {
+    return localStorage.getItem(KNOWN) === '1';
+  } catch {
+    return false;
+  }
+}
+
+function rememberBrowser(): void {
+  try {
+    localStorage.setItem(KNOWN, '1');
+  } catch {
+    // Storage refused (private mode): the only cost is landing on sign-up instead of sign-in.
+  }
+}
+
+/** The signed-in session, or null when nobody is signed in (401). */
+export async function fetchSession(): Promise<Session | null> {
+  try {
+    const session = await api.get<Session>('/api/auth/session');
+    api.setCsrfToken(session.csrfToken);
+    rememberBrowser();
+    return session;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) {
+      api.setCsrfToken(null);
+      return null;
+    }
+    throw error;
+  }
+}
+
+export function useSession() {
+  return useQuery({ queryKey: SESSION_KEY, queryFn: fetchSession, staleTime: 5 * 60_000 });
+}
+
+/** The signed-in session; only for components under RequireSession. */
+export function useCurrentSession(): Session {
+  const { data } = useSession();
+  if (!data) throw new Error('useCurrentSession outside RequireSession');
+  return data;
+}
+
+let signedOut = false;
+
+/** True after this tab signed out (until the next sign-in): the guard then sends to sign-in without a way back. */
+export function hasSignedOut(): boolean {
+  return signedOut;
+}
+
+/** After sign-in, sign-up, a password change or an accepted invitation: the new session, nothing cached from before. */
+export function startSession(client: QueryClient, session: Session): void {
+  signedOut = false;
+  api.setCsrfToken(session.csrfToken);
+  rememberBrowser();
+  client.removeQueries({ predicate: (query) => query.queryKey[0] !== SESSION_KEY[0] });
+  client.setQueryData(SESSION_KEY, session);
+}
+
+/** After sign-out or a 401: forget the session and every record cached under it. */
+export function endSession(client: QueryClient): void {
+  api.setCsrfToken(null);
+  client.removeQueries({ predicate: (query) => query.queryKey[0] !== SESSION_KEY[0] });
+  client.setQueryData(SESSION_KEY, null);
+}
+
+export function useSessionActions() {
+  const client = useQueryClient();
+  return {
+    start: (session: Session) => startSession(client, session),
+    end: () => endSession(client),
+    signOut: () => {
+      signedOut = true;
+      endSession(client);
+    },
+  };
+}

@@ -1,0 +1,110 @@
+import { useMutation } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { Button, Header, Menu, MenuItem, MenuSection, MenuTrigger, Popover } from 'react-aria-components';
+import { NavLink, Outlet, useLocation, useNavigate } from 'react-router';
+import { api } from '../api/client';
+import { useCurrentSession, useSessionActions } from '../api/session';
+import { useFocusOnNavigate } from '../lib/focus';
+import { toast } from '../lib/toast';
+
+interface NavItem {
+  to: string;
+  label: string;
+  ownerOnly?: boolean;
+}
+
+const NAV: NavItem[] = [
+  { to: '/forms', label: 'Forms' },
+  { to: '/contacts', label: 'Contacts' },
+  { to: '/pipelines', label: 'Pipelines' },
+  { to: '/custom-fields', label: 'Custom fields' },
+  { to: '/agents', label: 'Agents' },
+  { to: '/api-keys', label: 'API keys', ownerOnly: true },
+  { to: '/members', label: 'Members', ownerOnly: true },
+  { to: '/settings', label: 'Settings' },
+];
+
+export function Layout() {
+  const session = useCurrentSession();
+  const { signOut: forget } = useSessionActions();
+  const navigate = useNavigate();
+  const location = useLocation();
+  const [menuOpen, setMenuOpen] = useState(false);
+  useFocusOnNavigate();
+  useEffect(() => setMenuOpen(false), [location.pathname]);
+
+  const signOut = useMutation({
+    mutationFn: () => api.post<{ signedOut: true }>('/api/auth/signout'),
+    onSuccess: () => {
+      forget();
+      navigate('/signin', { replace: true });
+      toast('You are signed out.');
+    },
+    onError: (error) => toast(error.message),
+  });
+
+  const isOwner = session.user.role === 'owner';
+  return (
+    <div className="shell">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <NavLink to="/forms" className="brand">
+          Switchboard
+        </NavLink>
+        <span className="org-name">{session.organization.name}</span>
+        <button
+          type="button"
+          className="button nav-toggle"
+          aria-expanded={menuOpen}
+          aria-controls="primary-nav"
+          onClick={() => setMenuOpen((open) => !open)}
+        >
+          Menu
+        </button>
+        <MenuTrigger>
+          <Button className="button user-button" aria-label={`Account: ${session.user.name || session.user.email}`}>
+            <span className="user-name">{session.user.name || session.user.email}</span>
+            <span aria-hidden="true"> ▾</span>
+          </Button>
+          <Popover placement="bottom end" className="popover">
+            <Menu
+              className="menu"
+              onAction={(key) => {
+                if (key === 'signout') signOut.mutate();
+                if (key === 'settings') navigate('/settings');
+              }}
+            >
+              <MenuSection>
+                <Header className="menu-label">
+                  Signed in as {session.user.email} · {session.organization.name}
+                </Header>
+                <MenuItem id="settings" className="menu-item">
+                  Settings
+                </MenuItem>
+                <MenuItem id="signout" className="menu-item">
+                  Sign out
+                </MenuItem>
+              </MenuSection>
+            </Menu>
+          </Popover>
+        </MenuTrigger>
+      </header>
+      <div className="body">
+        <nav id="primary-nav" aria-label="Main" className={menuOpen ? 'sidenav open' : 'sidenav'}>
+          <ul>
+            {NAV.filter((item) => !item.ownerOnly || isOwner).map((item) => (
+              <li key={item.to}>
+                <NavLink to={item.to}>{item.label}</NavLink>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <main id="main" tabIndex={-1}>
+          <Outlet />
+        </main>
+      </div>
+    </div>
+  );
+}

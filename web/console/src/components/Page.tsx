@@ -1,0 +1,22 @@
+import { useEffect, type ReactNode } from 'react';
+
+export function usePageTitle(title: string): void {
+  useEffect(() => {
+    document.title = title ? `${title} · Switchboard` : 'Switchboard';
+  }, [title]);
+}
+
+/** A page's heading and title; the heading takes focus after a client-side navigation (Layout). */
+export function Page({ title, actions, intro, children }: { title: string; actions?: ReactNode; intro?: ReactNode; children?: ReactNode }) {
+  usePageTitle(title);
+  return (
+    <>
+      <div className="page-head">
+        <h1 tabIndex={-1}>{title}</h1>
+        {actions ? <div className="page-actions">{actions}</div> : null}
+      </div>
+      {intro ? <p className="intro">{intro}</p> : null}
+      {children}
+    </>
+  );
+}

@@ -1,0 +1,114 @@
+import { useState, type ReactNode } from 'react';
+import { Button, Dialog, DialogTrigger, Heading, Modal, ModalOverlay } from 'react-aria-components';
+
+/** A modal dialog (React Aria: focus trapped and restored, Escape closes) with a heading that names it. */
+export function ModalDialog({
+  title,
+  isOpen,
+  onOpenChange,
+  role = 'dialog',
+  isDismissable = true,
+  children,
+}: {
+  title: string;
+  isOpen: boolean;
+  onOpenChange: (open: boolean) => void;
+  role?: 'dialog' | 'alertdialog';
+  isDismissable?: boolean;
+  children: (close: () => void) => ReactNode;
+}) {
+  return (
+    <ModalOverlay className="modal-overlay" isOpen={isOpen} onOpenChange={onOpenChange} isDismissable={isDismissable}>
+      <Modal className="modal">
+        <Dialog className="dialog" role={role}>
+          {({ close }) => (
+            <>
+              <Heading slot="title">{title}</Heading>
+              {children(close)}
+            </>
+          )}
+        </Dialog>
+      </Modal>
+    </ModalOverlay>
+  );
+}
+
+/**
+ * A button that asks before doing something that cannot be undone. `onConfirm` may return a promise:
+ * the dialog stays open with the API's message if it fails.
+ */
+export function ConfirmButton({
+  label,
+  title,
+  confirmLabel,
+  children,
+  onConfirm,
+  className = 'button danger-outline',
+  buttonLabel,
+}: {
+  label: ReactNode;
+  title: string;
+  confirmLabel: string;
+  children: ReactNode;
+  onConfirm: () => Promise<unknown> | void;
+  className?: string;
+  /** Accessible name of the opening button, when `label` alone is ambiguous in a list ("Revoke Zapier"). */
+  buttonLabel?: string;
+}) {
+  const [open, setOpen] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  return (
+    <DialogTrigger
+      isOpen={open}
+      onOpenChange={(next) => {
+        setOpen(next);
+        if (!next) setError(null);
+      }}
+    >
+      <Button className={className} aria-label={buttonLabel}>
+        {label}
+      </Button>
+      <ModalOverlay className="modal-overlay" isDismissable={!busy}>
+        <Modal className="modal">
+          <Dialog className="dialog" role="alertdialog">
+            {({ close }) => (
+              <>
+                <Heading slot="title">{title}</Heading>
+                {children}
+                {error ? (
+                  <p className="form-error" role="alert">
+                    {error}
+                  </p>
+                ) : null}
+                <div className="actions">
+                  <Button
+                    className="button danger"
+                    isDisabled={busy}
+                    onPress={async () => {
+                      setBusy(true);
+                      setError(null);
+                      try {
+                        await onConfirm();
+                        close();
+                      } catch (e) {
+                        setError(e instanceof Error ? e.message : String(e));
+                      } finally {
+                        setBusy(false);
+                      }
+                    }}
+                  >
+                    {busy ? 'Working…' : confirmLabel}
+                  </Button>
+                  <Button className="button" onPress={close} autoFocus>
+                    Cancel
+                  </Button>
+                </div>
+              </>
+            )}
+          </Dialog>
+        </Modal>
+      </ModalOverlay>
+    </DialogTrigger>
+  );
+}

@@ -1,0 +1,68 @@
+import { ApiError } from '../api/client';
+
+export interface SplitErrors {
+  /** Messages for the named inputs, by the API's field name. */
+  fields: Record<string, string>;
+  /** What belongs to no one input of the page: shown above the submit button. */
+  general: string | null;
+}
+
+/**
+ * Places a refusal: the API's `field` (or the paths of its validation `details`) on the input of that
+ * name when the page has one, everything else as one message for the whole form. Messages are the API's own.
+ */
+export function splitErrors(error: unknown, known: readonly string[]): SplitErrors {
+  const result: SplitErrors = { fields: {}, general: null };
+  if (!error) return result;
+  if (!(error instanceof ApiError)) {
+    result.general = error instanceof Error ? error.message : String(error);
+    return result;
+  }
+  const has = (name: string | undefined): boolean => !!name && known.includes(name);
+  // `fields.email` or `customFields[0].key` belong to the input named by their first segment.
+  const named = error.field;
+  const field = named === undefined ? undefined : has(named) ? named : named.split(/[.[]/)[0];
+  if (field && has(field)) {
+    result.fields[field] = error.message;
+    return result;
+  }
+  const placed: string[] = [];
+  for (const detail of error.details ?? []) {
+    const dotted = detail.path.replace(/^\//, '').split('/').join('.');
+    const name = has(dotted) ? dotted : dotted.split('.')[0];
+    if (name && has(name) && !result.fields[name]) {
+      result.fields[name] = detail.message;
+      placed.push(name);
+    }
+  }
+  if (!placed.length || (error.details ?? []).length > placed.length) result.general = error.message;
+  return result;
+}
+
+/** Client-side checks before a request: the first problem of each input, in the page's words. */
+export type Checks = Record<string, string | null | undefined | false>;
+
+export function firstErrors(checks: Checks): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, message] of Object.entries(checks)) if (message) out[name] = message;
+  return out;
+}
+
+export const PASSWORD_MIN = 10;
+
+export function passwordProblem(password: string): string | null {
+  if (!password) return 'Enter a password.';
+  if (password.length < PASSWORD_MIN) return `Use at least ${PASSWORD_MIN} characters.`;
+  return null;
+}
+
+export function emailProblem(email: string): string | null {
+  if (!email.trim()) return 'Enter your email address.';
+  if (!/^[^\s@]+@[^\s@]+$/.test(email.trim())) return 'Enter an email address like name@example.com.';
+  return null;
+}
+
+/** Moves focus to the first input marked invalid, after React has drawn the errors. */
+export function focusFirstInvalid(form: HTMLFormElement | null): void {
+  requestAnimationFrame(() => form?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
+}

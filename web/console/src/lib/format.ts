@@ -1,0 +1,40 @@
+/** Dates and numbers as people read them, in the browser's locale. */
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const date = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+
+export function formatDateTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : dateTime.format(d);
+}
+
+export function formatDate(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : date.format(d);
+}
+
+/** Conversion: submissions per view, as a percentage with one decimal; a dash without views. */
+export function conversion(views: number, submissions: number): string {
+  if (!views) return '—';
+  return `${(Math.round((submissions / views) * 1000) / 10).toLocaleString(undefined, { maximumFractionDigits: 1 })}%`;
+}
+
+/** A custom value as text: booleans as Yes/No, everything else as written. */
+export function displayValue(value: unknown): string {
+  if (value === true) return 'Yes';
+  if (value === false) return 'No';
+  if (value === null || value === undefined || value === '') return '—';
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+/** A local path to go back to after sign-in (never another site: `//host` and `/\host` are refused). */
+export function safeNext(next: string | null): string {
+  if (!next || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return '/forms';
+  return next;
+}
+
+/** "1 view", "3 views". */
+export function plural(count: number, word: string): string {
+  return `${count.toLocaleString()} ${word}${count === 1 ? '' : 's'}`;
+}

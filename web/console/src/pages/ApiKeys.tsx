@@ -1,0 +1,149 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { api, seg } from '../api/client';
+import { fetchAll, queryKeys } from '../api/lists';
+import type { ApiKey, CreatedApiKey } from '../api/types';
+import { CopyButton } from '../components/CopyButton';
+import { ConfirmButton } from '../components/dialogs';
+import { FormError, TextField } from '../components/fields';
+import { Page } from '../components/Page';
+import { LoadError, Loading } from '../components/QueryState';
+import { formatDateTime } from '../lib/format';
+import { toast } from '../lib/toast';
+import { useFormErrors } from '../lib/useFormErrors';
+import { TableWrap } from '../components/TableWrap';
+
+/** Org API keys (owners only): create one (shown once), revoke one. */
+export default function ApiKeysPage() {
+  const client = useQueryClient();
+  const keys = useQuery({ queryKey: queryKeys.apiKeys, queryFn: () => fetchAll<ApiKey>('/api/org/api-keys') });
+  const formRef = useRef<HTMLFormElement>(null);
+  const [name, setName] = useState('');
+  const [created, setCreated] = useState<CreatedApiKey | null>(null);
+  const createdRef = useRef<HTMLElement>(null);
+  // The new key takes focus, so a screen reader reads it out and the copy button is one Tab away.
+  useEffect(() => createdRef.current?.focus(), [created]);
+  const create = useMutation({
+    mutationFn: () => api.post<CreatedApiKey>('/api/org/api-keys', { name: name.trim() }),
+    onSuccess: (key) => {
+      setCreated(key);
+      setName('');
+      void client.invalidateQueries({ queryKey: queryKeys.apiKeys });
+    },
+    onError: () => errors.focusApiError(formRef.current),
+  });
+  const errors = useFormErrors(['name'], create.error);
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (create.isPending) return;
+    if (errors.check(formRef.current, { name: name.trim() ? null : 'Say what the key is for, like “Zapier”.' })) create.mutate();
+  }
+
+  const active = (keys.data ?? []).filter((key) => !key.revokedAt);
+  const revoked = (keys.data ?? []).filter((key) => key.revokedAt);
+
+  return (
+    <Page title="API keys" intro="A key lets your own tools and automations use the Operator API for this organization. Use one key per integration, so you can revoke one alone.">
+      {created ? (
+        <section className="card success-card" aria-labelledby="new-key-title" tabIndex={-1} ref={createdRef}>
+          <h2 id="new-key-title">Your new key “{created.name}”</h2>
+          <p>
+            <strong>Copy it now: it is shown only this once.</strong> Send it as <code>Authorization: Bearer &lt;key&gt;</code>.
+          </p>
+          <code className="secret" aria-label="The new API key">
+            {created.key}
+          </code>
+          <div className="actions">
+            <CopyButton text={created.key} label="Copy key" className="button primary" />
+            <button type="button" className="button" onClick={() => setCreated(null)}>
+              I have stored it
+            </button>
+          </div>
+        </section>
+      ) : null}
+
+      <section className="card" aria-labelledby="create-key-title">
+        <h2 id="create-key-title">Create a key</h2>
+        <form ref={formRef} onSubmit={submit} noValidate className="row">
+          <TextField label="What is it for?" name="name" maxLength={100} placeholder="Zapier" value={name} onChange={(e) => setName(e.target.value)} error={errors.error('name')} />
+          <div className="field">
+            <button type="submit" className="button primary" aria-disabled={create.isPending}>
+              {create.isPending ? 'Creating…' : 'Create key'}
+            </button>
+          </div>
+        </form>
+        <FormError error={errors.general} />
+      </section>
+
+      <h2>Keys</h2>
+      {keys.isPending ? (
+        <Loading />
+      ) : keys.isError ? (
+        <LoadError error={keys.error} retry={() => void keys.refetch()} />
+      ) : active.length === 0 ? (
+        <div className="empty">
+          <p>No active keys. Create one above when an integration needs to reach your organization.</p>
+        </div>
+      ) : (
+        <KeyTable keys={active} label="Active keys" onRevoked={() => void client.invalidateQueries({ queryKey: queryKeys.apiKeys })} />
+      )}
+      {revoked.length ? (
+        <details className="history">
+          <summary>Revoked keys ({revoked.length})</summary>
+          <KeyTable keys={revoked} label="Revoked keys" />
+        </details>
+      ) : null}
+    </Page>
+  );
+}
+
+function KeyTable({ keys, onRevoked, label }: { keys: ApiKey[]; onRevoked?: () => void; label: string }) {
+  return (
+    <TableWrap label={label}>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Ends in</th>
+            <th scope="col">Created</th>
+            <th scope="col">Last used</th>
+            <th scope="col">{onRevoked ? <span className="visually-hidden">Actions</span> : 'Revoked'}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {keys.map((key) => (
+            <tr key={key.id}>
+              <td>{key.name}</td>
+              <td>
+                <code>…{key.lastFour}</code>
+              </td>
+              <td>{formatDateTime(key.createdAt)}</td>
+              <td>{key.lastUsedAt ? formatDateTime(key.lastUsedAt) : 'Never'}</td>
+              <td>
+                {onRevoked ? (
+                  <ConfirmButton
+                    label="Revoke"
+                    buttonLabel={`Revoke key ${key.name}`}
+                    title={`Revoke “${key.name}”?`}
+                    confirmLabel="Revoke key"
+                    className="button small danger-outline"
+                    onConfirm={async () => {
+                      await api.post(`/api/org/api-keys/${seg(key.id)}/revoke`);
+                      onRevoked();
+                      toast(`“${key.name}” is revoked.`);
+                    }}
+                  >
+                    <p>Anything using this key (ending in …{key.lastFour}) stops working at once. This cannot be undone.</p>
+                  </ConfirmButton>
+                ) : (
+                  formatDateTime(key.revokedAt)
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableWrap>
+  );
+}

@@ -1,0 +1,136 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useRef, useState, type FormEvent } from 'react';
+import { api } from '../api/client';
+import { queryKeys } from '../api/lists';
+import { SESSION_KEY, useCurrentSession } from '../api/session';
+import type { Organization, Session } from '../api/types';
+import { FormError, TextField } from '../components/fields';
+import { Page } from '../components/Page';
+import { LoadError, Loading } from '../components/QueryState';
+import { passwordProblem, PASSWORD_MIN } from '../lib/errors';
+import { toast } from '../lib/toast';
+import { useFormErrors } from '../lib/useFormErrors';
+
+export default function SettingsPage() {
+  const session = useCurrentSession();
+  return (
+    <Page title="Settings">
+      <OrganizationSettings />
+      <PasswordSettings email={session.user.email} />
+    </Page>
+  );
+}
+
+function OrganizationSettings() {
+  const client = useQueryClient();
+  const organization = useQuery({ queryKey: queryKeys.organization, queryFn: () => api.get<Organization>('/api/org/organization') });
+  if (organization.isPending) return <Loading />;
+  if (organization.isError) return <LoadError error={organization.error} retry={() => void organization.refetch()} />;
+  return <OrganizationForm organization={organization.data} onSaved={(saved) => {
+    client.setQueryData(queryKeys.organization, saved);
+    client.setQueryData<Session | null>(SESSION_KEY, (current) => (current ? { ...current, organization: { ...current.organization, name: saved.name } } : current));
+  }} />;
+}
+
+function OrganizationForm({ organization, onSaved }: { organization: Organization; onSaved: (saved: Organization) => void }) {
+  const formRef = useRef<HTMLFormElement>(null);
+  const [name, setName] = useState(organization.name);
+  const save = useMutation({
+    mutationFn: () => api.patch<Organization>('/api/org/organization', { name: name.trim() }),
+    onSuccess: (saved) => {
+      onSaved(saved);
+      toast('The organization name is saved.');
+    },
+    onError: () => errors.focusApiError(formRef.current),
+  });
+  const errors = useFormErrors(['name'], save.error);
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (save.isPending) return;
+    if (errors.check(formRef.current, { name: name.trim() ? null : 'Enter the organization’s name.' })) save.mutate();
+  }
+  return (
+    <section className="card" aria-labelledby="org-title">
+      <h2 id="org-title">Organization</h2>
+      <form ref={formRef} onSubmit={submit} noValidate>
+        <TextField label="Organization name" name="name" maxLength={100} value={name} onChange={(e) => setName(e.target.value)} error={errors.error('name')} />
+        <FormError error={errors.general} />
+        <button type="submit" className="button primary" aria-disabled={save.isPending}>
+          {save.isPending ? 'Saving…' : 'Save name'}
+        </button>
+      </form>
+    </section>
+  );
+}
+
+function PasswordSettings({ email }: { email: string }) {
+  const client = useQueryClient();
+  const formRef = useRef<HTMLFormElement>(null);
+  const [currentPassword, setCurrent] = useState('');
+  const [newPassword, setNew] = useState('');
+  const [confirm, setConfirm] = useState('');
+  const change = useMutation({
+    mutationFn: () => api.post<Partial<Session> | null>('/api/auth/password', { currentPassword, newPassword }),
+    onSuccess: async (data) => {
+      setCurrent('');
+      setNew('');
+      setConfirm('');
+      if (data?.csrfToken) api.setCsrfToken(data.csrfToken);
+      // This browser got a fresh session (and CSRF token); every other one was signed out.
+      await client.invalidateQueries({ queryKey: SESSION_KEY });
+      toast('Your password is changed. Your other devices are signed out.');
+    },
+    onError: () => errors.focusApiError(formRef.current),
+  });
+  const errors = useFormErrors(['currentPassword', 'newPassword'], change.error);
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (change.isPending) return;
+    const ok = errors.check(formRef.current, {
+      currentPassword: currentPassword ? null : 'Enter your current password.',
+      newPassword: passwordProblem(newPassword),
+      confirm: confirm === newPassword ? null : 'The two new passwords are different. Type the same one twice.',
+    });
+    if (ok) change.mutate();
+  }
+  return (
+    <section className="card" aria-labelledby="password-title">
+      <h2 id="password-title">Password</h2>
+      <form ref={formRef} onSubmit={submit} noValidate>
+        <input type="text" name="username" autoComplete="username" value={email} readOnly hidden />
+        <TextField
+          label="Current password"
+          type="password"
+          name="currentPassword"
+          autoComplete="current-password"
+          value={currentPassword}
+          onChange={(e) => setCurrent(e.target.value)}
+          error={errors.error('currentPassword')}
+        />
+        <TextField
+          label="New password"
+          type="password"
+          name="newPassword"
+          autoComplete="new-password"
+          hint={`At least ${PASSWORD_MIN} characters. Changing it signs you out everywhere else.`}
+          value={newPassword}
+          onChange={(e) => setNew(e.target.value)}
+          error={errors.error('newPassword')}
+        />
+        <TextField
+          label="Type the new password again"
+          type="password"
+          name="confirm"
+          autoComplete="new-password"
+          value={confirm}
+          onChange={(e) => setConfirm(e.target.value)}
+          error={errors.error('confirm')}
+        />
+        <FormError error={errors.general} />
+        <button type="submit" className="button primary" aria-disabled={change.isPending}>
+          {change.isPending ? 'Changing…' : 'Change password'}
+        </button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,80 @@
+import { useMutation } from '@tanstack/react-query';
+import { useRef, useState, type FormEvent } from 'react';
+import { Link, Navigate, useNavigate } from 'react-router';
+import { api } from '../../api/client';
+import { useSession, useSessionActions } from '../../api/session';
+import type { Session } from '../../api/types';
+import { FormError, TextField } from '../../components/fields';
+import { Page } from '../../components/Page';
+import { emailProblem, passwordProblem, PASSWORD_MIN } from '../../lib/errors';
+import { toast } from '../../lib/toast';
+import { useFormErrors } from '../../lib/useFormErrors';
+
+export default function SignUpPage() {
+  const session = useSession();
+  const { start } = useSessionActions();
+  const navigate = useNavigate();
+  const formRef = useRef<HTMLFormElement>(null);
+  const [name, setName] = useState('');
+  const [email, setEmail] = useState('');
+  const [organizationName, setOrganizationName] = useState('');
+  const [password, setPassword] = useState('');
+  const signUp = useMutation({
+    mutationFn: () => api.post<Session>('/api/auth/signup', { name: name.trim(), email: email.trim(), organizationName: organizationName.trim(), password }),
+    onSuccess: (data) => {
+      start(data);
+      navigate('/forms', { replace: true });
+      toast(`Welcome to Switchboard. ${data.organization.name} is ready.`);
+    },
+  });
+  const errors = useFormErrors(['name', 'email', 'organizationName', 'password'], signUp.error);
+
+  if (session.data && !signUp.isPending && !signUp.isSuccess) return <Navigate to="/forms" replace />;
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (signUp.isPending) return;
+    const ok = errors.check(formRef.current, {
+      name: name.trim() ? null : 'Enter your name.',
+      email: emailProblem(email),
+      organizationName: organizationName.trim() ? null : 'Enter the name of your business.',
+      password: passwordProblem(password),
+    });
+    if (ok) signUp.mutate(undefined, { onError: () => errors.focusApiError(formRef.current) });
+  }
+
+  return (
+    <Page title="Create your account" intro="Set up your organization to build lead-capture forms and manage your leads.">
+      <form ref={formRef} onSubmit={submit} noValidate>
+        <TextField label="Your name" name="name" autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} error={errors.error('name')} />
+        <TextField label="Email" type="email" name="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} error={errors.error('email')} />
+        <TextField
+          label="Organization name"
+          name="organizationName"
+          autoComplete="organization"
+          hint="Your business, as your team knows it. You can change it later."
+          value={organizationName}
+          onChange={(e) => setOrganizationName(e.target.value)}
+          error={errors.error('organizationName')}
+        />
+        <TextField
+          label="Password"
+          type="password"
+          name="password"
+          autoComplete="new-password"
+          hint={`At least ${PASSWORD_MIN} characters. A long phrase is easy to remember and hard to guess.`}
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          error={errors.error('password')}
+        />
+        <FormError error={errors.general} />
+        <button type="submit" className="button primary" aria-disabled={signUp.isPending}>
+          {signUp.isPending ? 'Creating your account…' : 'Create account'}
+        </button>
+      </form>
+      <p className="alt">
+        Already have an account? <Link to="/signin">Sign in</Link>
+      </p>
+    </Page>
+  );
+}

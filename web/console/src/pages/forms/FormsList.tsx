@@ -1,0 +1,119 @@
+import { useInfiniteQuery, useQueries } from '@tanstack/react-query';
+import { Link } from 'react-router';
+import { api, seg } from '../../api/client';
+import { queryKeys } from '../../api/lists';
+import type { Form, FormWithCounts, Page as PageOf } from '../../api/types';
+import { Page } from '../../components/Page';
+import { LoadError, Loading } from '../../components/QueryState';
+import { conversion } from '../../lib/format';
+import { TableWrap } from '../../components/TableWrap';
+
+type Listed = Form & Partial<Pick<FormWithCounts, 'views' | 'submissions'>>;
+
+export default function FormsListPage() {
+  const forms = useInfiniteQuery({
+    queryKey: queryKeys.forms,
+    queryFn: ({ pageParam }) => api.get<PageOf<Listed>>('/api/org/forms', { query: { limit: 50, cursor: pageParam } }),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
+  });
+  const items = forms.data?.pages.flatMap((page) => page.items) ?? [];
+  // The list may not carry counts: each form's own record does (views, submissions).
+  const counts = useQueries({
+    queries: items
+      .filter((form) => form.views === undefined)
+      .map((form) => ({
+        queryKey: queryKeys.form(form.id),
+        queryFn: () => api.get<FormWithCounts>(`/api/org/forms/${seg(form.id)}`),
+        staleTime: 30_000,
+      })),
+  });
+  const byId = new Map(counts.flatMap((q) => (q.data ? [[q.data.id, q.data] as const] : [])));
+
+  return (
+    <Page
+      title="Forms"
+      actions={
+        items.length ? (
+          <Link className="button primary" to="/forms/new">
+            New form
+          </Link>
+        ) : null
+      }
+    >
+      {forms.isPending ? (
+        <Loading />
+      ) : forms.isError ? (
+        <LoadError error={forms.error} retry={() => void forms.refetch()} />
+      ) : items.length === 0 ? (
+        <div className="empty">
+          <h2>No forms yet</h2>
+          <p>Create a form to start collecting leads: share its link, or embed it in your site. Every submission lands in your contacts.</p>
+          <Link className="button primary" to="/forms/new">
+            Create your first form
+          </Link>
+        </div>
+      ) : (
+        <>
+          <TableWrap label="Forms">
+            <table>
+              <caption className="visually-hidden">Your forms, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Form</th>
+                  <th scope="col">Status</th>
+                  <th scope="col" className="num">
+                    Views
+                  </th>
+                  <th scope="col" className="num">
+                    Submissions
+                  </th>
+                  <th scope="col" className="num">
+                    Conversion
+                  </th>
+                  <th scope="col">
+                    <span className="visually-hidden">Links</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((form) => {
+                  const full = form.views === undefined ? byId.get(form.id) : form;
+                  const views = full?.views;
+                  const submissions = full?.submissions;
+                  return (
+                    <tr key={form.id}>
+                      <td>
+                        <Link to={`/forms/${form.id}`}>{form.title}</Link>
+                        <div className="muted small">/f/{form.slug}</div>
+                      </td>
+                      <td>
+                        <span className={form.active ? 'badge on' : 'badge off'}>{form.active ? 'Active' : 'Inactive'}</span>
+                      </td>
+                      <td className="num">{views ?? '…'}</td>
+                      <td className="num">{submissions ?? '…'}</td>
+                      <td className="num">{views === undefined || submissions === undefined ? '…' : conversion(views, submissions)}</td>
+                      <td>
+                        <Link to={`/forms/${form.id}/submissions`} aria-label={`Submissions of ${form.title}`}>
+                          Submissions
+                        </Link>
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </TableWrap>
+          {forms.hasNextPage ? (
+            <div className="actions">
+              <button type="button" className="button" aria-disabled={forms.isFetchingNextPage} onClick={() => !forms.isFetchingNextPage && void forms.fetchNextPage()}>
+                {forms.isFetchingNextPage ? 'Loading…' : 'Show more forms'}
+              </button>
+            </div>
+          ) : null}
+          <p className="muted">Conversion is submissions per view, since each form was created.</p>
+        </>
+      )}
+    </Page>
+  );
+}

@@ -1,0 +1,92 @@
+import type { ComponentType } from 'react';
+import { Navigate, Outlet, createBrowserRouter, isRouteErrorResponse, useHref, useNavigate, useRouteError, type RouteObject } from 'react-router';
+import { RouterProvider as AriaRouterProvider } from 'react-aria-components';
+import { AuthLayout } from './components/AuthLayout';
+import { NotFound } from './components/NotFound';
+import { Page } from './components/Page';
+import { RequireOwner } from './components/RequireSession';
+import { ToastRegion } from './lib/toast';
+import { crmRoutes } from './pages/crm/routes';
+
+/** Each page is its own chunk, loaded when first visited. */
+const page = (load: () => Promise<{ default: ComponentType }>): RouteObject['lazy'] => async () => ({ Component: (await load()).default });
+
+/** React Aria's links and menu items navigate through the router. */
+function Root() {
+  const navigate = useNavigate();
+  return (
+    <AriaRouterProvider navigate={(to) => void navigate(to)} useHref={useHref}>
+      <Outlet />
+      <ToastRegion />
+    </AriaRouterProvider>
+  );
+}
+
+function RouteError() {
+  const error = useRouteError();
+  if (isRouteErrorResponse(error) && error.status === 404) return <NotFound />;
+  // A chunk that no longer exists after a deploy: a reload fetches the new index.html.
+  return (
+    <main id="main" className="auth-main">
+      <Page title="Something went wrong">
+        <p>The console hit an unexpected problem. Reload the page to try again.</p>
+        <button type="button" className="button primary" onClick={() => location.reload()}>
+          Reload
+        </button>
+      </Page>
+    </main>
+  );
+}
+
+function Owner() {
+  return (
+    <RequireOwner>
+      <Outlet />
+    </RequireOwner>
+  );
+}
+
+export const routes: RouteObject[] = [
+  {
+    element: <Root />,
+    errorElement: <RouteError />,
+    // Shown while the first page's chunk loads.
+    hydrateFallbackElement: <p className="loading center">Loading…</p>,
+    children: [
+      {
+        element: <AuthLayout />,
+        children: [
+          { path: 'signup', lazy: page(() => import('./pages/auth/SignUp')) },
+          { path: 'signin', lazy: page(() => import('./pages/auth/SignIn')) },
+          { path: 'reset-password', lazy: page(() => import('./pages/auth/ResetRequest')) },
+          { path: 'reset-password/:token', lazy: page(() => import('./pages/auth/ResetConfirm')) },
+          { path: 'invitations/:token', lazy: page(() => import('./pages/auth/AcceptInvitation')) },
+        ],
+      },
+      {
+        lazy: page(() => import('./components/SignedInShell')),
+        children: [
+          { index: true, element: <Navigate to="/forms" replace /> },
+          { path: 'forms', lazy: page(() => import('./pages/forms/FormsList')) },
+          { path: 'forms/new', lazy: page(() => import('./pages/forms/FormEdit')) },
+          { path: 'forms/:id', lazy: page(() => import('./pages/forms/FormEdit')) },
+          { path: 'forms/:id/submissions', lazy: page(() => import('./pages/forms/Submissions')) },
+          ...crmRoutes,
+          { path: 'agents', lazy: page(() => import('./pages/agents/Agents')) },
+          { path: 'agents/:id', lazy: page(() => import('./pages/agents/AgentEdit')) },
+          {
+            element: <Owner />,
+            children: [
+              { path: 'api-keys', lazy: page(() => import('./pages/ApiKeys')) },
+              { path: 'members', lazy: page(() => import('./pages/Members')) },
+            ],
+          },
+          { path: 'settings', lazy: page(() => import('./pages/Settings')) },
+          { path: '*', element: <NotFound /> },
+        ],
+      },
+    ],
+  },
+];
+
+export const createRouter = () => createBrowserRouter(routes, { basename: '/app' });
