@@ -1,0 +1,506 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from '../../test/support/context.js';
+import { freePort } from '../../test/support/net.js';
+import { mailBody, startSmtp, type TestSmtp } from '../../test/support/smtp.js';
+
+/**
+ * The operator console in real Chromium (Debian's /usr/bin/chromium through playwright-core),
+ * driven through its pages only, against a real server on loopback (SQLite, the console built into
+ * dist/web/console by the global setup), a real SMTP server on loopback, and a second origin (another
+ * loopback port) for the operator's own site and for a hostile page. Every request that would leave
+ * loopback is aborted. Each page visited is checked with axe-core (WCAG 2.2 AA) under the console's
+ * own CSP; the main pages are screenshotted at 1280 and 375 px into test-artifacts/console/.
+ *
+ * The flows run in order and build on each other: the operator of the first flow invites the
+ * member of the second; the third checks the first one's records from another organization.
+ */
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const LOOPBACK = /^(https?|wss?):\/\/(127\.0\.0\.1|\[::1\])[:/]/;
+const root = resolve(import.meta.dirname, '../..');
+const ARTIFACTS = join(root, 'test-artifacts/console');
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+/** Served from the console's own origin (by the browser context, never by the app), so the console's CSP need not be bypassed. */
+const AXE_PATH = '/__browser-test__/axe.min.js';
+const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
+const FLOW_TIMEOUT = 240_000;
+
+/** What every page records from the start: CSP violations. */
+const RECORDER = `
+  window.__violations = [];
+  document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI), true);
+`;
+
+const OWNER = { name: 'Olive Owner', email: 'olive@brightsmile.example', password: 'violet kettle marathon', org: 'Bright Smile Dental' };
+const MEMBER = { name: 'Mia Member', email: 'mia@brightsmile.example', password: 'orange harbor lantern' };
+const OTHER = { name: 'Otto Other', email: 'otto@elsewhere.example', password: 'granite puzzle meadow', org: 'Elsewhere Plumbing' };
+const VISITOR = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Please call me about a checkup next week.', insurer: 'Aetna' };
+
+describe('the operator console in Chromium', () => {
+  let t: TestContext;
+  let smtp: TestSmtp;
+  let app: string;
+  let site: string;
+  let siteServer: Server;
+  let browser: Browser;
+  /** The HTML the operator pastes into their own site (the second origin's /site page). */
+  let pastedSnippet = '';
+  /** What the first flow made, for the isolation flow. */
+  const first: { formId?: string; contactId?: string; opportunityId?: string; pipelineId?: string } = {};
+  const checked: string[] = [];
+  const pageErrors: string[] = [];
+  const blocked: string[] = [];
+
+  beforeAll(async () => {
+    smtp = await startSmtp();
+    // PUBLIC_URL must be the server's real address (snippets, invitation links, the Origin check): pick the port first.
+    const port = await freePort();
+    app = `http://127.0.0.1:${port}`;
+    t = await createTestContext('sqlite', { env: { PUBLIC_URL: app, SMTP_URL: smtp.url, MAIL_FROM: 'Switchboard <hello@brightsmile.example>' } });
+    await t.app.listen({ port, host: '127.0.0.1' });
+
+    siteServer = createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://site');
+      res.setHeader('content-type', 'text/html; charset=utf-8');
+      if (url.pathname === '/site') {
+        return res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bright Smile Dental</title></head><body><main><h1>Book a checkup</h1>${pastedSnippet}</main></body></html>`);
+      }
+      if (url.pathname === '/attack') {
+        // A page of another origin that posts a form to the console's API as soon as it opens.
+        const action = url.searchParams.get('action') ?? '';
+        const fields = [...url.searchParams].filter(([name]) => name !== 'action');
+        const inputs = fields.map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`).join('');
+        return res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Win a prize</title></head><body><form method="post" action="${escapeHtml(action)}">${inputs}</form><script>document.forms[0].submit()</script></body></html>`);
+      }
+      res.statusCode = 404;
+      res.end('not found');
+    });
+    await new Promise<void>((done) => siteServer.listen(0, '127.0.0.1', done));
+    site = `http://127.0.0.1:${(siteServer.address() as { port: number }).port}`;
+
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+    mkdirSync(ARTIFACTS, { recursive: true });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((done) => siteServer?.close(done));
+    await t?.close();
+    await smtp?.close();
+  });
+
+  function escapeHtml(value: string): string {
+    return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  }
+
+  /** A browser profile of its own (one person), loopback only, axe served from the console's origin. */
+  async function newContext(options: Parameters<Browser['newContext']>[0] = {}): Promise<BrowserContext> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
+    await context.route('**/*', (route) => {
+      const url = route.request().url();
+      if (LOOPBACK.test(url)) return route.continue();
+      blocked.push(url);
+      return route.abort();
+    });
+    await context.route(`${app}${AXE_PATH}`, (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body: axeSource }));
+    await context.addInitScript(RECORDER);
+    return context;
+  }
+
+  async function newPage(context: BrowserContext): Promise<Page> {
+    const page = await context.newPage();
+    page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`));
+    page.on('dialog', (dialog) => {
+      pageErrors.push(`unexpected dialog: ${dialog.message()}`);
+      void dialog.dismiss();
+    });
+    return page;
+  }
+
+  const h1 = (page: Page) => page.getByRole('heading', { level: 1 });
+
+  /** The page has drawn its data: an h1, nothing loading. */
+  async function settled(page: Page): Promise<void> {
+    await h1(page).first().waitFor();
+    await expect.poll(() => page.locator('.loading').count(), { timeout: 20_000 }).toBe(0);
+  }
+
+  /** axe-core on the page as it is now (WCAG 2.2 AA and best practices), under the console's CSP. */
+  async function axe(page: Page, label: string): Promise<void> {
+    if (!(await page.evaluate<boolean>("typeof window.axe === 'object'"))) await page.addScriptTag({ url: `${app}${AXE_PATH}` });
+    const found = await page.evaluate<string[]>(
+      `axe.run(document, { runOnly: { type: 'tag', values: ${JSON.stringify(AXE_TAGS)} } })` +
+        ".then((result) => result.violations.map((v) => v.id + ' (' + v.nodes.length + '): ' + v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')))",
+    );
+    expect(found, `axe on ${label}`).toEqual([]);
+    expect(await page.evaluate<string[]>('window.__violations'), `CSP violations on ${label}`).toEqual([]);
+  }
+
+  /** A console page visited: settled, axe-clean; the main ones screenshotted (and axe-checked) at 1280 and 375 px wide. */
+  async function visited(page: Page, label: string, screenshot?: string): Promise<void> {
+    await settled(page);
+    await axe(page, label);
+    checked.push(label);
+    if (!screenshot) return;
+    await page.screenshot({ path: join(ARTIFACTS, `${screenshot}-1280.png`), fullPage: true });
+    await page.setViewportSize({ width: 375, height: 812 });
+    try {
+      await expect.poll(() => page.evaluate<number>('document.documentElement.scrollWidth'), { message: `${label} fits 375 px` }).toBeLessThanOrEqual(375);
+      await axe(page, `${label} at 375 px`);
+      await page.screenshot({ path: join(ARTIFACTS, `${screenshot}-375.png`), fullPage: true });
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+  }
+
+  /** The session cookie of a browser profile, as a Cookie header for raw requests. */
+  async function cookieOf(context: BrowserContext): Promise<string> {
+    const cookie = (await context.cookies(app)).find((c) => c.name === 'svc_session');
+    expect(cookie, 'session cookie').toBeDefined();
+    return `svc_session=${cookie!.value}`;
+  }
+
+  /** A raw request to the server, outside any browser. */
+  async function raw(path: string, cookie: string): Promise<{ status: number; body: any }> {
+    const res = await fetch(`${app}${path}`, { headers: { cookie } });
+    return { status: res.status, body: await res.json().catch(() => null) };
+  }
+
+  async function nav(page: Page, name: string): Promise<void> {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+  }
+
+  async function signOut(page: Page, who: { name: string }): Promise<void> {
+    await page.getByRole('button', { name: `Account: ${who.name}` }).click();
+    await page.getByRole('menuitem', { name: 'Sign out' }).click();
+    await page.waitForURL(`${app}/app/signin`);
+  }
+
+  let ownerContext: BrowserContext;
+  let owner: Page;
+
+  it('an operator signs up, builds a branded form, embeds it on their site, and works the lead it brings', async () => {
+    ownerContext = await newContext();
+    // The Embed dialog's copy button writes to the clipboard; the test reads it back from there.
+    await ownerContext.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app });
+    owner = await newPage(ownerContext);
+
+    // A fresh server and a new browser: / leads to the console, and the console to sign-up.
+    await owner.goto(`${app}/`);
+    await owner.waitForURL(`${app}/app/signup`);
+    await expect.poll(() => h1(owner).textContent()).toBe('Create your account');
+    await visited(owner, 'sign-up', 'signup');
+    await owner.getByLabel('Your name').fill(OWNER.name);
+    await owner.getByLabel('Email').fill(OWNER.email);
+    await owner.getByLabel('Organization name').fill(OWNER.org);
+    await owner.getByLabel('Password').fill(OWNER.password);
+    await owner.getByRole('button', { name: 'Create account' }).click();
+    await owner.waitForURL(`${app}/app/forms`);
+    await expect.poll(() => h1(owner).textContent()).toBe('Forms');
+    await visited(owner, 'forms (empty)');
+
+    // A branded agent.
+    await nav(owner, 'Agents');
+    await visited(owner, 'agents (empty)');
+    await owner.getByRole('link', { name: 'Create an agent' }).click();
+    await visited(owner, 'new agent');
+    await owner.getByLabel('Agent name').fill('Front desk');
+    await owner.getByLabel('Brand name').fill('Bright Smile');
+    await owner.getByLabel('Primary color', { exact: true }).fill('#0b6e4f');
+    // A logo on loopback (no connection made): nothing leaves the machine.
+    await owner.getByLabel('Logo address').fill('https://127.0.0.1:1/logo.png');
+    await owner.getByRole('button', { name: 'Create agent' }).click();
+    await owner.waitForURL(/\/app\/agents\/agt_/);
+    await expect.poll(() => h1(owner).textContent()).toBe('Front desk');
+    await visited(owner, 'agent editor');
+    await nav(owner, 'Agents');
+    await owner.getByRole('link', { name: 'Front desk' }).waitFor();
+    await visited(owner, 'agents', 'agents');
+
+    // A custom select field.
+    await nav(owner, 'Custom fields');
+    await visited(owner, 'custom fields (empty)');
+    await owner.getByRole('button', { name: /^(Create a custom field|New custom field)$/ }).first().click();
+    await owner.getByLabel('Label').fill('Insurance provider');
+    await owner.getByLabel('Type').selectOption('select');
+    await owner.getByLabel('Choices').fill('Delta Dental\nAetna\nCigna');
+    await visited(owner, 'new custom field');
+    await owner.getByRole('button', { name: 'Create field' }).click();
+    await owner.getByRole('rowheader', { name: 'Insurance provider' }).waitFor();
+    await visited(owner, 'custom fields');
+
+    // A form using both, opening an opportunity for each lead.
+    await nav(owner, 'Forms');
+    await owner.getByRole('link', { name: 'Create your first form' }).click();
+    await owner.waitForURL(`${app}/app/forms/new`);
+    await visited(owner, 'new form');
+    await owner.getByLabel('Title').fill('Book a checkup');
+    const combo = owner.getByRole('combobox', { name: 'Add a custom field' });
+    await combo.fill('Insur');
+    await owner.getByRole('option', { name: /Insurance provider/ }).click();
+    await owner.getByRole('list', { name: 'Custom fields on this form' }).getByText('Insurance provider').waitFor();
+    await owner.getByLabel('Consent text').fill('I agree that Bright Smile Dental contacts me about my request.');
+    await owner.getByRole('button', { name: /Style the form with the brand of/ }).click();
+    await owner.getByRole('option', { name: /Bright Smile/ }).click();
+    expect(await owner.getByLabel('Open an opportunity for every lead').isChecked()).toBe(true);
+    await owner.getByRole('button', { name: 'Create form' }).click();
+    await owner.waitForURL(/\/app\/forms\/frm_/);
+    first.formId = new URL(owner.url()).pathname.split('/').pop()!;
+    await expect.poll(() => h1(owner).textContent()).toBe('Book a checkup');
+    await visited(owner, 'form editor', 'form-editor');
+
+    // The Embed dialog: the iframe snippet through its copy button, read back from the clipboard.
+    await owner.getByRole('button', { name: 'Embed' }).click();
+    const dialog = owner.getByRole('dialog');
+    await dialog.getByRole('heading', { name: 'Embed “Book a checkup”' }).waitFor();
+    const iframeTab = dialog.getByRole('tab', { name: 'Iframe' });
+    if (await iframeTab.count()) await iframeTab.click();
+    const shown = await dialog.getByLabel('Iframe snippet').inputValue();
+    await visited(owner, 'embed dialog');
+    await dialog.getByRole('button', { name: 'Copy iframe snippet' }).click();
+    await dialog.getByRole('button', { name: 'Copied' }).waitFor();
+    const copied = await owner.evaluate<string>('navigator.clipboard.readText()');
+    expect(copied).toBe(shown);
+    expect(copied).toContain(`${app}/f/`);
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await dialog.waitFor({ state: 'detached' });
+
+    // The operator pastes it into their own site, on another origin; a visitor submits there.
+    pastedSnippet = copied;
+    const visitorContext = await newContext();
+    const visitor = await newPage(visitorContext);
+    await visitor.goto(`${site}/site`);
+    const frame = visitor.frameLocator('iframe');
+    await frame.getByLabel(/^Name/).fill(VISITOR.name);
+    await frame.getByLabel(/^Email/).fill(VISITOR.email);
+    await frame.getByLabel(/^Message/).fill(VISITOR.message);
+    await frame.getByLabel(/^Insurance provider/).selectOption(VISITOR.insurer);
+    await frame.getByLabel(/I agree that Bright Smile Dental/).check();
+    await frame.getByRole('button', { name: 'Submit' }).click();
+    await expect.poll(() => frame.getByRole('status').first().textContent(), { timeout: 20_000 }).toMatch(/Thank you/);
+    await visitorContext.close();
+
+    // The forms list counts it; its submissions page shows it.
+    await nav(owner, 'Forms');
+    await owner.getByRole('link', { name: 'Book a checkup' }).waitFor();
+    await visited(owner, 'forms', 'forms');
+    await owner.getByRole('link', { name: 'Submissions of Book a checkup' }).click();
+    await owner.getByText(VISITOR.email).first().waitFor();
+    await visited(owner, 'submissions', 'submissions');
+
+    // The operator finds the contact by searching, with its note and its opportunity.
+    await nav(owner, 'Contacts');
+    await visited(owner, 'contacts', 'contacts');
+    await owner.getByRole('search', { name: 'Contacts' }).getByLabel('Search').fill('Lovelace');
+    await owner.getByRole('button', { name: 'Search', exact: true }).click();
+    await owner.waitForURL(/[?&]q=Lovelace/);
+    await owner.getByRole('link', { name: VISITOR.name }).click();
+    await owner.waitForURL(/\/app\/contacts\/ctc_/);
+    first.contactId = new URL(owner.url()).pathname.split('/').pop()!;
+    await expect.poll(() => h1(owner).textContent()).toBe(VISITOR.name);
+    const notes = owner.getByRole('region', { name: 'Notes' });
+    await notes.getByText(VISITOR.message).waitFor();
+    await owner.getByRole('region', { name: 'Details' }).getByText(VISITOR.insurer).waitFor();
+    const opportunityLink = owner.getByRole('region', { name: 'Opportunities' }).getByRole('link').first();
+    await opportunityLink.waitFor();
+    const opportunityTitle = (await opportunityLink.textContent())!.trim();
+    const href = new URL((await opportunityLink.getAttribute('href'))!, app);
+    first.pipelineId = href.pathname.split('/').pop()!;
+    first.opportunityId = href.searchParams.get('opportunity')!;
+    expect(first.opportunityId).toMatch(/^opp_/);
+    await visited(owner, 'contact', 'contact');
+
+    // The pipeline board: the opportunity is in the first stage; the operator moves it by keyboard only.
+    await nav(owner, 'Pipelines');
+    await visited(owner, 'pipelines');
+    await owner.getByRole('link', { name: 'Sales' }).first().click();
+    await owner.waitForURL(`${app}/app/pipelines/${first.pipelineId}`);
+    const column = (stage: string) => owner.getByRole('region', { name: new RegExp(`^${stage} \\(\\d+\\)$`) });
+    await column('New').getByRole('button', { name: opportunityTitle }).waitFor();
+    await visited(owner, 'pipeline board', 'pipeline-board');
+    const moveButton = `Move to stage: ${opportunityTitle}`;
+    // From the page's heading (focused by the navigation), Tab until the card's move button has focus.
+    await h1(owner).focus();
+    let presses = 0;
+    while ((await owner.evaluate<string | null>("document.activeElement && document.activeElement.getAttribute('aria-label')")) !== moveButton) {
+      expect(++presses, 'Tab presses to reach the move button').toBeLessThan(40);
+      await owner.keyboard.press('Tab');
+    }
+    await owner.keyboard.press('Enter');
+    const menu = owner.getByRole('menu', { name: `Move ${opportunityTitle} to` });
+    await menu.waitFor();
+    await axe(owner, 'pipeline board, move menu open');
+    // The menu lists the other stages in order (Qualified, Proposal, …): down once from the first.
+    await expect.poll(() => owner.evaluate<string | null>('document.activeElement && document.activeElement.textContent')).toBe('Qualified');
+    await owner.keyboard.press('ArrowDown');
+    await expect.poll(() => owner.evaluate<string | null>('document.activeElement && document.activeElement.textContent')).toBe('Proposal');
+    await owner.keyboard.press('Enter');
+    await column('Proposal').getByRole('button', { name: opportunityTitle }).waitFor();
+    expect(await column('New').getByRole('button', { name: opportunityTitle }).count()).toBe(0);
+    // Focus followed the card to its new column.
+    await expect.poll(() => owner.evaluate<string | null>("document.activeElement && document.activeElement.getAttribute('aria-label')")).toBe(moveButton);
+
+    // Confirmed by the Operator API (with the operator's session) and by reloading the board.
+    const cookie = await cookieOf(ownerContext);
+    const pipeline = await raw(`/api/org/pipelines/${first.pipelineId}`, cookie);
+    const proposal = (pipeline.body.data.stages as { id: string; name: string }[]).find((s) => s.name === 'Proposal')!;
+    await expect.poll(async () => (await raw(`/api/org/opportunities/${first.opportunityId}`, cookie)).body.data.stageId).toBe(proposal.id);
+    await owner.reload();
+    await column('Proposal').getByRole('button', { name: opportunityTitle }).waitFor();
+    expect(await column('New').getByRole('button', { name: opportunityTitle }).count()).toBe(0);
+
+    // The owner's remaining main pages.
+    await nav(owner, 'API keys');
+    await visited(owner, 'API keys', 'api-keys');
+    await nav(owner, 'Members');
+    await visited(owner, 'members', 'members');
+
+    expect(pageErrors).toEqual([]);
+  }, FLOW_TIMEOUT);
+
+  it('an owner invites a member by email; the member joins, signs in, and has no API keys', async () => {
+    expect(owner, 'the first flow signed the owner in').toBeDefined();
+    await nav(owner, 'Members');
+    await settled(owner);
+    await owner.getByRole('region', { name: 'Invite someone' }).getByLabel('Email').fill(MEMBER.email);
+    await owner.getByRole('button', { name: 'Send invitation' }).click();
+    await owner.getByRole('cell', { name: MEMBER.email, exact: true }).waitFor();
+    // With SMTP_URL set the link goes by email only: the console shows none to copy.
+    expect(await owner.getByLabel('Invitation link').count()).toBe(0);
+    await visited(owner, 'members with a pending invitation');
+
+    const mail = await smtp.next();
+    expect(mail.to).toEqual([MEMBER.email]);
+    const link = /^(http:\/\/127\.0\.0\.1:\d+\/app\/invitations\/svc_inv_[0-9A-Za-z]+)\s*$/m.exec(mailBody(mail.raw))?.[1];
+    expect(link, 'the invitation link in the email').toBeDefined();
+    expect(link!.startsWith(`${app}/app/invitations/`)).toBe(true);
+
+    const memberContext = await newContext();
+    const member = await newPage(memberContext);
+    await member.goto(link!);
+    await expect.poll(() => h1(member).textContent()).toBe(`Join ${OWNER.org}`);
+    expect(await member.getByLabel('Email').inputValue()).toBe(MEMBER.email);
+    await visited(member, 'accept invitation');
+    await member.getByLabel('Your name').fill(MEMBER.name);
+    await member.getByLabel('Password').fill(MEMBER.password);
+    await member.getByRole('button', { name: 'Join' }).click();
+    await member.waitForURL(`${app}/app/forms`);
+    await member.getByRole('link', { name: 'Book a checkup' }).waitFor();
+
+    // Out and back in with the new password.
+    await signOut(member, MEMBER);
+    await visited(member, 'sign-in', 'signin');
+    await member.getByLabel('Email').fill(MEMBER.email);
+    await member.getByLabel('Password').fill(MEMBER.password);
+    await member.getByRole('button', { name: 'Sign in' }).click();
+    await member.waitForURL(`${app}/app/forms`);
+    await expect.poll(() => h1(member).textContent()).toBe('Forms');
+
+    // The member's navigation has no API keys (nor members); the page says it is not for them; the API refuses.
+    const links = await member.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
+    expect(links).toContain('Forms');
+    expect(links).not.toContain('API keys');
+    expect(links).not.toContain('Members');
+    await member.goto(`${app}/app/api-keys`);
+    await expect.poll(() => h1(member).textContent()).toBe('Owners only');
+    await member.getByText(`Only an owner of ${OWNER.org} can manage this.`).waitFor();
+    expect(await member.getByRole('heading', { name: 'API keys' }).count()).toBe(0);
+    await visited(member, 'API keys as a member');
+    const memberCookie = await cookieOf(memberContext);
+    expect((await raw('/api/org/api-keys', memberCookie)).status).toBe(403);
+    expect((await raw('/api/org/members', memberCookie)).status).toBe(403);
+    expect((await raw('/api/org/forms', memberCookie)).status).toBe(200);
+
+    // The owner sees the member joined.
+    await owner.reload();
+    await owner.getByRole('cell', { name: MEMBER.email, exact: true }).waitFor();
+    await expect.poll(() => owner.getByText('No pending invitations').count()).toBe(1);
+    await memberContext.close();
+    expect(pageErrors).toEqual([]);
+  }, FLOW_TIMEOUT);
+
+  it('another organization sees none of it; a cross-site form post with the cookie is refused; sign-out ends the session on the server', async () => {
+    expect(first.formId && first.contactId && first.opportunityId && first.pipelineId, 'the first flow made its records').toBeTruthy();
+    const otherContext = await newContext();
+    const other = await newPage(otherContext);
+    // This browser has had a session before on... no: a new one. Sign-in offers sign-up.
+    await other.goto(`${app}/app/signin`);
+    await visited(other, 'sign-in (new browser)');
+    await other.getByRole('link', { name: 'Create an account' }).click();
+    await other.waitForURL(`${app}/app/signup`);
+    await other.getByLabel('Your name').fill(OTHER.name);
+    await other.getByLabel('Email').fill(OTHER.email);
+    await other.getByLabel('Organization name').fill(OTHER.org);
+    await other.getByLabel('Password').fill(OTHER.password);
+    await other.getByRole('button', { name: 'Create account' }).click();
+    await other.waitForURL(`${app}/app/forms`);
+
+    // The first organization's records, by their URLs: the not-found page each time.
+    const notFound = async (path: string, what: string) => {
+      await other.goto(`${app}/app${path}`);
+      await expect.poll(() => h1(other).textContent(), { message: path }).toBe('Not found');
+      await other.getByText(`This ${what} does not exist, or it belongs to another organization.`).waitFor();
+      await visited(other, `not found: ${what}`);
+    };
+    await notFound(`/forms/${first.formId}`, 'form');
+    expect(await other.getByText('Book a checkup').count()).toBe(0);
+    await notFound(`/forms/${first.formId}/submissions`, 'form');
+    await notFound(`/contacts/${first.contactId}`, 'contact');
+    expect(await other.getByText(VISITOR.name).count()).toBe(0);
+    await notFound(`/pipelines/${first.pipelineId}?opportunity=${first.opportunityId}`, 'pipeline');
+    // The opportunity's URL on this organization's own board: the dialog says not found.
+    await nav(other, 'Pipelines');
+    await other.getByRole('link', { name: 'Sales' }).first().click();
+    await other.waitForURL(/\/app\/pipelines\/pip_/);
+    await settled(other);
+    await other.goto(`${other.url()}?opportunity=${first.opportunityId}`);
+    const dialog = other.getByRole('dialog');
+    await dialog.getByRole('heading', { name: 'Not found' }).waitFor();
+    await dialog.getByText('This opportunity does not exist, or it belongs to another organization.').waitFor();
+    expect(await other.getByText(VISITOR.name).count()).toBe(0);
+    await axe(other, 'opportunity not found');
+    await other.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+
+    // A page on another origin posts forms to the API; the browser sends the session cookie along (same site, other port).
+    const cookie = await cookieOf(otherContext);
+    const attack = async (action: string, fields: Record<string, string>) => {
+      const attacker = await newPage(otherContext);
+      const response = attacker.waitForResponse((r) => r.url() === `${app}${action}` && r.request().method() === 'POST');
+      await attacker.goto(`${site}/attack?${new URLSearchParams({ action: `${app}${action}`, ...fields })}`);
+      const answer = await response;
+      const sent = await answer.request().allHeaders();
+      expect(sent.cookie ?? '', 'the cross-site post carried the session cookie').toContain(cookie);
+      expect(sent.origin).toBe(site);
+      const status = answer.status();
+      await attacker.close();
+      return status;
+    };
+    expect(await attack('/api/org/forms', { title: 'Planted form', slug: 'planted', consentText: 'Yes' })).toBe(403);
+    const forms = await raw('/api/org/forms', cookie);
+    expect(forms.status).toBe(200);
+    expect(forms.body.data.items).toEqual([]);
+    expect(await attack('/api/auth/signout', {})).toBe(403);
+    expect((await raw('/api/auth/session', cookie)).status).toBe(200);
+    await other.goto(`${app}/app/forms`);
+    await expect.poll(() => h1(other).textContent()).toBe('Forms');
+
+    // Signing out ends the session on the server: the old cookie, replayed, is refused.
+    await signOut(other, OTHER);
+    expect((await raw('/api/auth/session', cookie)).status).toBe(401);
+    expect((await raw('/api/org/forms', cookie)).status).toBe(401);
+    await other.goto(`${app}/app/forms`);
+    await other.waitForURL(/\/app\/signin/);
+    await otherContext.close();
+    expect(pageErrors).toEqual([]);
+  }, FLOW_TIMEOUT);
+
+  it('checked every page visited with axe-core, screenshotted the main pages, and sent nothing off the machine', () => {
+    expect(checked.length).toBeGreaterThan(20);
+    expect(blocked, 'requests aborted for leaving loopback').toEqual([]);
+  });
+});
