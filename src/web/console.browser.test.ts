@@ -221,8 +221,16 @@ describe('the operator console in Chromium', () => {
     await owner.getByRole('link', { name: 'Front desk' }).waitFor();
     await visited(owner, 'agents', 'agents');
 
-    // A custom select field.
-    await nav(owner, 'Custom fields');
+    // A form: the editor says the organization has no custom field yet and links to where one is made.
+    await nav(owner, 'Forms');
+    await owner.getByRole('link', { name: 'Create your first form' }).click();
+    await owner.waitForURL(`${app}/app/forms/new`);
+    await visited(owner, 'new form');
+    await owner.getByText('Your organization has no custom fields yet.').waitFor();
+    await owner.getByRole('link', { name: 'Create one' }).click();
+
+    // A custom select field, then back to the form.
+    await owner.waitForURL(`${app}/app/custom-fields`);
     await visited(owner, 'custom fields (empty)');
     await owner.getByRole('button', { name: /^(Create a custom field|New custom field)$/ }).first().click();
     await owner.getByLabel('Label').fill('Insurance provider');
@@ -232,12 +240,11 @@ describe('the operator console in Chromium', () => {
     await owner.getByRole('button', { name: 'Create field' }).click();
     await owner.getByRole('rowheader', { name: 'Insurance provider' }).waitFor();
     await visited(owner, 'custom fields');
-
-    // A form using both, opening an opportunity for each lead.
-    await nav(owner, 'Forms');
-    await owner.getByRole('link', { name: 'Create your first form' }).click();
+    await owner.goBack();
     await owner.waitForURL(`${app}/app/forms/new`);
-    await visited(owner, 'new form');
+    await settled(owner);
+
+    // The form uses both, and opens an opportunity for each lead.
     const settings = owner.getByRole('form', { name: 'Form settings' });
     await settings.getByLabel(/^Title/).fill('Book a checkup');
     const combo = settings.getByRole('combobox', { name: 'Add a custom field' });
