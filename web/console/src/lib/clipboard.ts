@@ -17,7 +17,8 @@ function legacyCopy(text: string): boolean {
   area.value = text;
   area.setAttribute('readonly', '');
   area.className = 'visually-hidden';
-  document.body.append(area);
+  // Beside the focused element: inside a modal dialog, focus must stay within it.
+  (active?.parentElement ?? document.body).append(area);
   area.select();
   let copied = false;
   try {
