@@ -61,6 +61,7 @@ function Editor({ form }: { form: FormWithCounts | null }) {
       void client.invalidateQueries({ queryKey: queryKeys.forms });
       if (!result) return toast('Nothing changed since the last save.');
       if (created) {
+        client.setQueryData(queryKeys.form(result.id), { ...result, views: 0, submissions: 0 });
         toast(`Form created. ${result.active ? `It is live at /f/${result.slug}.` : 'Activate it when you are ready.'}`);
         navigate(`/forms/${result.id}`, { replace: true });
         return;
