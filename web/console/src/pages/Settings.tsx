@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
-import { api } from '../api/client';
+import { api, sessionOwner } from '../api/client';
 import { queryKeys } from '../api/lists';
 import { SESSION_KEY, useCurrentSession } from '../api/session';
 import type { Organization, Session } from '../api/types';
@@ -96,7 +96,7 @@ function PasswordSettings({ email }: { email: string }) {
       setCurrent('');
       setNew('');
       setConfirm('');
-      if (data?.csrfToken) api.setCsrfToken(data.csrfToken);
+      if (data?.csrfToken && data.user && data.organization) api.setCsrfToken(data.csrfToken, sessionOwner(data.user.id, data.organization.id));
       // This browser got a fresh session (and CSRF token); every other one was signed out.
       await client.invalidateQueries({ queryKey: SESSION_KEY });
       toast('Your password is changed. Your other devices are signed out.');
