@@ -74,6 +74,28 @@ describe('api client', () => {
     expect(calls[3]!.init.body).toBe('{}');
   });
 
+  it('retries a refused change once with a fresh CSRF token, and only when the token changed', async () => {
+    const answers = [json(403, { success: false, error: 'Missing or invalid CSRF token.', code: 'FORBIDDEN' }), json(200, { success: true, data: { ok: 1 } })];
+    const { fetch, calls } = recorder(() => Promise.resolve(answers.shift()!));
+    const client = createClient({ fetch, refreshCsrfToken: async () => ({ token: 'new', owner: 'usr_1:org_1' }) });
+    client.setCsrfToken('old', 'usr_1:org_1');
+    await expect(client.patch('/api/org/forms/frm_1', { active: true })).resolves.toEqual({ ok: 1 });
+    expect(calls.map((c) => (c.init.headers as Record<string, string>)['X-CSRF-Token'])).toEqual(['old', 'new']);
+
+    const forbidden = recorder(() => Promise.resolve(json(403, { success: false, error: 'Only owners can manage API keys.', code: 'FORBIDDEN' })));
+    const same = createClient({ fetch: forbidden.fetch, refreshCsrfToken: async () => ({ token: 'tok', owner: 'usr_1:org_1' }) });
+    same.setCsrfToken('tok', 'usr_1:org_1');
+    await expect(same.post('/api/org/api-keys', { name: 'x' })).rejects.toMatchObject({ status: 403, message: 'Only owners can manage API keys.' });
+    expect(forbidden.calls).toHaveLength(1);
+
+    // Someone else signed in from another tab: the change is not sent on their behalf.
+    const other = recorder(() => Promise.resolve(json(403, { success: false, error: 'Missing or invalid CSRF token.', code: 'FORBIDDEN' })));
+    const switched = createClient({ fetch: other.fetch, refreshCsrfToken: async () => ({ token: 'theirs', owner: 'usr_2:org_2' }) });
+    switched.setCsrfToken('mine', 'usr_1:org_1');
+    await expect(switched.post('/api/org/forms', {})).rejects.toMatchObject({ status: 403 });
+    expect(other.calls).toHaveLength(1);
+  });
+
   it('reports a 401 of the Operator API as an ended session, not one of the auth API', async () => {
     const onUnauthorized = vi.fn();
     const { fetch } = recorder(() => Promise.resolve(json(401, { success: false, error: 'Sign in first.', code: 'UNAUTHORIZED' })));

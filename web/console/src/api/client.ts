@@ -103,6 +103,13 @@ export async function readAnswer<T>(res: Response): Promise<T> {
 
 export interface ClientOptions {
   fetch?: Fetch;
+  /**
+   * Fetches the browser's current session: its CSRF token and whose it is (`user id:org id`), or null.
+   * Called once when a change is refused with 403: another tab may have signed in again, which gives this
+   * browser a new session and token. The change is sent again only if the session is still the same
+   * person's in the same organization.
+   */
+  refreshCsrfToken?: () => Promise<{ token: string; owner: string } | null>;
   /** Called when an `/api/org/*` request answers 401: the session ended (expired, revoked, signed out elsewhere). */
   onUnauthorized?: (error: ApiError) => void;
 }
@@ -110,9 +117,10 @@ export interface ClientOptions {
 export function createClient(options: ClientOptions = {}) {
   const doFetch: Fetch = options.fetch ?? ((input, init) => fetch(input, init));
   let csrfToken: string | null = null;
+  let owner: string | null = null;
   let onUnauthorized = options.onUnauthorized;
 
-  async function request<T>(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<T> {
+  async function request<T>(method: string, path: string, body?: unknown, opts: RequestOptions = {}, retried = false): Promise<T> {
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     if (!SAFE.has(method) && csrfToken) headers['X-CSRF-Token'] = csrfToken;
@@ -133,6 +141,13 @@ export function createClient(options: ClientOptions = {}) {
       return await readAnswer<T>(res);
     } catch (error) {
       if (error instanceof ApiError && error.status === 401 && path.startsWith('/api/org/')) onUnauthorized?.(error);
+      if (error instanceof ApiError && error.status === 403 && !SAFE.has(method) && !retried && csrfToken && options.refreshCsrfToken) {
+        const fresh = await options.refreshCsrfToken().catch(() => null);
+        if (fresh && fresh.token !== csrfToken && owner !== null && fresh.owner === owner) {
+          csrfToken = fresh.token;
+          return request<T>(method, path, body, opts, true);
+        }
+      }
       throw error;
     }
   }
@@ -142,9 +157,10 @@ export function createClient(options: ClientOptions = {}) {
     post: <T>(path: string, body?: unknown, opts?: RequestOptions) => request<T>('POST', path, body ?? {}, opts),
     patch: <T>(path: string, body: unknown, opts?: RequestOptions) => request<T>('PATCH', path, body, opts),
     delete: <T>(path: string, opts?: RequestOptions) => request<T>('DELETE', path, undefined, opts),
-    /** The session's CSRF token, from `/api/auth/session` and every sign-in answer. */
-    setCsrfToken(token: string | null) {
+    /** The session's CSRF token, from `/api/auth/session` and every sign-in answer, and whose session it is. */
+    setCsrfToken(token: string | null, sessionOwner: string | null = null) {
       csrfToken = token;
+      owner = token ? sessionOwner : null;
     },
     get csrfToken() {
       return csrfToken;
@@ -157,8 +173,20 @@ export function createClient(options: ClientOptions = {}) {
 
 export type ApiClient = ReturnType<typeof createClient>;
 
+/** Whose session a CSRF token belongs to. */
+export const sessionOwner = (userId: string, organizationId: string) => `${userId}:${organizationId}`;
+
 /** The console's client. */
-export const api = createClient();
+export const api = createClient({
+  refreshCsrfToken: async () => {
+    const res = await fetch('/api/auth/session', { credentials: 'same-origin', headers: { Accept: 'application/json' } });
+    type Answer = { success?: boolean; data?: { csrfToken?: unknown; user?: { id?: unknown }; organization?: { id?: unknown } } };
+    const body = (await res.json().catch(() => null)) as Answer | null;
+    const data = res.ok && body?.success ? body.data : undefined;
+    if (!data || typeof data.csrfToken !== 'string') return null;
+    return { token: data.csrfToken, owner: sessionOwner(String(data.user?.id), String(data.organization?.id)) };
+  },
+});
 
 /** Path segment from an id typed in a URL: encoded, so `../` never escapes the resource. */
 export const seg = (id: string) => encodeURIComponent(id);

@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import { api, ApiError } from './client';
+import { api, ApiError, sessionOwner } from './client';
 import type { Session } from './types';
 
 export const SESSION_KEY = ['session'] as const;
@@ -27,7 +27,7 @@ function rememberBrowser(): void {
 export async function fetchSession(): Promise<Session | null> {
   try {
     const session = await api.get<Session>('/api/auth/session');
-    api.setCsrfToken(session.csrfToken);
+    api.setCsrfToken(session.csrfToken, sessionOwner(session.user.id, session.organization.id));
     rememberBrowser();
     return session;
   } catch (error) {
@@ -60,7 +60,7 @@ export function hasSignedOut(): boolean {
 /** After sign-in, sign-up, a password change or an accepted invitation: the new session, nothing cached from before. */
 export function startSession(client: QueryClient, session: Session): void {
   signedOut = false;
-  api.setCsrfToken(session.csrfToken);
+  api.setCsrfToken(session.csrfToken, sessionOwner(session.user.id, session.organization.id));
   rememberBrowser();
   client.removeQueries({ predicate: (query) => query.queryKey[0] !== SESSION_KEY[0] });
   client.setQueryData(SESSION_KEY, session);

@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router';
 import { hasSignedOut, isKnownBrowser, useSession } from '../api/session';
+import { Page } from './Page';
 import { LoadError, Loading } from './QueryState';
 
 /** Signed in: the children. Not signed in: to sign-in (or sign-up, the first time in this browser), back here after. */
@@ -23,10 +24,9 @@ export function RequireOwner({ children }: { children: ReactNode }) {
   const session = useSession();
   if (session.data?.user.role !== 'owner') {
     return (
-      <>
-        <h1 tabIndex={-1}>Owners only</h1>
+      <Page title="Owners only">
         <p>Only an owner of {session.data?.organization.name ?? 'the organization'} can manage this. Ask an owner if you need a change here.</p>
-      </>
+      </Page>
     );
   }
   return <>{children}</>;

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
-import { api } from '../api/client';
+import { api, sessionOwner } from '../api/client';
 import { queryKeys } from '../api/lists';
 import { SESSION_KEY, useCurrentSession } from '../api/session';
 import type { Organization, Session } from '../api/types';
@@ -35,28 +35,49 @@ function OrganizationSettings() {
 function OrganizationForm({ organization, onSaved }: { organization: Organization; onSaved: (saved: Organization) => void }) {
   const formRef = useRef<HTMLFormElement>(null);
   const [name, setName] = useState(organization.name);
+  const [country, setCountry] = useState(organization.defaultCountry);
   const save = useMutation({
-    mutationFn: () => api.patch<Organization>('/api/org/organization', { name: name.trim() }),
+    mutationFn: () => {
+      const patch: Partial<Pick<Organization, 'name' | 'defaultCountry'>> = { name: name.trim() };
+      if (country.trim().toUpperCase() !== organization.defaultCountry) patch.defaultCountry = country.trim();
+      return api.patch<Organization>('/api/org/organization', patch);
+    },
     onSuccess: (saved) => {
       onSaved(saved);
-      toast('The organization name is saved.');
+      setCountry(saved.defaultCountry);
+      toast('Organization settings saved.');
     },
     onError: () => errors.focusApiError(formRef.current),
   });
-  const errors = useFormErrors(['name'], save.error);
+  const errors = useFormErrors(['name', 'defaultCountry'], save.error);
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (save.isPending) return;
-    if (errors.check(formRef.current, { name: name.trim() ? null : 'Enter the organization’s name.' })) save.mutate();
+    const ok = errors.check(formRef.current, {
+      name: name.trim() ? null : 'Enter the organization’s name.',
+      defaultCountry: /^[A-Za-z]{2}$/.test(country.trim()) ? null : 'Use a two-letter country code such as US, GB or FR.',
+    });
+    if (ok) save.mutate();
   }
   return (
     <section className="card" aria-labelledby="org-title">
       <h2 id="org-title">Organization</h2>
       <form ref={formRef} onSubmit={submit} noValidate>
         <TextField label="Organization name" name="name" maxLength={100} value={name} onChange={(e) => setName(e.target.value)} error={errors.error('name')} />
+        <TextField
+          label="Default country for phone numbers"
+          name="defaultCountry"
+          maxLength={2}
+          autoComplete="off"
+          className="narrow"
+          hint="A two-letter code such as US or GB. Numbers written without + are read as numbers of this country."
+          value={country}
+          onChange={(e) => setCountry(e.target.value.toUpperCase())}
+          error={errors.error('defaultCountry')}
+        />
         <FormError error={errors.general} />
         <button type="submit" className="button primary" aria-disabled={save.isPending}>
-          {save.isPending ? 'Saving…' : 'Save name'}
+          {save.isPending ? 'Saving…' : 'Save'}
         </button>
       </form>
     </section>
@@ -75,7 +96,7 @@ function PasswordSettings({ email }: { email: string }) {
       setCurrent('');
       setNew('');
       setConfirm('');
-      if (data?.csrfToken) api.setCsrfToken(data.csrfToken);
+      if (data?.csrfToken && data.user && data.organization) api.setCsrfToken(data.csrfToken, sessionOwner(data.user.id, data.organization.id));
       // This browser got a fresh session (and CSRF token); every other one was signed out.
       await client.invalidateQueries({ queryKey: SESSION_KEY });
       toast('Your password is changed. Your other devices are signed out.');
@@ -118,7 +139,7 @@ function PasswordSettings({ email }: { email: string }) {
           error={errors.error('newPassword')}
         />
         <TextField
-          label="Type the new password again"
+          label="Type it again"
           type="password"
           name="confirm"
           autoComplete="new-password"

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import { Button } from 'react-aria-components';
+import { Button, Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
 import { api, seg } from '../../api/client';
 import { queryKeys } from '../../api/lists';
 import type { EmbedSnippets, Form } from '../../api/types';
@@ -52,16 +52,33 @@ export function EmbedButton({ form }: { form: Form }) {
             ) : embed.isError ? (
               <LoadError error={embed.error} retry={() => void embed.refetch()} />
             ) : (
-              <>
-                <Snippet label="Direct link" hint="Share it anywhere: the form on its own page." value={embed.data.directLink} />
-                <Snippet label="Iframe snippet" hint="Paste it into your site’s HTML where the form should appear." value={embed.data.iframe} multiline />
-                <Snippet
-                  label="Script snippet"
-                  hint="Draws the form right in your page, with your page’s layout. Keeps working under a strict Content Security Policy."
-                  value={embed.data.script}
-                  multiline
-                />
-              </>
+              <Tabs className="tabs">
+                <TabList className="tab-list" aria-label="Ways to share the form">
+                  <Tab id="link" className="tab">
+                    Link
+                  </Tab>
+                  <Tab id="iframe" className="tab">
+                    Iframe
+                  </Tab>
+                  <Tab id="script" className="tab">
+                    Script
+                  </Tab>
+                </TabList>
+                <TabPanel id="link" className="tab-panel">
+                  <Snippet label="Direct link" hint="Share it anywhere: the form on its own page." value={embed.data.directLink} />
+                </TabPanel>
+                <TabPanel id="iframe" className="tab-panel">
+                  <Snippet label="Iframe snippet" hint="Paste it into your site’s HTML where the form should appear." value={embed.data.iframe} multiline />
+                </TabPanel>
+                <TabPanel id="script" className="tab-panel">
+                  <Snippet
+                    label="Script snippet"
+                    hint="Draws the form right in your page, in your page’s layout. Works under a strict Content Security Policy."
+                    value={embed.data.script}
+                    multiline
+                  />
+                </TabPanel>
+              </Tabs>
             )}
             <div className="actions">
               <Button className="button" onPress={close}>

@@ -61,6 +61,7 @@ function Editor({ form }: { form: FormWithCounts | null }) {
       void client.invalidateQueries({ queryKey: queryKeys.forms });
       if (!result) return toast('Nothing changed since the last save.');
       if (created) {
+        client.setQueryData(queryKeys.form(result.id), { ...result, views: 0, submissions: 0 });
         toast(`Form created. ${result.active ? `It is live at /f/${result.slug}.` : 'Activate it when you are ready.'}`);
         navigate(`/forms/${result.id}`, { replace: true });
         return;
@@ -362,9 +363,10 @@ function CustomFieldsEditor({
   const available = (definitions.data ?? []).filter((d) => !d.archived && !chosen.has(d.key));
   const list = draft.customFields;
   const set = (customFields: Draft['customFields']) => update({ customFields });
+  const boxRef = useRef<HTMLFieldSetElement>(null);
 
   return (
-    <fieldset aria-invalid={error ? true : undefined} aria-describedby={error ? 'custom-fields-error' : undefined}>
+    <fieldset ref={boxRef} aria-invalid={error ? true : undefined} aria-describedby={error ? 'custom-fields-error' : undefined}>
       <legend>Custom fields</legend>
       {definitions.isError ? <LoadError error={definitions.error} retry={() => void definitions.refetch()} /> : null}
       {list.length ? (
@@ -387,19 +389,40 @@ function CustomFieldsEditor({
                   <span className="visually-hidden"> ({label})</span>
                 </label>
                 <span className="row-actions">
-                  <button type="button" className="button small" aria-label={`Move ${label} up`} disabled={index === 0} onClick={() => set(moveItem(list, index, -1))}>
+                  {/* aria-disabled, not disabled: the button keeps focus when its row reaches the end. */}
+                  <button
+                    type="button"
+                    className="button small"
+                    aria-label={`Move ${label} up`}
+                    aria-disabled={index === 0}
+                    onClick={() => index > 0 && set(moveItem(list, index, -1))}
+                  >
                     ↑
                   </button>
                   <button
                     type="button"
                     className="button small"
                     aria-label={`Move ${label} down`}
-                    disabled={index === list.length - 1}
-                    onClick={() => set(moveItem(list, index, 1))}
+                    aria-disabled={index === list.length - 1}
+                    onClick={() => index < list.length - 1 && set(moveItem(list, index, 1))}
                   >
                     ↓
                   </button>
-                  <button type="button" className="button small" aria-label={`Remove ${label}`} onClick={() => set(list.filter((_, i) => i !== index))}>
+                  <button
+                    type="button"
+                    className="button small"
+                    aria-label={`Remove ${label}`}
+                    onClick={() => {
+                      set(list.filter((_, i) => i !== index));
+                      // The row is gone: focus goes to the next row's remove button, or to the picker.
+                      requestAnimationFrame(() => {
+                        const box = boxRef.current;
+                        const buttons = box?.querySelectorAll<HTMLElement>('.chosen button[aria-label^="Remove"]');
+                        const target = buttons?.[Math.min(index, (buttons?.length ?? 1) - 1)] ?? box?.querySelector<HTMLElement>('input, a');
+                        target?.focus();
+                      });
+                    }}
+                  >
                     Remove
                   </button>
                 </span>

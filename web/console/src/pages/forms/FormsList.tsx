@@ -56,44 +56,54 @@ export default function FormsListPage() {
       ) : (
         <>
           <TableWrap label="Forms">
-            <table>
+            <table className="stack" role="table">
               <caption className="visually-hidden">Your forms, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Form</th>
-                  <th scope="col">Status</th>
-                  <th scope="col" className="num">
+              <thead role="rowgroup">
+                <tr role="row">
+                  <th scope="col" role="columnheader">
+                    Form
+                  </th>
+                  <th scope="col" role="columnheader">
+                    Status
+                  </th>
+                  <th scope="col" role="columnheader" className="num">
                     Views
                   </th>
-                  <th scope="col" className="num">
+                  <th scope="col" role="columnheader" className="num">
                     Submissions
                   </th>
-                  <th scope="col" className="num">
+                  <th scope="col" role="columnheader" className="num">
                     Conversion
                   </th>
-                  <th scope="col">
+                  <th scope="col" role="columnheader">
                     <span className="visually-hidden">Links</span>
                   </th>
                 </tr>
               </thead>
-              <tbody>
+              <tbody role="rowgroup">
                 {items.map((form) => {
                   const full = form.views === undefined ? byId.get(form.id) : form;
                   const views = full?.views;
                   const submissions = full?.submissions;
                   return (
-                    <tr key={form.id}>
-                      <td>
+                    <tr key={form.id} role="row">
+                      <td role="cell" className="stack-head">
                         <Link to={`/forms/${form.id}`}>{form.title}</Link>
                         <div className="muted small">/f/{form.slug}</div>
                       </td>
-                      <td>
+                      <td role="cell" data-label="Status">
                         <span className={form.active ? 'badge on' : 'badge off'}>{form.active ? 'Active' : 'Inactive'}</span>
                       </td>
-                      <td className="num">{views ?? '…'}</td>
-                      <td className="num">{submissions ?? '…'}</td>
-                      <td className="num">{views === undefined || submissions === undefined ? '…' : conversion(views, submissions)}</td>
-                      <td>
+                      <td role="cell" className="num" data-label="Views">
+                        {views ?? '…'}
+                      </td>
+                      <td role="cell" className="num" data-label="Submissions">
+                        {submissions ?? '…'}
+                      </td>
+                      <td role="cell" className="num" data-label="Conversion">
+                        {views === undefined || submissions === undefined ? '…' : conversion(views, submissions)}
+                      </td>
+                      <td role="cell">
                         <Link to={`/forms/${form.id}/submissions`} aria-label={`Submissions of ${form.title}`}>
                           Submissions
                         </Link>

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { conversion, displayValue, plural, safeNext } from './format';
+
+describe('format helpers', () => {
+  it('returns only to local paths after sign-in', () => {
+    expect(safeNext('/forms/frm_1?x=1')).toBe('/forms/frm_1?x=1');
+    expect(safeNext(null)).toBe('/forms');
+    expect(safeNext('https://evil.example')).toBe('/forms');
+    expect(safeNext('//evil.example')).toBe('/forms');
+    expect(safeNext('/\\evil.example')).toBe('/forms');
+  });
+
+  it('shows conversion as a percentage, a dash without views', () => {
+    expect(conversion(0, 0)).toBe('—');
+    expect(conversion(200, 3)).toMatch(/^1[.,]5%$/);
+    expect(conversion(3, 3)).toBe('100%');
+  });
+
+  it('shows values and counts as people read them', () => {
+    expect(displayValue(true)).toBe('Yes');
+    expect(displayValue(false)).toBe('No');
+    expect(displayValue('')).toBe('—');
+    expect(displayValue(4200)).toBe('4200');
+    expect(plural(1, 'view')).toBe('1 view');
+    expect(plural(2, 'view')).toBe('2 views');
+  });
+});
