@@ -121,12 +121,15 @@ describe('the operator console in Chromium', () => {
     return page;
   }
 
+  /** expect.poll with room for a loaded machine (vitest's default gives up after a second). */
+  const poll = <T,>(fn: () => T | Promise<T>, options: { timeout?: number; message?: string } = {}) => expect.poll(fn, { timeout: 20_000, ...options });
+
   const h1 = (page: Page) => page.getByRole('heading', { level: 1 });
 
   /** The page has drawn its data: an h1, nothing loading. */
   async function settled(page: Page): Promise<void> {
     await h1(page).first().waitFor();
-    await expect.poll(() => page.locator('.loading').count(), { timeout: 20_000 }).toBe(0);
+    await poll(() => page.locator('.loading').count(), { timeout: 20_000 }).toBe(0);
   }
 
   /** axe-core on the page as it is now (WCAG 2.2 AA and best practices), under the console's CSP. */
@@ -149,7 +152,7 @@ describe('the operator console in Chromium', () => {
     await page.screenshot({ path: join(ARTIFACTS, `${screenshot}-1280.png`), fullPage: true });
     await page.setViewportSize({ width: 375, height: 812 });
     try {
-      await expect.poll(() => page.evaluate<number>('document.documentElement.scrollWidth'), { message: `${label} fits 375 px` }).toBeLessThanOrEqual(375);
+      await poll(() => page.evaluate<number>('document.documentElement.scrollWidth'), { message: `${label} fits 375 px` }).toBeLessThanOrEqual(375);
       await axe(page, `${label} at 375 px`);
       await page.screenshot({ path: join(ARTIFACTS, `${screenshot}-375.png`), fullPage: true });
     } finally {
@@ -192,7 +195,7 @@ describe('the operator console in Chromium', () => {
     // A fresh server and a new browser: / leads to the console, and the console to sign-up.
     await owner.goto(`${app}/`);
     await owner.waitForURL(`${app}/app/signup`);
-    await expect.poll(() => h1(owner).textContent()).toBe('Create your account');
+    await poll(() => h1(owner).textContent()).toBe('Create your account');
     await visited(owner, 'sign-up', 'signup');
     await owner.getByLabel('Your name').fill(OWNER.name);
     await owner.getByLabel('Email').fill(OWNER.email);
@@ -200,7 +203,7 @@ describe('the operator console in Chromium', () => {
     await owner.getByLabel('Password').fill(OWNER.password);
     await owner.getByRole('button', { name: 'Create account' }).click();
     await owner.waitForURL(`${app}/app/forms`);
-    await expect.poll(() => h1(owner).textContent()).toBe('Forms');
+    await poll(() => h1(owner).textContent()).toBe('Forms');
     await visited(owner, 'forms (empty)');
 
     // A branded agent.
@@ -215,7 +218,7 @@ describe('the operator console in Chromium', () => {
     await owner.getByLabel('Logo address').fill('https://127.0.0.1:1/logo.png');
     await owner.getByRole('button', { name: 'Create agent' }).click();
     await owner.waitForURL(/\/app\/agents\/agt_/);
-    await expect.poll(() => h1(owner).textContent()).toBe('Front desk');
+    await poll(() => h1(owner).textContent()).toBe('Front desk');
     await visited(owner, 'agent editor');
     await nav(owner, 'Agents');
     await owner.getByRole('link', { name: 'Front desk' }).waitFor();
@@ -258,7 +261,7 @@ describe('the operator console in Chromium', () => {
     await owner.getByRole('button', { name: 'Create form' }).click();
     await owner.waitForURL(/\/app\/forms\/frm_/);
     first.formId = new URL(owner.url()).pathname.split('/').pop()!;
-    await expect.poll(() => h1(owner).textContent()).toBe('Book a checkup');
+    await poll(() => h1(owner).textContent()).toBe('Book a checkup');
     await visited(owner, 'form editor', 'form-editor');
 
     // The Embed dialog: the iframe snippet through its copy button, read back from the clipboard.
@@ -291,7 +294,7 @@ describe('the operator console in Chromium', () => {
     await frame.getByLabel(/^Insurance provider/).selectOption(VISITOR.insurer);
     await frame.getByLabel(/I agree that Bright Smile Dental/).check();
     await frame.getByRole('button', { name: 'Submit' }).click();
-    await expect.poll(() => frame.getByRole('status').first().textContent(), { timeout: 20_000 }).toMatch(/Thank you/);
+    await poll(() => frame.getByRole('status').first().textContent(), { timeout: 20_000 }).toMatch(/Thank you/);
     await visitorContext.close();
 
     // The forms list counts it; its submissions page shows it.
@@ -311,7 +314,7 @@ describe('the operator console in Chromium', () => {
     await owner.getByRole('link', { name: VISITOR.name }).click();
     await owner.waitForURL(/\/app\/contacts\/ct_/);
     first.contactId = new URL(owner.url()).pathname.split('/').pop()!;
-    await expect.poll(() => h1(owner).textContent()).toBe(VISITOR.name);
+    await poll(() => h1(owner).textContent()).toBe(VISITOR.name);
     const notes = owner.getByRole('region', { name: 'Notes' });
     await notes.getByText(VISITOR.message).waitFor();
     await owner.getByRole('region', { name: 'Details' }).getByText(VISITOR.insurer).waitFor();
@@ -344,20 +347,20 @@ describe('the operator console in Chromium', () => {
     await owner.getByRole('menu').waitFor();
     await axe(owner, 'pipeline board, move menu open');
     // The menu lists the other stages in order (Qualified, Proposal, …): down once from the first.
-    await expect.poll(() => owner.evaluate<string | null>('document.activeElement && document.activeElement.textContent')).toBe('Qualified');
+    await poll(() => owner.evaluate<string | null>('document.activeElement && document.activeElement.textContent')).toBe('Qualified');
     await owner.keyboard.press('ArrowDown');
-    await expect.poll(() => owner.evaluate<string | null>('document.activeElement && document.activeElement.textContent')).toBe('Proposal');
+    await poll(() => owner.evaluate<string | null>('document.activeElement && document.activeElement.textContent')).toBe('Proposal');
     await owner.keyboard.press('Enter');
     await column('Proposal').getByRole('button', { name: opportunityTitle, exact: true }).waitFor();
     expect(await column('New').getByRole('button', { name: opportunityTitle, exact: true }).count()).toBe(0);
     // Focus followed the card to its new column.
-    await expect.poll(() => owner.evaluate<string | null>("document.activeElement && document.activeElement.getAttribute('aria-label')")).toBe(moveButton);
+    await poll(() => owner.evaluate<string | null>("document.activeElement && document.activeElement.getAttribute('aria-label')")).toBe(moveButton);
 
     // Confirmed by the Operator API (with the operator's session) and by reloading the board.
     const cookie = await cookieOf(ownerContext);
     const pipeline = await raw(`/api/org/pipelines/${first.pipelineId}`, cookie);
     const proposal = (pipeline.body.data.stages as { id: string; name: string }[]).find((s) => s.name === 'Proposal')!;
-    await expect.poll(async () => (await raw(`/api/org/opportunities/${first.opportunityId}`, cookie)).body.data.stageId).toBe(proposal.id);
+    await poll(async () => (await raw(`/api/org/opportunities/${first.opportunityId}`, cookie)).body.data.stageId).toBe(proposal.id);
     await owner.reload();
     await column('Proposal').getByRole('button', { name: opportunityTitle, exact: true }).waitFor();
     expect(await column('New').getByRole('button', { name: opportunityTitle, exact: true }).count()).toBe(0);
@@ -391,7 +394,7 @@ describe('the operator console in Chromium', () => {
     const memberContext = await newContext();
     const member = await newPage(memberContext);
     await member.goto(link!);
-    await expect.poll(() => h1(member).textContent()).toBe(`Join ${OWNER.org}`);
+    await poll(() => h1(member).textContent()).toBe(`Join ${OWNER.org}`);
     expect(await member.getByLabel('Email').inputValue()).toBe(MEMBER.email);
     await visited(member, 'accept invitation');
     await member.getByLabel('Your name').fill(MEMBER.name);
@@ -407,7 +410,7 @@ describe('the operator console in Chromium', () => {
     await member.getByLabel('Password').fill(MEMBER.password);
     await member.getByRole('button', { name: 'Sign in' }).click();
     await member.waitForURL(`${app}/app/forms`);
-    await expect.poll(() => h1(member).textContent()).toBe('Forms');
+    await poll(() => h1(member).textContent()).toBe('Forms');
 
     // The member's navigation has no API keys (nor members); the page says it is not for them; the API refuses.
     const links = await member.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
@@ -415,7 +418,7 @@ describe('the operator console in Chromium', () => {
     expect(links).not.toContain('API keys');
     expect(links).not.toContain('Members');
     await member.goto(`${app}/app/api-keys`);
-    await expect.poll(() => h1(member).textContent()).toBe('Owners only');
+    await poll(() => h1(member).textContent()).toBe('Owners only');
     await member.getByText(`Only an owner of ${OWNER.org} can manage this.`).waitFor();
     expect(await member.getByRole('heading', { name: 'API keys' }).count()).toBe(0);
     await visited(member, 'API keys as a member');
@@ -427,7 +430,7 @@ describe('the operator console in Chromium', () => {
     // The owner sees the member joined.
     await owner.reload();
     await owner.getByRole('cell', { name: MEMBER.email, exact: true }).waitFor();
-    await expect.poll(() => owner.getByText('No pending invitations').count()).toBe(1);
+    await poll(() => owner.getByText('No pending invitations').count()).toBe(1);
     await memberContext.close();
     expect(pageErrors).toEqual([]);
   }, FLOW_TIMEOUT);
@@ -436,7 +439,7 @@ describe('the operator console in Chromium', () => {
     expect(first.formId && first.contactId && first.opportunityId && first.pipelineId, 'the first flow made its records').toBeTruthy();
     const otherContext = await newContext();
     const other = await newPage(otherContext);
-    // This browser has had a session before on... no: a new one. Sign-in offers sign-up.
+    // Another person, another browser: the sign-in page offers sign-up.
     await other.goto(`${app}/app/signin`);
     await visited(other, 'sign-in (new browser)');
     await other.getByRole('link', { name: 'Create an account' }).click();
@@ -451,7 +454,7 @@ describe('the operator console in Chromium', () => {
     // The first organization's records, by their URLs: the not-found page each time.
     const notFound = async (path: string, what: string) => {
       await other.goto(`${app}/app${path}`);
-      await expect.poll(() => h1(other).textContent(), { message: path }).toBe('Not found');
+      await poll(() => h1(other).textContent(), { message: path }).toBe('Not found');
       await other.getByText(`This ${what} does not exist, or it belongs to another organization.`).waitFor();
       await visited(other, `not found: ${what}`);
     };
@@ -496,7 +499,7 @@ describe('the operator console in Chromium', () => {
     expect(await attack('/api/auth/signout', {})).toBe(403);
     expect((await raw('/api/auth/session', cookie)).status).toBe(200);
     await other.goto(`${app}/app/forms`);
-    await expect.poll(() => h1(other).textContent()).toBe('Forms');
+    await poll(() => h1(other).textContent()).toBe('Forms');
 
     // Signing out ends the session on the server: the old cookie, replayed, is refused.
     await signOut(other, OTHER);
