@@ -14,6 +14,8 @@ export default function setup(): void {
     execFileSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', join(root, 'web/console/vite.config.ts'), '--logLevel', 'warn'], {
       cwd: root,
       stdio: 'inherit',
+      // vitest sets NODE_ENV=test, which would give React's development build: test what ships.
+      env: { ...process.env, NODE_ENV: 'production' },
     });
   }
 }
