@@ -427,10 +427,25 @@ describe('the operator console in Chromium', () => {
     expect((await raw('/api/org/members', memberCookie)).status).toBe(403);
     expect((await raw('/api/org/forms', memberCookie)).status).toBe(200);
 
-    // The owner sees the member joined.
+    // The link worked once.
+    const again = await newPage(memberContext);
+    await again.goto(link!);
+    await poll(() => h1(again).textContent()).toBe('This invitation cannot be used');
+    await again.close();
+
+    // The owner sees the member joined, then removes them: the member's next step in the console lands on sign-in.
     await owner.reload();
     await owner.getByRole('cell', { name: MEMBER.email, exact: true }).waitFor();
     await poll(() => owner.getByText('No pending invitations').count()).toBe(1);
+    await owner.getByRole('button', { name: `Remove ${MEMBER.name}` }).click();
+    const confirm = owner.getByRole('alertdialog');
+    await confirm.getByRole('heading', { name: `Remove ${MEMBER.name}?` }).waitFor();
+    await axe(owner, 'members, remove confirmation');
+    await confirm.getByRole('button', { name: 'Remove member' }).click();
+    await poll(() => owner.getByRole('cell', { name: MEMBER.email, exact: true }).count()).toBe(0);
+    expect((await raw('/api/auth/session', memberCookie)).status).toBe(401);
+    await nav(member, 'Forms');
+    await member.waitForURL(/\/app\/signin/);
     await memberContext.close();
     expect(pageErrors).toEqual([]);
   }, FLOW_TIMEOUT);
