@@ -89,6 +89,12 @@ export function createInvocationRepo(db: Kysely<DB>) {
 
     credentials: (installationId: string) => db.selectFrom('installation_credentials').selectAll().where('installation_id', '=', installationId).execute(),
 
+    /** The stored credentials of several installations at once (an agent's tools are resolved in one read). */
+    credentialsOf: (installationIds: readonly string[]) =>
+      installationIds.length === 0
+        ? Promise.resolve([])
+        : db.selectFrom('installation_credentials').selectAll().where('installation_id', 'in', installationIds).execute(),
+
     /** The installation with its agent links and credentials; false when the org has no such installation. */
     async deleteInstallation(orgId: string, id: string): Promise<boolean> {
       const owned = await db.selectFrom('installations').select('id').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
