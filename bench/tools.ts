@@ -127,11 +127,13 @@ export async function benchTools(options: { databaseUrl?: string; seconds?: numb
     const mcp = (request: (typeof mcpRequests)[number]) => (length: number) => load({
       url: `${server.url}/mcp`, serverPid: server.pid, method: 'POST', connections, seconds: length, headers: request.headers, body: request.body,
     });
+    // BENCH_TOOLS_SCENARIOS=direct,operator (say) measures only those, e.g. to profile one path alone.
+    const wanted = process.env.BENCH_TOOLS_SCENARIOS?.split(',').map((name) => name.trim());
     const scenarios: Array<{ name: string; run: (length: number) => Promise<LoadResult> }> = [
       { name: 'direct', run: direct },
       { name: 'operator', run: operator },
       ...mcpRequests.map((request) => ({ name: `mcp ${request.revision}`, run: mcp(request) })),
-    ];
+    ].filter((scenario) => !wanted || wanted.includes(scenario.name) || (scenario.name === 'direct'));
 
     // Warm everything up, then measure in alternating rounds so drift on this shared machine touches all alike.
     for (const scenario of scenarios) await scenario.run(2);
@@ -145,9 +147,12 @@ export async function benchTools(options: { databaseUrl?: string; seconds?: numb
     const added = (result: LoadResult) => `p50 +${(result.p50 - directResult.p50).toFixed(1)} ms`;
     const goal = '+p50 <1 ms, ≥0.5× direct';
     rows.push({ scenario: 'HTTPS endpoint, called directly', result: directResult, rssMb: memoryMb(tool.pid!).peak });
-    const operatorResult = merged('operator');
-    rows.push({ scenario: `POST …/tool-calls (${label}), ${added(operatorResult)}`, result: operatorResult, baseline: directResult, rssMb: memoryMb(server.pid).peak, goal });
+    if (results.get('operator')) {
+      const operatorResult = merged('operator');
+      rows.push({ scenario: `POST …/tool-calls (${label}), ${added(operatorResult)}`, result: operatorResult, baseline: directResult, rssMb: memoryMb(server.pid).peak, goal });
+    }
     for (const request of mcpRequests) {
+      if (!results.get(`mcp ${request.revision}`)) continue;
       const result = merged(`mcp ${request.revision}`);
       rows.push({ scenario: `MCP tools/call ${request.revision} (${label}), ${added(result)}`, result, baseline: directResult, rssMb: memoryMb(server.pid).peak, goal });
     }
