@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 import { developerSession } from '../../test/support/factories.js';
 import { json, startHttpsEndpoint, type HttpsEndpoint } from '../../test/support/https-endpoint.js';
-import { createAgent, install } from '../../test/support/invocation-factories.js';
+import { createAgent, install, MCP_HEADERS, mcpToolsList } from '../../test/support/invocation-factories.js';
 import { createOrgWithKey, orgCaller, type OrgWithKey } from '../../test/support/org-factories.js';
 import { createTool, fixedResolver, publishTool, TEST_DNS } from '../../test/support/tools-factories.js';
 
@@ -13,8 +13,6 @@ import { createTool, fixedResolver, publishTool, TEST_DNS } from '../../test/sup
  */
 type Session = Awaited<ReturnType<typeof developerSession>>;
 
-export const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' };
-export const mcpToolsList = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
 
 describe.each(testDialects())('tool and key caches on %s', (dialect) => {
   let t: TestContext;
