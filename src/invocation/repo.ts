@@ -100,8 +100,6 @@ export function createInvocationRepo(db: Kysely<DB>) {
         ? Promise.resolve([])
         : db.selectFrom('installation_credentials').select(['installation_id', 'field']).where('installation_id', 'in', installationIds).execute(),
 
-    credentials: (installationId: string) => db.selectFrom('installation_credentials').selectAll().where('installation_id', '=', installationId).execute(),
-
     /** The stored credentials of several installations at once (an agent's tools are resolved in one read). */
     credentialsOf: (installationIds: readonly string[]) =>
       installationIds.length === 0
