@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { testCertificates } from '../test/support/https-endpoint.js';
 import { freePort } from '../test/support/net.js';
-import { load, memoryMb, mergeRuns, printTable, startSwitchboard, throwawaySchema, type LoadResult, type Row } from './lib.js';
+import { load, memoryMb, mergeRuns, printTable, startChild, startSwitchboard, throwawaySchema, type LoadResult, type Row } from './lib.js';
 
 /**
  * Tool calls under load (50 connections): a local HTTPS tool endpoint on 127.0.0.1 answering a
@@ -57,6 +57,8 @@ export async function benchTools(options: { databaseUrl?: string; seconds?: numb
   const org = cli('org', 'create', '--name', 'Bench Shop', '--email', `bench-op-${stamp}@example.com`, '--password', 'benchmark-password');
 
   const server = await startSwitchboard(env);
+  // The floor: a bare Fastify + undici relay to the same endpoint (bench/bare-relay.ts).
+  const relay = await startChild('bench/bare-relay.ts', { RELAY_TARGET: toolUrl, RELAY_CA_FILE: certs.caFile });
   const rows: Row[] = [];
   try {
     const api = async (path: string, auth: string, body?: unknown, method = 'POST') => {
@@ -124,14 +126,21 @@ export async function benchTools(options: { databaseUrl?: string; seconds?: numb
       headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'shipping_quote', arguments: args }),
     });
+    const bareRelay = (length: number) => load({
+      url: `${relay.url}/relay`, serverPid: relay.pid, method: 'POST', connections, seconds: length,
+      headers: { 'content-type': 'application/json' }, body: JSON.stringify(args),
+    });
     const mcp = (request: (typeof mcpRequests)[number]) => (length: number) => load({
       url: `${server.url}/mcp`, serverPid: server.pid, method: 'POST', connections, seconds: length, headers: request.headers, body: request.body,
     });
+    // BENCH_TOOLS_SCENARIOS=direct,operator (say) measures only those, e.g. to profile one path alone.
+    const wanted = process.env.BENCH_TOOLS_SCENARIOS?.split(',').map((name) => name.trim());
     const scenarios: Array<{ name: string; run: (length: number) => Promise<LoadResult> }> = [
       { name: 'direct', run: direct },
+      { name: 'relay', run: bareRelay },
       { name: 'operator', run: operator },
       ...mcpRequests.map((request) => ({ name: `mcp ${request.revision}`, run: mcp(request) })),
-    ];
+    ].filter((scenario) => !wanted || wanted.includes(scenario.name) || (scenario.name === 'direct'));
 
     // Warm everything up, then measure in alternating rounds so drift on this shared machine touches all alike.
     for (const scenario of scenarios) await scenario.run(2);
@@ -145,13 +154,21 @@ export async function benchTools(options: { databaseUrl?: string; seconds?: numb
     const added = (result: LoadResult) => `p50 +${(result.p50 - directResult.p50).toFixed(1)} ms`;
     const goal = '+p50 <1 ms, ≥0.5× direct';
     rows.push({ scenario: 'HTTPS endpoint, called directly', result: directResult, rssMb: memoryMb(tool.pid!).peak });
-    const operatorResult = merged('operator');
-    rows.push({ scenario: `POST …/tool-calls (${label}), ${added(operatorResult)}`, result: operatorResult, baseline: directResult, rssMb: memoryMb(server.pid).peak, goal });
+    if (results.get('relay')) {
+      const relayResult = merged('relay');
+      rows.push({ scenario: `bare Fastify+undici relay (the floor), ${added(relayResult)}`, result: relayResult, baseline: directResult, rssMb: memoryMb(relay.pid).peak });
+    }
+    if (results.get('operator')) {
+      const operatorResult = merged('operator');
+      rows.push({ scenario: `POST …/tool-calls (${label}), ${added(operatorResult)}`, result: operatorResult, baseline: directResult, rssMb: memoryMb(server.pid).peak, goal });
+    }
     for (const request of mcpRequests) {
+      if (!results.get(`mcp ${request.revision}`)) continue;
       const result = merged(`mcp ${request.revision}`);
       rows.push({ scenario: `MCP tools/call ${request.revision} (${label}), ${added(result)}`, result, baseline: directResult, rssMb: memoryMb(server.pid).peak, goal });
     }
   } finally {
+    await relay.stop();
     await server.stop();
     await new Promise<void>((resolve) => {
       if (tool.exitCode !== null) return resolve();

@@ -42,6 +42,7 @@ import { createAgentKeysService } from './orgs/agent-keys-service.js';
 import { createApiKeysService, type ApiKeysService } from './orgs/api-keys-service.js';
 import { registerOrgRoutes } from './orgs/routes.js';
 import { createOrgChangeFeed } from './orgs/changes.js';
+import { createKeyCache } from './orgs/key-cache.js';
 import { createOrgsService, type OrgsService } from './orgs/service.js';
 import { createContactsService } from './crm/contacts-service.js';
 import { createCustomFieldsService } from './crm/custom-fields-service.js';
@@ -67,6 +68,7 @@ import { Repos, transactOn } from './repos.js';
 import { keyRing, type KeyRing } from './lib/secrets.js';
 import { createToolHttpClient } from './invocation/http-client.js';
 import { createInstallationsService } from './invocation/service.js';
+import { createToolCache } from './invocation/tool-cache.js';
 import { createCallLog } from './invocation/call-log.js';
 import { createInvoker } from './invocation/invoker.js';
 import { createCallsService } from './invocation/calls-service.js';
@@ -193,7 +195,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const { db } = database;
   const infra = await createInfrastructure({ config, database, clock, log: app.log, redisPrefix: deps.redisPrefix });
   app.addHook('onClose', infra.close);
-  const { transact, changes } = infra;
+  const { transact, changes, toolChanges } = infra;
   // Every feature's repo over the pool; a unit of work gets them bound to its transaction.
   const repos = new Repos(db);
 
@@ -203,7 +205,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   // ── Tools and catalog ──
   const endpointPolicy = { allowPrivate: config.toolAllowPrivateEndpoints, resolver: deps.resolveHost ?? systemResolver };
-  const tools = createToolsService({ repo: repos.tools, clock, endpointPolicy });
+  // Publish, withdrawal and deletion notify `toolChanges`: the tool cache below drops what it built from the tool.
+  const tools = createToolsService({ repo: repos.tools, clock, endpointPolicy, liveChanges: toolChanges });
   registerToolRoutes(app, { tools, developerAuth });
   const catalog = createCatalogService({ repo: repos.catalog });
   registerCatalogRoutes(app, { catalog });
@@ -212,7 +215,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Console sessions (cookie `svc_session`), checked for CSRF on changes.
   const sessions = createSessionsService({ repo: repos.accounts, clock, limits: config.sessions, production: config.env === 'production', publicUrl: config.publicUrl });
   // orgAuth.require guards every /api/org/* route (an org API key, or a session); orgAuth.principal(request) → {orgId, actor, role?}.
-  const orgAuth = createOrgAuth({ repo: repos.orgs, clock, sessions: sessions.resolver });
+  // Valid org API keys and agent keys by hash, so an authenticated request costs no query: revoking or
+  // deleting a key drops it here and, through Redis, on every node; an org change (an agent deleted) drops the org's keys.
+  const keyCache = createKeyCache({ clock, orgChanges: changes });
+  await infra.attachTaggedCacheBus('key-cache', keyCache);
+  const orgAuth = createOrgAuth({ repo: repos.orgs, clock, keyCache, sessions: sessions.resolver });
   // The CRM and forms ask it for an org's default country and an agent's brand. A change of the
   // default country notifies `changes`: live forms are cached with it.
   const orgs = createOrgsService({ repo: repos.orgs, transact, clock, changes });
@@ -239,11 +246,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Agents, custom fields, pipelines and the org's default country notify `changes` (caches of public form configs subscribe).
   const agents = createAgentsService({ repo: repos.orgs, clock, changes });
   // Agent keys for MCP (agentKeys.authenticate resolves a svc_agt_ key to its agent).
-  const agentKeys = createAgentKeysService({ repo: repos.orgs, clock });
+  const agentKeys = createAgentKeysService({ repo: repos.orgs, clock, keyCache });
   registerOrgRoutes(app, {
     orgAuth,
     orgs,
-    apiKeys: createApiKeysService({ repo: repos.orgs, clock }),
+    apiKeys: createApiKeysService({ repo: repos.orgs, clock, keyCache }),
     agents,
     agentKeys,
   });
@@ -277,7 +284,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Calls are logged off the call path, in batches; the app's close writes the last ones before the database closes.
   const callLog = createCallLog({ repo: repos.invocation, log: app.log });
   const keys = keyRing(config.secretsKey, config.secretsKeyPrevious);
-  const installations = createInstallationsService({ repo: repos.invocation, transact, catalog, agents, clock, keys });
+  // Each agent's resolved tools (live revision, credentials opened), per node: installation writes drop the org's
+  // entries, tool publish/withdrawal/deletion and org changes (an agent deleted) drop theirs, on every node through Redis.
+  const toolCache = createToolCache({ clock, orgChanges: changes, toolChanges });
+  await infra.attachTaggedCacheBus('tool-cache', toolCache);
+  const installations = createInstallationsService({ repo: repos.invocation, transact, catalog, agents, clock, keys, cache: toolCache });
   const invoker = createInvoker({ installations, http: toolHttp, callLog, clock });
   registerInvocationRoutes(app, { orgAuth, installations, invoker, calls: createCallsService({ repo: repos.invocation }) });
 

@@ -10,6 +10,8 @@ import type { Clock } from './lib/clock.js';
 import { closeRedis, createRedisConnection, waitUntilReady, type Redis } from './lib/redis.js';
 import { createOrgChangeFeed, type OrgChangeFeed } from './orgs/changes.js';
 import { Repos, transactOn } from './repos.js';
+import type { TagInvalidation, TaggedCache } from './lib/tagged-cache.js';
+import { createToolChangeFeed, type ToolChangeFeed } from './tools/changes.js';
 
 /** What the app builds once and every feature shares; no feature builds any of it. */
 export interface Infrastructure {
@@ -24,8 +26,12 @@ export interface Infrastructure {
   transact: Transact<Repos>;
   /** Brand, custom field, pipeline and org setting changes: caches of public form configs subscribe. */
   changes: OrgChangeFeed;
+  /** Tool publish, withdrawal and deletion: caches of agents' callable tools subscribe. */
+  toolChanges: ToolChangeFeed;
   /** With REDIS_URL, relays the form cache's invalidations to every node (forms/cache-bus.ts); without it, does nothing. */
   attachFormCacheBus<T extends CachedForm>(cache: FormCache<T>): Promise<void>;
+  /** The same for a tagged cache (lib/tagged-cache.ts), on a channel of its own named `name`. */
+  attachTaggedCacheBus<V>(name: string, cache: TaggedCache<V>): Promise<void>;
   /** Closes the Redis connections (the app's onClose). */
   close(): Promise<void>;
 }
@@ -57,6 +63,20 @@ export async function createInfrastructure(deps: {
     submissions: (database.dialect === 'sqlite' ? createGroupCommitRunner(db, bind) : createDirectRunner(db, bind)).run,
     transact: transactOn(db),
     changes: createOrgChangeFeed(),
+    toolChanges: createToolChangeFeed(),
+    attachTaggedCacheBus: async (name, cache) => {
+      if (!redis) return;
+      cache.attachBus(
+        await createRedisInvalidationBus<TagInvalidation>({
+          publisher: redis.commands,
+          subscriber: redis.subscriber,
+          channel: `${prefix}${name}`,
+          apply: cache.applyLocally,
+          resync: () => cache.applyLocally({ all: true }),
+          log,
+        }),
+      );
+    },
     attachFormCacheBus: async (cache) => {
       if (!redis) return;
       cache.attachBus(

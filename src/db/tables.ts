@@ -344,6 +344,12 @@ export interface ToolCallsTable {
   created_at: string;
 }
 
+/** Every column of a call-log row: the call log's insert templates read these (invocation/repo.ts). */
+export const TOOL_CALL_COLUMNS: Record<keyof ToolCallsTable, true> = {
+  id: true, org_id: true, agent_id: true, tool_id: true, revision_id: true, installation_id: true, path: true,
+  outcome: true, http_status: true, duration_ms: true, request_bytes: true, response_bytes: true, created_at: true,
+};
+
 export interface AgentKeysTable {
   id: string;
   agent_id: string;

@@ -1,32 +1,33 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
 import { randomBase62 } from '../lib/ids.js';
-import type { InvalidationBus, InvalidationMessage } from './form-cache.js';
+import type { InvalidationMessage } from './form-cache.js';
 
 /**
- * Carries form-cache invalidations to every app node over Redis pub/sub. Each node
+ * Carries cache invalidations (the form cache's, and the tool and key caches' of
+ * lib/tagged-cache.ts, each on its own channel) to every app node over Redis pub/sub. Each node
  * applies its own invalidations at once and ignores their echo. Pub/sub does not
  * replay what a node missed while disconnected, so on every reconnect the node
  * drops its whole cache (`resync`) rather than serve what it may have missed.
  */
-export async function createRedisInvalidationBus(deps: {
+export async function createRedisInvalidationBus<M extends object = InvalidationMessage>(deps: {
   publisher: Redis;
   subscriber: Redis;
   channel: string;
-  apply(message: InvalidationMessage): void;
+  apply(message: M): void;
   resync(): void;
   log: FastifyBaseLogger;
-}): Promise<InvalidationBus> {
+}): Promise<{ publish(message: M): void }> {
   const { publisher, subscriber, channel, apply, resync, log } = deps;
   const origin = randomBase62(12);
 
   subscriber.on('message', (received: string, payload: string) => {
     if (received !== channel) return;
     try {
-      const message = JSON.parse(payload) as InvalidationMessage & { origin?: string };
+      const message = JSON.parse(payload) as M & { origin?: string };
       if (message.origin !== origin) apply(message);
     } catch {
-      log.warn('form cache: ignored a malformed invalidation message');
+      log.warn({ channel }, 'cache invalidation: ignored a malformed message');
     }
   });
   let connectedBefore = subscriber.status === 'ready';
@@ -40,7 +41,7 @@ export async function createRedisInvalidationBus(deps: {
   const subscribed = subscriber.subscribe(channel).then(
     () => true,
     (error: unknown) => {
-      log.warn({ err: error }, 'form cache: could not subscribe to invalidations yet');
+      log.warn({ err: error, channel }, 'cache invalidation: could not subscribe yet');
       return false;
     },
   );
@@ -49,7 +50,7 @@ export async function createRedisInvalidationBus(deps: {
   return {
     publish: (message) => {
       publisher.publish(channel, JSON.stringify({ ...message, origin })).catch((error: unknown) => {
-        log.warn({ err: error }, 'form cache: could not publish an invalidation; other nodes catch up within the cache TTL');
+        log.warn({ err: error, channel }, 'cache invalidation: could not publish; other nodes catch up within the cache TTL');
       });
     },
   };

@@ -3,7 +3,7 @@ import type { ToolCallsTable } from '../db/tables.js';
 
 /**
  * The call log, written off the call path: `record` queues a row and returns at once;
- * queued rows go to the database in one multi-row insert per batch, when `maxBatch` are
+ * queued rows go to the database in a few multi-row inserts per batch, when `maxBatch` are
  * queued or `flushIntervalMs` after the first, and on `close`. A failed batch is logged
  * and dropped (a log row is never worth failing or slowing a call). Rows carry no payloads.
  */
@@ -39,7 +39,7 @@ export function createCallLog(deps: {
       try {
         for (let i = 0; i < batch.length; i += maxBatch) await deps.repo.insertCalls(batch.slice(i, i + maxBatch));
       } catch (error) {
-        deps.log.error({ err: error, rows: batch.length }, 'could not write tool call log rows; they were dropped');
+        deps.log.error({ err: error, rows: batch.length }, 'could not write tool call log rows; the batch\'s rows from the failed statement on were dropped');
       }
     });
     return writing;

@@ -11,6 +11,8 @@ import type { AuthType } from '../tools/definition.js';
 import { installationNotFound, toolNotEnabled } from './errors.js';
 import type { InvocationRepo } from './repo.js';
 import type { Credentials, Installation, InstallationCreate, InstallationPatch } from './schema.js';
+import { agentToolsKey, orgTag, toolTag, type ResolvedAgentTools, type ToolCache } from './tool-cache.js';
+import type { Loaded } from '../lib/tagged-cache.js';
 
 /** The credential fields each authType takes, in the order they are documented. */
 export const CREDENTIAL_FIELDS: Record<AuthType, ReadonlyArray<keyof Credentials>> = {
@@ -53,6 +55,11 @@ export interface InstallationsServiceDeps {
   agents: Pick<AgentsService, 'get'>;
   clock: Clock;
   keys: KeyRing;
+  /**
+   * The per-node cache of each agent's resolved tools (tool-cache.ts). This service drops an
+   * org's entries after every installation write; without a cache every call reads the database.
+   */
+  cache?: ToolCache | undefined;
 }
 
 interface Scope {
@@ -80,7 +87,9 @@ function validationError(details: ErrorDetail[]): AppError {
  * AES-256-GCM, never returned).
  */
 export function createInstallationsService(deps: InstallationsServiceDeps) {
-  const { repo, transact, catalog, agents, clock, keys } = deps;
+  const { repo, transact, catalog, agents, clock, keys, cache } = deps;
+  /** After a write commits: this org's agents resolve their tools again on their next call. */
+  const changed = (orgId: string) => cache?.invalidate(orgTag(orgId));
 
   function checkCredentials(authType: AuthType, credentials: Credentials): Array<[keyof Credentials, string]> {
     const wanted = CREDENTIAL_FIELDS[authType];
@@ -211,6 +220,7 @@ export function createInstallationsService(deps: InstallationsServiceDeps) {
       await invocation.replaceAgentLinks(orgId, row.id, agentIds);
       await invocation.replaceCredentials(row.id, sealed);
     });
+    changed(orgId);
     return get(orgId, row.id);
   }
 
@@ -244,6 +254,7 @@ export function createInstallationsService(deps: InstallationsServiceDeps) {
       return true;
     });
     if (!updated) throw installationNotFound();
+    changed(orgId);
     return get(orgId, id);
   }
 
@@ -260,7 +271,56 @@ export function createInstallationsService(deps: InstallationsServiceDeps) {
 
   async function remove(orgId: string, id: string): Promise<{ id: string; deleted: true }> {
     if (!(await transact(({ invocation }) => invocation.deleteInstallation(orgId, id)))) throw installationNotFound();
+    changed(orgId);
     return { id, deleted: true };
+  }
+
+  /**
+   * Reads what an agent may call: its installations, their live revisions and, for each
+   * callable name, the credentials opened. Tagged with the org and every installed tool
+   * (live or not), so a publish of a withdrawn tool reaches the entry too.
+   */
+  async function resolve(orgId: string, agentId: string): Promise<Loaded<ResolvedAgentTools>> {
+    await agents.get(orgId, agentId);
+    const rows = await repo.installationsForAgent(orgId, agentId);
+    const live = await catalog.liveRevisions(rows.map((row) => row.tool_id));
+    const seen = new Set<string>();
+    const tools: AgentTool[] = [];
+    for (const row of rows) {
+      const revision = live.get(row.tool_id);
+      if (!revision) continue;
+      const name = row.alias ?? revision.definition.name;
+      if (seen.has(name)) continue;
+      seen.add(name);
+      tools.push({ installationId: row.id, name, live: revision });
+    }
+    const needing = tools.filter((tool) => CREDENTIAL_FIELDS[tool.live.definition.authType].length > 0).map((tool) => tool.installationId);
+    const stored = await repo.credentialsOf(needing);
+    const byName = new Map<string, CallableTool>();
+    for (const tool of tools) {
+      const credentials: CallableTool['credentials'] = {};
+      let credentialsUnreadable = false;
+      for (const row of stored) {
+        if (row.installation_id !== tool.installationId) continue;
+        try {
+          credentials[row.field as keyof Credentials] = decryptSecret(keys, row.sealed, credentialAad(row.installation_id, row.field));
+        } catch {
+          credentialsUnreadable = true;
+        }
+      }
+      byName.set(tool.name, { ...tool, credentials, credentialsUnreadable });
+    }
+    return { value: { tools, byName }, tags: [orgTag(orgId), ...new Set(rows.map((row) => toolTag(row.tool_id)))] };
+  }
+
+  /** From the cache when there is one; AGENT_NOT_FOUND (not cached) for an id that is not the org's agent. */
+  async function resolved(orgId: string, agentId: string): Promise<ResolvedAgentTools> {
+    if (!cache) return (await resolve(orgId, agentId)).value;
+    const key = agentToolsKey(orgId, agentId);
+    const hit = cache.peek(key);
+    if (hit !== undefined) return hit;
+    // resolve() throws rather than answering undefined, so a value is always there.
+    return (await cache.get(key, () => resolve(orgId, agentId)))!;
   }
 
   /**
@@ -268,38 +328,14 @@ export function createInstallationsService(deps: InstallationsServiceDeps) {
    * came to share (a developer renamed a tool) goes to the older one.
    */
   async function agentTools(orgId: string, agentId: string): Promise<AgentTool[]> {
-    await agents.get(orgId, agentId);
-    const rows = await repo.installationsForAgent(orgId, agentId);
-    const live = await catalog.liveRevisions(rows.map((row) => row.tool_id));
-    const seen = new Set<string>();
-    const out: AgentTool[] = [];
-    for (const row of rows) {
-      const revision = live.get(row.tool_id);
-      if (!revision) continue;
-      const name = row.alias ?? revision.definition.name;
-      if (seen.has(name)) continue;
-      seen.add(name);
-      out.push({ installationId: row.id, name, live: revision });
-    }
-    return out;
+    return (await resolved(orgId, agentId)).tools;
   }
 
   /** The tool the agent calls by this name, with its credentials opened; TOOL_NOT_ENABLED when there is none. */
   async function callable(orgId: string, agentId: string, name: string): Promise<CallableTool> {
-    const tool = (await agentTools(orgId, agentId)).find((candidate) => candidate.name === name);
+    const tool = (await resolved(orgId, agentId)).byName.get(name);
     if (!tool) throw toolNotEnabled(name);
-    const credentials: CallableTool['credentials'] = {};
-    let credentialsUnreadable = false;
-    if (CREDENTIAL_FIELDS[tool.live.definition.authType].length > 0) {
-      for (const row of await repo.credentials(tool.installationId)) {
-        try {
-          credentials[row.field as keyof Credentials] = decryptSecret(keys, row.sealed, credentialAad(row.installation_id, row.field));
-        } catch {
-          credentialsUnreadable = true;
-        }
-      }
-    }
-    return { ...tool, credentials, credentialsUnreadable };
+    return tool;
   }
 
   return { create, list, get, update, remove, agentTools, callable };

@@ -65,6 +65,25 @@ function protocolFailure(error: unknown, log: McpServerDeps['log']): ProtocolErr
 
 const PRINCIPAL = 'switchboard/agent';
 
+/**
+ * Closes a per-request transport and its server once the exchange is answered. Closing makes
+ * the SDK build a "Connection closed" error for whatever is still pending (nothing is, in a
+ * stateless exchange whose answer was sent), and capturing that error's stack through the
+ * request's async frames was about 30 µs of every MCP call (profiled under the tools bench).
+ * The transport's close runs synchronously up to that error, so the stack limit is lifted only
+ * for that synchronous stretch: no other code runs meanwhile, and every other error keeps its stack.
+ */
+function closeQuietly(transport: { close(): Promise<void> }, server: { close(): Promise<void> }): void {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    void transport.close().catch(() => undefined);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+  void server.close().catch(() => undefined);
+}
+
 /** The agent an MCP request speaks for travels to the per-request server as the SDK's `authInfo`. */
 export function agentAuthInfo(token: string, principal: AgentPrincipal): AuthInfo {
   return { token, clientId: principal.agentId, scopes: [], extra: { [PRINCIPAL]: principal } };
@@ -126,8 +145,7 @@ export function createMcpServerHandler(deps: McpServerDeps) {
     try {
       return await transport.handleRequest(request, options);
     } finally {
-      void transport.close().catch(() => undefined);
-      void server.close().catch(() => undefined);
+      closeQuietly(transport, server);
     }
   }
 

@@ -5,6 +5,7 @@ import { isoNow, type Clock } from '../lib/clock.js';
 import { hashSecret } from '../lib/hashing.js';
 import { newId, newSecret } from '../lib/ids.js';
 import { agentKeyNotFound, agentNotFound } from './errors.js';
+import { keyTag, lookupKey, type KeyCache } from './key-cache.js';
 import type { OrgsRepo } from './repo.js';
 import type { AgentKey, CreatedAgentKey } from './schema.js';
 import { requiredText } from '../lib/required-text.js';
@@ -28,8 +29,8 @@ export interface AgentPrincipal {
  * Agent keys (`svc_agt_…`): one agent's credential for the MCP endpoint. Shown once,
  * stored as SHA-256 like org API keys; deleting a key stops it at once.
  */
-export function createAgentKeysService(deps: { repo: OrgsRepo; clock: Clock }) {
-  const { repo, clock } = deps;
+export function createAgentKeysService(deps: { repo: OrgsRepo; clock: Clock; keyCache?: KeyCache | undefined }) {
+  const { repo, clock, keyCache } = deps;
 
   async function agentOf(orgId: string, agentId: string): Promise<void> {
     if (!(await repo.findAgent(orgId, agentId))) throw agentNotFound();
@@ -64,6 +65,8 @@ export function createAgentKeysService(deps: { repo: OrgsRepo; clock: Clock }) {
     await agentOf(orgId, agentId);
     const result = await repo.deleteAgentKey(orgId, agentId, id);
     if (Number(result.numDeletedRows) === 0) throw agentKeyNotFound();
+    // Refused from the next request on, on every node.
+    keyCache?.invalidate(keyTag(id));
     return { id, deleted: true };
   }
 
@@ -71,11 +74,19 @@ export function createAgentKeysService(deps: { repo: OrgsRepo; clock: Clock }) {
   async function authenticate(token: string): Promise<AgentPrincipal> {
     const invalid = (message: string) => new AppError('INVALID_TOKEN', message, { headers: { 'WWW-Authenticate': 'Bearer realm="switchboard", error="invalid_token"' } });
     if (!token.startsWith(AGENT_KEY_PREFIX)) throw invalid('This is not an agent key. Agent keys start with svc_agt_.');
-    const key = await repo.findAgentKeyByHash(hashSecret(token));
-    if (!key || key.revoked_at !== null) throw invalid('The agent key is not valid.');
+    const hash = hashSecret(token);
+    const key = await lookupKey(keyCache, hash, async () => {
+      const row = await repo.findAgentKeyByHash(hash);
+      return row && { id: row.id, orgId: row.org_id, agentId: row.agent_id, lastUsedAt: row.last_used_at, revoked: row.revoked_at !== null };
+    });
+    if (!key?.agentId) throw invalid('The agent key is not valid.');
     const now = clock.now();
-    if (key.last_used_at === null || now.getTime() - Date.parse(key.last_used_at) >= TOUCH_INTERVAL_MS) await repo.touchAgentKey(key.id, now.toISOString());
-    return { orgId: key.org_id, agentId: key.agent_id, keyId: key.id };
+    if (key.lastUsedAt === null || now.getTime() - Date.parse(key.lastUsedAt) >= TOUCH_INTERVAL_MS) {
+      // Set first, so the requests arriving meanwhile do not write it too.
+      key.lastUsedAt = now.toISOString();
+      await repo.touchAgentKey(key.id, key.lastUsedAt);
+    }
+    return { orgId: key.orgId, agentId: key.agentId, keyId: key.id };
   }
 
   return { create, list, remove, authenticate };

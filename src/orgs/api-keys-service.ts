@@ -4,6 +4,7 @@ import { isoNow, type Clock } from '../lib/clock.js';
 import { hashSecret } from '../lib/hashing.js';
 import { apiKeyNotFound } from './errors.js';
 import { newId, newSecret } from '../lib/ids.js';
+import { keyTag, type KeyCache } from './key-cache.js';
 import type { OrgsRepo } from './repo.js';
 import type { ApiKey, CreatedApiKey } from './schema.js';
 import { requiredText } from '../lib/required-text.js';
@@ -30,8 +31,8 @@ export async function issueApiKey(repo: Pick<OrgsRepo, 'insertApiKey'>, orgId: s
   return { ...presentApiKey(row), key };
 }
 
-export function createApiKeysService(deps: { repo: OrgsRepo; clock: Clock }) {
-  const { repo, clock } = deps;
+export function createApiKeysService(deps: { repo: OrgsRepo; clock: Clock; keyCache?: KeyCache | undefined }) {
+  const { repo, clock, keyCache } = deps;
 
   async function get(orgId: string, id: string): Promise<ApiKey> {
     const row = await repo.findApiKey(orgId, id);
@@ -57,12 +58,15 @@ export function createApiKeysService(deps: { repo: OrgsRepo; clock: Clock }) {
     revoke: async (orgId: string, id: string): Promise<ApiKey> => {
       await get(orgId, id);
       await repo.revokeApiKey(orgId, id, isoNow(clock));
+      // Refused from the next request on, on every node.
+      keyCache?.invalidate(keyTag(id));
       return get(orgId, id);
     },
 
     remove: async (orgId: string, id: string): Promise<{ id: string; deleted: true }> => {
       const result = await repo.deleteApiKey(orgId, id);
       if (Number(result.numDeletedRows) === 0) throw apiKeyNotFound();
+      keyCache?.invalidate(keyTag(id));
       return { id, deleted: true };
     },
   };

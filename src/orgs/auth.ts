@@ -24,6 +24,7 @@ import type { Clock } from '../lib/clock.js';
 import { hashSecret } from '../lib/hashing.js';
 import { bearerToken } from '../oauth/bearer.js';
 import type { UserRole } from '../db/tables.js';
+import { lookupKey, type KeyCache } from './key-cache.js';
 import type { OrgsRepo } from './repo.js';
 
 export interface OrgPrincipal {
@@ -45,6 +46,8 @@ export interface OrgSessionResolver {
 export interface OrgAuthDeps {
   repo: Pick<OrgsRepo, 'findApiKeyByHash' | 'touchApiKey'>;
   clock: Clock;
+  /** Valid keys by hash (key-cache.ts): a request with a known key costs no query. */
+  keyCache?: KeyCache | undefined;
   sessions?: OrgSessionResolver;
 }
 
@@ -61,21 +64,35 @@ function invalidKey(message: string): AppError {
 }
 
 export function createOrgAuth(deps: OrgAuthDeps) {
-  const { repo, clock, sessions } = deps;
+  const { repo, clock, sessions, keyCache } = deps;
   const slot = createRequestSlot<OrgPrincipal>('org principal');
 
   async function fromApiKey(token: string): Promise<OrgPrincipal> {
     if (!token.startsWith(ORG_KEY_PREFIX)) {
       throw invalidKey('This is not an organization API key. Operator API keys start with svc_org_.');
     }
-    const key = await repo.findApiKeyByHash(hashSecret(token));
-    if (!key) throw invalidKey('The API key is not valid.');
-    if (key.revoked_at !== null) throw invalidKey('The API key was revoked. Use another of your organization\'s keys, or create one with POST /api/org/api-keys (or switchboard api-key create on the server).');
-    const now = clock.now();
-    if (key.last_used_at === null || now.getTime() - Date.parse(key.last_used_at) >= TOUCH_INTERVAL_MS) {
-      await repo.touchApiKey(key.id, now.toISOString());
+    const hash = hashSecret(token);
+    // Whether the key is revoked (for the message), when this request's own read saw the row.
+    let revoked: boolean | undefined;
+    const key = await lookupKey(keyCache, hash, async () => {
+      const row = await repo.findApiKeyByHash(hash);
+      revoked = row !== undefined && row.revoked_at !== null;
+      return row && { id: row.id, orgId: row.org_id, lastUsedAt: row.last_used_at, revoked };
+    });
+    if (!key) {
+      // It joined another request's read: read again for the message (refusals only).
+      revoked ??= ((await repo.findApiKeyByHash(hash))?.revoked_at ?? null) !== null;
+      throw revoked
+        ? invalidKey('The API key was revoked. Use another of your organization\'s keys, or create one with POST /api/org/api-keys (or switchboard api-key create on the server).')
+        : invalidKey('The API key is not valid.');
     }
-    return { orgId: key.org_id, actor: { type: 'api_key', id: key.id } };
+    const now = clock.now();
+    if (key.lastUsedAt === null || now.getTime() - Date.parse(key.lastUsedAt) >= TOUCH_INTERVAL_MS) {
+      // Set first, so the requests arriving meanwhile do not write it too.
+      key.lastUsedAt = now.toISOString();
+      await repo.touchApiKey(key.id, key.lastUsedAt);
+    }
+    return { orgId: key.orgId, actor: { type: 'api_key', id: key.id } };
   }
 
   const require: onRequestAsyncHookHandler = async (request) => {

@@ -5,6 +5,7 @@ import { newId } from '../lib/ids.js';
 import { toolNotFound } from './errors.js';
 import { checkEndpoint, type EndpointPolicy } from '../net/endpoint-check.js';
 import { definitionFromRow, presentTool, sameDefinition } from './present.js';
+import type { ToolChangeFeed } from './changes.js';
 import type { DefinitionColumns, ToolsRepo } from './repo.js';
 import type { ToolRecord } from './schema.js';
 
@@ -13,6 +14,8 @@ interface PublishingDeps {
   clock: Clock;
   endpointPolicy: EndpointPolicy;
   ownedRow(developerId: string, toolId: string): Promise<ToolsTable>;
+  /** Told after a publish or withdrawal commits (caches of agents' callable tools drop the tool). */
+  liveChanges?: Pick<ToolChangeFeed, 'notify'> | undefined;
 }
 
 function definitionColumns(row: ToolsTable): DefinitionColumns {
@@ -26,7 +29,7 @@ function definitionColumns(row: ToolsTable): DefinitionColumns {
  * made: an already published tool stays as it is, a withdrawn one goes live again.
  */
 export function createPublishing(deps: PublishingDeps) {
-  const { repo, clock, endpointPolicy, ownedRow } = deps;
+  const { repo, clock, endpointPolicy, ownedRow, liveChanges } = deps;
 
   async function publish(developerId: string, toolId: string): Promise<ToolRecord> {
     const row = await ownedRow(developerId, toolId);
@@ -52,6 +55,7 @@ export function createPublishing(deps: PublishingDeps) {
     if (!(await repo.publish(developerId, toolId, { ...columns, version }, changes, revision))) {
       throw new AppError('CONFLICT', 'The tool changed while it was being published. Check the latest version and publish again.');
     }
+    liveChanges?.notify(toolId);
     return presentTool({ ...row, ...changes });
   }
 
@@ -61,6 +65,7 @@ export function createPublishing(deps: PublishingDeps) {
     if (row.status === 'draft') return presentTool(row);
     const changes = { status: 'draft', published_revision_id: null, updated_at: isoNow(clock) };
     if ((await repo.updateTool(developerId, toolId, changes)) === 'missing') throw toolNotFound();
+    liveChanges?.notify(toolId);
     return presentTool({ ...row, ...changes });
   }
 

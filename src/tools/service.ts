@@ -7,6 +7,7 @@ import { nameTaken, toolNotFound } from './errors.js';
 import { assertValidDefinition, DEFAULTS, normalizeParameters, type ToolDefinition } from './definition.js';
 import { columnsFromDefinition, definitionFromRow, presentTool, sameDefinition } from './present.js';
 import { createPublishing } from './publishing.js';
+import type { ToolChangeFeed } from './changes.js';
 import type { ToolsRepo } from './repo.js';
 import type { CreateToolBody, ToolListQuery, ToolRecord, UpdateToolBody } from './schema.js';
 
@@ -14,6 +15,8 @@ export interface ToolsServiceDeps {
   repo: ToolsRepo;
   clock: Clock;
   endpointPolicy: EndpointPolicy;
+  /** Told after a tool's live revision changes (publish, withdrawal, deletion): the tool caches of invocation/ subscribe. */
+  liveChanges?: Pick<ToolChangeFeed, 'notify'> | undefined;
 }
 
 /**
@@ -113,6 +116,7 @@ export function createToolsService(deps: ToolsServiceDeps) {
 
   async function remove(developerId: string, toolId: string): Promise<{ id: string; deleted: true }> {
     if (!(await repo.deleteTool(developerId, toolId))) throw toolNotFound();
+    deps.liveChanges?.notify(toolId);
     return { id: toolId, deleted: true };
   }
 

@@ -22,3 +22,7 @@ export async function install(app: App, who: OrgWithKey | Who, body: Record<stri
   if (res.statusCode !== 201) throw new Error(`install failed: ${res.statusCode} ${res.body}`);
   return (res.json() as { data: { id: string; name: string; credentialsSet: boolean } }).data;
 }
+
+/** A 2025-era MCP `tools/list` without a session, as a client sends it: enough to tell an accepted agent key (200) from a refused one (401). */
+export const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' };
+export const mcpToolsList = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
