@@ -350,7 +350,9 @@ describe.each(testDialects())('console accounts on %s', (dialect) => {
         expect(res.json().code).toBe('FORBIDDEN');
       }
       expect((await send('GET', '/api/org/forms', { browser: staff })).statusCode).toBe(200);
-      expect((await send('POST', '/api/org/contacts', { browser: staff, payload: { email: `lead-${unique()}@example.com` } })).statusCode).toBe(201);
+      const contact = await send('POST', '/api/org/contacts', { browser: staff, payload: { email: `lead-${unique()}@example.com` } });
+      expect(contact.statusCode).toBe(201);
+      expect(contact.json().data.source).toBe('panel');
       // An owner makes API keys with the session.
       expect((await send('POST', '/api/org/api-keys', { browser: owner, payload: { name: 'Zapier' } })).statusCode).toBe(201);
     });

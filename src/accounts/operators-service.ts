@@ -143,6 +143,8 @@ export function createOperatorsService(deps: OperatorsDeps) {
   async function changePassword(session: Session, input: { currentPassword: string; newPassword: string }): Promise<SignedIn> {
     const user = await repo.findUser(session.userId);
     if (!user) throw new AppError('UNAUTHORIZED', 'Your session has ended. Sign in again.');
+    // A session left open must not become a way to guess the password: the sign-in budget of the account applies.
+    await limit(SIGN_IN_PER_ACCOUNT, hashSecret(user.email));
     if (!(await verifyPassword(input.currentPassword, user.password_hash))) {
       throw new AppError('VALIDATION_ERROR', 'Your current password is not right.', { field: 'currentPassword' });
     }

@@ -101,8 +101,8 @@ export function registerAccountRoutes(app: App, deps: { operators: OperatorsServ
       onRequest: requireSession,
       schema: {
         ...sessionRoute, operationId: 'changePassword', summary: 'Change your password',
-        description: 'Needs the current password and X-CSRF-Token. Every session of the user ends, on every device; this browser gets a new one (new cookie and CSRF token).',
-        body: PasswordChangeBody, response: { 200: Envelope(SessionInfo), ...errorResponses(400, 401, 403, 413, 415) },
+        description: 'Needs the current password and X-CSRF-Token; tries count against the sign-in limit of the account (429). Every session of the user ends, on every device; this browser gets a new one (new cookie and CSRF token).',
+        body: PasswordChangeBody, response: { 200: Envelope(SessionInfo), ...errorResponses(400, 401, 403, 413, 415), 429: RateLimitedResponse },
       },
     }, async (request, reply) => signIn(reply, await operators.changePassword(slot.get(request), request.body), 200));
 

@@ -78,6 +78,12 @@ export function createFormsRepo(db: Kysely<DB>) {
 
     countSubmissions: async (orgId: string, formId: string) =>
       Number((await db.selectFrom('submissions').select((eb) => eb.fn.countAll().as('n')).where('org_id', '=', orgId).where('form_id', '=', formId).executeTakeFirstOrThrow()).n),
+    /** All-time submissions of each of `formIds` (one page of the forms list), by form id; forms without any are absent. */
+    countSubmissionsOf: async (orgId: string, formIds: string[]) => {
+      if (formIds.length === 0) return new Map<string, number>();
+      const rows = await db.selectFrom('submissions').select(['form_id', (eb) => eb.fn.countAll().as('n')]).where('org_id', '=', orgId).where('form_id', 'in', formIds).groupBy('form_id').execute();
+      return new Map(rows.map((row) => [row.form_id, Number(row.n)]));
+    },
     /** Submissions per UTC day from `since` (an ISO time) on. */
     submissionsPerDay: async (orgId: string, formId: string, since: string) => {
       const day = sql<string>`substr(created_at, 1, 10)`;
@@ -112,6 +118,12 @@ export function createFormsRepo(db: Kysely<DB>) {
     },
     countViews: async (orgId: string, formId: string) =>
       Number((await db.selectFrom('form_views').select((eb) => eb.fn.coalesce(eb.fn.sum<number>('views'), eb.val(0)).as('n')).where('org_id', '=', orgId).where('form_id', '=', formId).executeTakeFirstOrThrow()).n),
+    /** All-time views of each of `formIds`, by form id; forms never viewed are absent. */
+    countViewsOf: async (orgId: string, formIds: string[]) => {
+      if (formIds.length === 0) return new Map<string, number>();
+      const rows = await db.selectFrom('form_views').select(['form_id', (eb) => eb.fn.sum<number>('views').as('n')]).where('org_id', '=', orgId).where('form_id', 'in', formIds).groupBy('form_id').execute();
+      return new Map(rows.map((row) => [row.form_id, Number(row.n)]));
+    },
     viewsPerDay: (orgId: string, formId: string, sinceDay: string) =>
       db.selectFrom('form_views').select(['day', 'views']).where('org_id', '=', orgId).where('form_id', '=', formId).where('day', '>=', sinceDay).execute(),
 

@@ -113,13 +113,13 @@ export const FormRecord = named('Form', Type.Object({
 }));
 export type FormRecord = Static<typeof FormRecord>;
 
-export const FormPage = Page(FormRecord);
-
 export const FormWithCounts = named('FormWithCounts', Type.Object({
   ...FormRecord.properties,
   views: Type.Integer({ minimum: 0, description: 'Views since the form was created: loads of the hosted page (and its iframe embed) and renders by form-embed.js (one per page and form).' }),
   submissions: Type.Integer({ minimum: 0, description: 'Submissions stored since the form was created (honeypot hits and refusals are not stored).' }),
 }));
+
+export const FormPage = Page(FormWithCounts);
 
 const DayStats = named('FormDayStats', Type.Object({
   day: Type.String({ description: 'UTC day, YYYY-MM-DD.' }),

@@ -20,7 +20,7 @@ interface Operation {
   path: string;
   parameters: { in: string; name: string; schema: Json; example?: unknown }[];
   body?: { type: string; schema: Json };
-  auth: 'developer' | 'org' | 'none';
+  auth: 'developer' | 'org' | 'session' | 'none';
 }
 
 const NUL = 'a\u0000b';
@@ -115,7 +115,7 @@ function operationsOf(doc: Json): Operation[] {
         path,
         parameters: ((op.parameters ?? []) as Operation['parameters']).filter((p) => p.in === 'path' || p.in === 'query'),
         ...(type && media ? { body: { type, schema: media.schema } } : {}),
-        auth: security.includes('oauth2') ? 'developer' : security.includes('orgApiKey') ? 'org' : 'none',
+        auth: security.includes('oauth2') ? 'developer' : security.includes('orgApiKey') ? 'org' : security.includes('consoleSession') ? 'session' : 'none',
       });
     }
   }
@@ -127,6 +127,8 @@ describe.each(testDialects())('bad text on every operation (%s)', (dialect) => {
   let t: TestContext;
   let org: OrgWithKey;
   let developerAuth: { authorization: string };
+  /** A console session's cookie and CSRF token, for the routes only a session reaches (/api/auth/session, /password…). */
+  let sessionAuth: Record<string, string>;
   const ids: Record<string, string> = {};
   const lines: string[] = [];
   let operations: Operation[];
@@ -136,6 +138,8 @@ describe.each(testDialects())('bad text on every operation (%s)', (dialect) => {
     t = await createTestContext(dialect, { env: { LOG_LEVEL: 'info' }, deps: { logStream, resolveHost: fixedResolver() } });
     org = await createOrgWithKey(t.database, t.clock);
     developerAuth = (await developerSession(t.database, t.clock, t.app)).auth;
+    const signup = await t.app.inject({ method: 'POST', url: '/api/auth/signup', payload: { email: 'bad-input@example.com', password: 'violet kettle marathon', name: 'Bad Input', organizationName: 'Bad Input Co' } });
+    sessionAuth = { cookie: String(signup.headers['set-cookie']).split(';')[0]!, 'x-csrf-token': (signup.json() as { data: { csrfToken: string } }).data.csrfToken };
     // One real record of each kind, so requests that name one reach the queries that read and write it.
     const call = async (method: 'POST', url: string, payload: Json) => {
       const res = await t.app.inject({ method, url, headers: org.auth, payload });
@@ -161,7 +165,7 @@ describe.each(testDialects())('bad text on every operation (%s)', (dialect) => {
   afterAll(async () => t.close());
 
   function headersFor(op: Operation): Record<string, string> {
-    return op.auth === 'developer' ? developerAuth : op.auth === 'org' ? org.auth : {};
+    return op.auth === 'developer' ? developerAuth : op.auth === 'org' ? org.auth : op.auth === 'session' ? sessionAuth : {};
   }
 
   /** A real id for a path parameter, by the prefix of its documented example. */

@@ -1,34 +1,21 @@
-import { useInfiniteQuery, useQueries } from '@tanstack/react-query';
+import { useInfiniteQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { api, seg } from '../../api/client';
+import { api } from '../../api/client';
 import { queryKeys } from '../../api/lists';
-import type { Form, FormWithCounts, Page as PageOf } from '../../api/types';
+import type { FormWithCounts, Page as PageOf } from '../../api/types';
 import { Page } from '../../components/Page';
 import { LoadError, Loading } from '../../components/QueryState';
 import { conversion } from '../../lib/format';
 import { TableWrap } from '../../components/TableWrap';
 
-type Listed = Form & Partial<Pick<FormWithCounts, 'views' | 'submissions'>>;
-
 export default function FormsListPage() {
   const forms = useInfiniteQuery({
     queryKey: queryKeys.forms,
-    queryFn: ({ pageParam }) => api.get<PageOf<Listed>>('/api/org/forms', { query: { limit: 50, cursor: pageParam } }),
+    queryFn: ({ pageParam }) => api.get<PageOf<FormWithCounts>>('/api/org/forms', { query: { limit: 50, cursor: pageParam } }),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor,
   });
   const items = forms.data?.pages.flatMap((page) => page.items) ?? [];
-  // The list may not carry counts: each form's own record does (views, submissions).
-  const counts = useQueries({
-    queries: items
-      .filter((form) => form.views === undefined)
-      .map((form) => ({
-        queryKey: queryKeys.form(form.id),
-        queryFn: () => api.get<FormWithCounts>(`/api/org/forms/${seg(form.id)}`),
-        staleTime: 30_000,
-      })),
-  });
-  const byId = new Map(counts.flatMap((q) => (q.data ? [[q.data.id, q.data] as const] : [])));
 
   return (
     <Page
@@ -82,9 +69,6 @@ export default function FormsListPage() {
               </thead>
               <tbody role="rowgroup">
                 {items.map((form) => {
-                  const full = form.views === undefined ? byId.get(form.id) : form;
-                  const views = full?.views;
-                  const submissions = full?.submissions;
                   return (
                     <tr key={form.id} role="row">
                       <td role="cell" className="stack-head">
@@ -95,13 +79,13 @@ export default function FormsListPage() {
                         <span className={form.active ? 'badge on' : 'badge off'}>{form.active ? 'Active' : 'Inactive'}</span>
                       </td>
                       <td role="cell" className="num" data-label="Views">
-                        {views ?? '…'}
+                        {form.views}
                       </td>
                       <td role="cell" className="num" data-label="Submissions">
-                        {submissions ?? '…'}
+                        {form.submissions}
                       </td>
                       <td role="cell" className="num" data-label="Conversion">
-                        {views === undefined || submissions === undefined ? '…' : conversion(views, submissions)}
+                        {conversion(form.views, form.submissions)}
                       </td>
                       <td role="cell">
                         <Link to={`/forms/${form.id}/submissions`} aria-label={`Submissions of ${form.title}`}>
