@@ -327,17 +327,23 @@ describe('the operator console in Chromium', () => {
     expect(first.opportunityId).toMatch(/^opp_/);
     await visited(owner, 'contact', 'contact');
 
-    // The pipeline board: the opportunity is in the first stage; the operator moves it by keyboard only.
-    await nav(owner, 'Pipelines');
-    await visited(owner, 'pipelines');
-    await owner.getByRole('link', { name: 'Sales' }).first().click();
-    await owner.waitForURL(`${app}/app/pipelines/${first.pipelineId}`);
+    // The opportunity's link opens it on the pipeline board, in its first stage.
+    await opportunityLink.click();
+    await owner.waitForURL(`${app}/app/pipelines/${first.pipelineId}?opportunity=${first.opportunityId}`);
+    const opportunityDialog = owner.getByRole('dialog');
+    await opportunityDialog.getByRole('heading', { name: opportunityTitle }).waitFor();
+    await opportunityDialog.getByRole('link', { name: VISITOR.name }).waitFor();
+    await settled(owner);
+    await axe(owner, 'opportunity dialog');
     const column = (stage: string) => owner.getByRole('region', { name: new RegExp(`^${stage} \\(\\d+\\)$`) });
     await column('New').getByRole('button', { name: opportunityTitle, exact: true }).waitFor();
+
+    // The operator closes it and moves the opportunity to another stage, by keyboard only.
+    await owner.keyboard.press('Escape');
+    await opportunityDialog.waitFor({ state: 'detached' });
     await visited(owner, 'pipeline board', 'pipeline-board');
     const moveButton = `Move to stage: ${opportunityTitle}`;
-    // From the page's heading (focused by the navigation), Tab until the card's move button has focus.
-    await h1(owner).focus();
+    // From wherever the console left focus, Tab until the card's move button has it.
     let presses = 0;
     while ((await owner.evaluate<string | null>("document.activeElement && document.activeElement.getAttribute('aria-label')")) !== moveButton) {
       expect(++presses, 'Tab presses to reach the move button').toBeLessThan(40);
@@ -365,7 +371,10 @@ describe('the operator console in Chromium', () => {
     await column('Proposal').getByRole('button', { name: opportunityTitle, exact: true }).waitFor();
     expect(await column('New').getByRole('button', { name: opportunityTitle, exact: true }).count()).toBe(0);
 
-    // The owner's remaining main pages.
+    // The owner's remaining pages.
+    await nav(owner, 'Pipelines');
+    await owner.getByRole('link', { name: 'Sales' }).first().waitFor();
+    await visited(owner, 'pipelines');
     await nav(owner, 'API keys');
     await visited(owner, 'API keys', 'api-keys');
     await nav(owner, 'Members');
