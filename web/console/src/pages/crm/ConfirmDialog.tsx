@@ -40,6 +40,10 @@ export function ConfirmButton({
     try {
       await action();
       setOpen(false);
+      // What was deleted took its button along: focus goes to the page's heading rather than nowhere.
+      setTimeout(() => {
+        if (!document.activeElement || document.activeElement === document.body) document.querySelector<HTMLElement>('main h1')?.focus();
+      }, 50);
     } catch (cause) {
       setError(cause instanceof Error ? cause.message : 'Something went wrong.');
     } finally {
@@ -65,10 +69,10 @@ export function ConfirmButton({
                   </p>
                 ) : null}
                 <div className="actions">
-                  <Button className="button danger" isDisabled={pending} onPress={() => void confirm()}>
+                  <Button className="button danger" isPending={pending} onPress={() => void confirm()}>
                     {pending ? 'Working…' : confirmLabel}
                   </Button>
-                  <Button className="button" isDisabled={pending} onPress={close} autoFocus>
+                  <Button className="button" onPress={() => (pending ? undefined : close())} autoFocus>
                     Cancel
                   </Button>
                 </div>

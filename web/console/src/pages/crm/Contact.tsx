@@ -141,8 +141,15 @@ function Notes({ contactId, notes }: { contactId: string; notes: Note[] }) {
     },
     onError: () => form.current?.querySelector('textarea')?.focus(),
   });
+  const [empty, setEmpty] = useState(false);
   const submit = (event: FormEvent) => {
     event.preventDefault();
+    if (!body.trim()) {
+      setEmpty(true);
+      form.current?.querySelector('textarea')?.focus();
+      return;
+    }
+    setEmpty(false);
     add.mutate(body);
   };
   const error = add.error;
@@ -156,8 +163,11 @@ function Notes({ contactId, notes }: { contactId: string; notes: Note[] }) {
           rows={3}
           maxLength={10000}
           value={body}
-          onChange={(e) => setBody(e.target.value)}
-          error={fieldError(error, 'body')}
+          onChange={(e) => {
+            setBody(e.target.value);
+            if (empty && e.target.value.trim()) setEmpty(false);
+          }}
+          error={empty ? 'Write the note first.' : fieldError(error, 'body')}
         />
         <FormError error={formLevelError(error, ['body'])} />
         <button type="submit" className="button primary" disabled={add.isPending}>

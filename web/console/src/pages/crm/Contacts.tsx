@@ -93,7 +93,7 @@ export default function ContactsPage() {
           <p className="visually-hidden" role="status">
             {`${contacts.length}${query.hasNextPage ? ' or more' : ''} contact${contacts.length === 1 && !query.hasNextPage ? '' : 's'} shown`}
           </p>
-          <div className="table-wrap">
+          <div className="table-wrap crm-table-wrap">
             <table>
               <caption className="visually-hidden">Contacts, newest first</caption>
               <thead>

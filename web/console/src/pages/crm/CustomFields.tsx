@@ -164,9 +164,10 @@ function CreateField({ onDone }: { onDone: () => void }) {
 }
 
 function FieldTable({ fields }: { fields: CustomField[] }) {
-  const sorted = [...fields].sort((a, b) => Number(a.archived) - Number(b.archived) || a.label.localeCompare(b.label));
+  // By label only: archiving keeps the row (and the focus on its button) where it is.
+  const sorted = [...fields].sort((a, b) => a.label.localeCompare(b.label) || a.key.localeCompare(b.key));
   return (
-    <div className="table-wrap">
+    <div className="table-wrap crm-table-wrap">
       <table className="crm-fields">
         <caption className="visually-hidden">Custom fields</caption>
         <thead>

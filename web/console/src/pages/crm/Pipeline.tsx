@@ -30,7 +30,7 @@ function Board({ pipeline }: { pipeline: Pipeline }) {
   const opportunities = useQuery({ queryKey: key, queryFn: ({ signal }) => fetchOpportunities(pipeline.id, signal) });
   const [announcement, setAnnouncement] = useState('');
   const [moveError, setMoveError] = useState<string | null>(null);
-  const [focusCard, setFocusCard] = useState<string | null>(null);
+  const [focusCard, setFocusCard] = useState<{ id: string; stageId: string; failed?: boolean } | null>(null);
   const [dragging, setDragging] = useState<string | null>(null);
   const [over, setOver] = useState<string | null>(null);
   const [params, setParams] = useSearchParams();
@@ -61,7 +61,7 @@ function Board({ pipeline }: { pipeline: Pipeline }) {
       const message = moveFailedMessage(change.title, stageName(change.toStageId), error.message);
       setMoveError(message);
       setAnnouncement('');
-      setFocusCard(change.opportunityId);
+      if (context?.fromStageId && focusWasOn(change.opportunityId)) setFocusCard({ id: change.opportunityId, stageId: context.fromStageId, failed: true });
     },
     onSettled: () => {
       // The last move in flight brings the board up to date with the server.
@@ -69,22 +69,42 @@ function Board({ pipeline }: { pipeline: Pipeline }) {
     },
   });
 
+  /** True when focus is on the card (or lost): it then follows the card back to where it was. */
+  const focusWasOn = (opportunityId: string) => {
+    const active = document.activeElement;
+    return !active || active === document.body || Boolean(active.closest(`[data-card-id="${CSS.escape(opportunityId)}"]`));
+  };
+
   const moveCard = (opportunity: Opportunity, toStageId: string, refocus: boolean) => {
     if (opportunity.stageId === toStageId) return;
     move.mutate({ opportunityId: opportunity.id, toStageId, title: opportunity.title });
-    if (refocus) setFocusCard(opportunity.id);
+    if (refocus) setFocusCard({ id: opportunity.id, stageId: toStageId });
   };
 
-  // After a keyboard move the card is in another column: focus follows it to its "Move" button.
+  // After a keyboard move the card is in another column: once it is there, focus follows it to its
+  // "Move to stage" button (the menu closing would otherwise leave focus on nothing).
   useEffect(() => {
     if (!focusCard) return;
-    const frame = requestAnimationFrame(() => {
-      const card = board.current?.querySelector<HTMLElement>(`[data-card-id="${CSS.escape(focusCard)}"]`);
-      card?.querySelector<HTMLElement>('[data-move-button]')?.focus();
-      setFocusCard(null);
+    let frame = requestAnimationFrame(function attempt() {
+      const column = board.current?.querySelector<HTMLElement>(`[data-stage-id="${CSS.escape(focusCard.stageId)}"]`);
+      const button = column?.querySelector<HTMLElement>(`[data-card-id="${CSS.escape(focusCard.id)}"] [data-move-button]`);
+      if (!button) {
+        // A failed move of a card that is gone (deleted meanwhile): focus goes to the message saying so.
+        if (focusCard.failed && !opportunities.isFetching) {
+          document.querySelector<HTMLElement>('[data-move-error]')?.focus();
+          setFocusCard(null);
+        }
+        return;
+      }
+      button.focus();
+      // React Aria returns focus to the menu's trigger after it closes; make sure the card keeps it.
+      frame = requestAnimationFrame(() => {
+        if (document.activeElement !== button && button.isConnected) button.focus();
+        setFocusCard(null);
+      });
     });
     return () => cancelAnimationFrame(frame);
-  }, [focusCard, opportunities.data]);
+  }, [focusCard, opportunities.data, opportunities.isFetching]);
 
   const onDrop = (event: DragEvent, stageId: string) => {
     event.preventDefault();
@@ -111,7 +131,7 @@ function Board({ pipeline }: { pipeline: Pipeline }) {
         {announcement}
       </div>
       {moveError ? (
-        <div className="form-error crm-move-error" role="alert">
+        <div className="form-error crm-move-error" role="alert" tabIndex={-1} data-move-error>
           <p>{moveError}</p>
           <button type="button" className="button small" onClick={() => setMoveError(null)}>
             Dismiss
@@ -133,6 +153,7 @@ function Board({ pipeline }: { pipeline: Pipeline }) {
                   key={stage.id}
                   className={`crm-column${over === stage.id ? ' crm-drop' : ''}`}
                   aria-labelledby={headingId}
+                  data-stage-id={stage.id}
                   onDragOver={(event) => {
                     if (!dragging) return;
                     event.preventDefault();

@@ -52,9 +52,9 @@ export default function PipelinesPage() {
   );
 }
 
-/** The default pipeline first, then by name. */
+/** By name: making one the default or renaming it does not move the card under the keyboard's focus. */
 function sortPipelines(pipelines: Pipeline[]): Pipeline[] {
-  return [...pipelines].sort((a, b) => Number(b.isDefault) - Number(a.isDefault) || a.name.localeCompare(b.name));
+  return [...pipelines].sort((a, b) => a.name.localeCompare(b.name) || a.createdAt.localeCompare(b.createdAt));
 }
 
 function CreatePipeline({ onDone }: { onDone: () => void }) {
