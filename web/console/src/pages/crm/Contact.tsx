@@ -30,7 +30,7 @@ function ContactView({ contact }: { contact: ContactDetail }) {
   return (
     <Page title={name} intro={<Link to="/contacts">Back to contacts</Link>}>
       <div className="crm-contact">
-        <section className="card" aria-labelledby="contact-details">
+        <section className="card crm-section" aria-labelledby="contact-details">
           <h2 id="contact-details">Details</h2>
           <dl className="kv">
             <dt>Name</dt>
@@ -66,7 +66,7 @@ function ContactView({ contact }: { contact: ContactDetail }) {
 
         <Notes contactId={contact.id} notes={contact.notes} />
 
-        <section className="card" aria-labelledby="contact-opportunities">
+        <section className="card crm-section" aria-labelledby="contact-opportunities">
           <h2 id="contact-opportunities">Opportunities</h2>
           {contact.opportunities.length === 0 ? (
             <p className="muted">No opportunities. Forms set to open opportunities add one with each submission.</p>
@@ -90,7 +90,7 @@ function ContactView({ contact }: { contact: ContactDetail }) {
           )}
         </section>
 
-        <section className="card" aria-labelledby="contact-submissions">
+        <section className="card crm-section" aria-labelledby="contact-submissions">
           <h2 id="contact-submissions">Form submissions</h2>
           {contact.submissions.length === 0 ? (
             <p className="muted">No form submissions. This contact was added another way.</p>
@@ -144,6 +144,7 @@ function Notes({ contactId, notes }: { contactId: string; notes: Note[] }) {
   const [empty, setEmpty] = useState(false);
   const submit = (event: FormEvent) => {
     event.preventDefault();
+    if (add.isPending) return;
     if (!body.trim()) {
       setEmpty(true);
       form.current?.querySelector('textarea')?.focus();
@@ -154,7 +155,7 @@ function Notes({ contactId, notes }: { contactId: string; notes: Note[] }) {
   };
   const error = add.error;
   return (
-    <section className="card" aria-labelledby="contact-notes">
+    <section className="card crm-section" aria-labelledby="contact-notes">
       <h2 id="contact-notes">Notes</h2>
       <form ref={form} onSubmit={submit} noValidate>
         <TextArea
@@ -170,7 +171,7 @@ function Notes({ contactId, notes }: { contactId: string; notes: Note[] }) {
           error={empty ? 'Write the note first.' : fieldError(error, 'body')}
         />
         <FormError error={formLevelError(error, ['body'])} />
-        <button type="submit" className="button primary" disabled={add.isPending}>
+        <button type="submit" className="button primary" aria-disabled={add.isPending || undefined}>
           {add.isPending ? 'Adding…' : 'Add note'}
         </button>
       </form>

@@ -50,6 +50,16 @@ export default function ContactsPage() {
   const error = query.error;
   const contacts = query.data?.pages.flatMap((page) => page.items) ?? [];
 
+  // The first of the newly shown contacts takes focus, so keyboard users carry on where the list grew.
+  const showMore = () => {
+    if (query.isFetchingNextPage) return;
+    const shown = contacts.length;
+    void query.fetchNextPage().then((result) => {
+      if (result.isError) return;
+      setTimeout(() => document.querySelectorAll<HTMLElement>('[data-contact-link]')[shown]?.focus(), 30);
+    });
+  };
+
   return (
     <Page title="Contacts" intro="People who reached you through your forms or the API.">
       <form role="search" aria-label="Contacts" className="crm-filters" onSubmit={onSubmit}>
@@ -113,7 +123,9 @@ export default function ContactsPage() {
                 {contacts.map((contact) => (
                   <tr key={contact.id}>
                     <td className="crm-wrap">
-                      <Link to={`/contacts/${encodeURIComponent(contact.id)}`}>{contactName(contact)}</Link>
+                      <Link to={`/contacts/${encodeURIComponent(contact.id)}`} data-contact-link>
+                        {contactName(contact)}
+                      </Link>
                     </td>
                     <td className="crm-wrap">{contact.email ?? '—'}</td>
                     <td className="crm-nowrap">{contact.phone ?? '—'}</td>
@@ -127,7 +139,7 @@ export default function ContactsPage() {
           {query.isError ? <LoadError error={error} retry={() => void query.fetchNextPage()} /> : null}
           {query.hasNextPage ? (
             <div className="actions">
-              <button type="button" className="button" disabled={query.isFetchingNextPage} onClick={() => void query.fetchNextPage()}>
+              <button type="button" className="button" aria-disabled={query.isFetchingNextPage || undefined} onClick={showMore}>
                 {query.isFetchingNextPage ? 'Loading more…' : 'Show more contacts'}
               </button>
             </div>

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { api, seg } from '../../api/client';
 import { CUSTOM_FIELD_TYPES, type CustomField, type Deleted } from '../../api/types';
 import { Page } from '../../components/Page';
@@ -10,6 +10,7 @@ import { crmKeys, fetchCustomFields } from './api';
 import { ConfirmButton } from './ConfirmDialog';
 import { fieldError, formLevelError } from './format';
 import { optionsFromText, suggestKey } from './custom-fields';
+import { focusSoon } from './focus';
 import './crm.css';
 
 const TYPE_LABELS: Record<string, string> = {
@@ -34,7 +35,7 @@ export default function CustomFieldsPage() {
       intro="Extra questions your forms can ask, stored on contacts or opportunities."
       actions={
         creating ? null : (
-          <button type="button" className="button primary" onClick={() => setCreating(true)}>
+          <button type="button" className="button primary" data-new-field onClick={() => setCreating(true)}>
             New custom field
           </button>
         )
@@ -70,6 +71,9 @@ function CreateField({ onDone }: { onDone: () => void }) {
   const [type, setType] = useState<string>('text');
   const [options, setOptions] = useState('');
   const form = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    form.current?.querySelector<HTMLInputElement>('input[name="label"]')?.focus();
+  }, []);
 
   const create = useMutation({
     mutationFn: () =>
@@ -84,6 +88,7 @@ function CreateField({ onDone }: { onDone: () => void }) {
       void client.invalidateQueries({ queryKey: crmKeys.customFields });
       toast(`Custom field ${field.label} created.`);
       onDone();
+      focusSoon('[data-new-field]', 'main h1');
     },
     onError: (error) => {
       const name = ['key', 'label', 'entity', 'type', 'options'].find((f) => fieldError(error, f));
@@ -93,12 +98,12 @@ function CreateField({ onDone }: { onDone: () => void }) {
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    create.mutate();
+    if (!create.isPending) create.mutate();
   };
   const error = create.error;
 
   return (
-    <section className="card" aria-labelledby="new-field">
+    <section className="card crm-section" aria-labelledby="new-field">
       <h2 id="new-field">New custom field</h2>
       <form ref={form} onSubmit={submit} noValidate>
         <div className="row">
@@ -151,10 +156,19 @@ function CreateField({ onDone }: { onDone: () => void }) {
         ) : null}
         <FormError error={formLevelError(error, ['key', 'label', 'entity', 'type', 'options'])} />
         <div className="actions">
-          <button type="submit" className="button primary" disabled={create.isPending}>
+          <button type="submit" className="button primary" aria-disabled={create.isPending || undefined}>
             {create.isPending ? 'Creating…' : 'Create field'}
           </button>
-          <button type="button" className="button" onClick={onDone} disabled={create.isPending}>
+          <button
+            type="button"
+            className="button"
+            onClick={() => {
+              if (create.isPending) return;
+              onDone();
+              focusSoon('[data-new-field]', 'main h1');
+            }}
+            aria-disabled={create.isPending || undefined}
+          >
             Cancel
           </button>
         </div>
@@ -222,7 +236,7 @@ function FieldRow({ field }: { field: CustomField }) {
       <td>{field.archived ? <span className="badge off">Archived</span> : <span className="badge on">Active</span>}</td>
       <td>
         <div className="crm-row-actions">
-          <button type="button" className="button small" disabled={toggle.isPending} onClick={() => toggle.mutate()}>
+          <button type="button" className="button small" aria-disabled={toggle.isPending || undefined} onClick={() => toggle.isPending || toggle.mutate()}>
             {field.archived ? 'Restore' : 'Archive'}
             <span className="visually-hidden"> {field.label}</span>
           </button>

@@ -45,6 +45,11 @@ export function PipelineEditor({
   const [focusTarget, setFocusTarget] = useState<{ key: string; control: string } | null>(null);
   const headingId = useId();
 
+  // Opening the editor puts focus in its first input.
+  useEffect(() => {
+    formRef.current?.querySelector<HTMLInputElement>('input[name="pipeline-name"]')?.focus();
+  }, []);
+
   // After a move, add or remove, focus stays with what the person was working on.
   useEffect(() => {
     if (!focusTarget || !list.current) return;
@@ -100,6 +105,7 @@ export function PipelineEditor({
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
+    if (pending) return;
     const trimmed = name.trim();
     setNameCheck(trimmed ? null : 'Give the pipeline a name.');
     const problem = checkDraft(stages);
@@ -134,7 +140,7 @@ export function PipelineEditor({
                   autoComplete="off"
                   onChange={(e) => setStages(renameStage(stages, stage.key, e.target.value))}
                   error={stageError(index)}
-                  hint={stage.id ? undefined : 'New'}
+                  hint={stage.id ? undefined : 'Not saved yet'}
                 />
                 <div className="crm-stage-buttons">
                   <button type="button" className="button small" data-control="up" disabled={index === 0} aria-label={`Move ${label} up`} onClick={() => move(index, -1, index - 1 === 0 ? 'down' : 'up')}>
@@ -166,11 +172,11 @@ export function PipelineEditor({
       {showDefault ? <CheckboxField label="Make this the default pipeline" hint="Forms without a pipeline of their own add opportunities to the default one." checked={isDefault} onChange={(e) => setIsDefault(e.target.checked)} /> : null}
       <FormError error={formError} />
       <div className="actions">
-        <button type="submit" className="button primary" disabled={pending}>
+        <button type="submit" className="button primary" aria-disabled={pending || undefined}>
           {pending ? 'Saving…' : submitLabel}
         </button>
         {onCancel ? (
-          <button type="button" className="button" onClick={onCancel} disabled={pending}>
+          <button type="button" className="button" onClick={() => pending || onCancel()} aria-disabled={pending || undefined}>
             Cancel
           </button>
         ) : null}

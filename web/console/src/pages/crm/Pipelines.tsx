@@ -10,6 +10,7 @@ import { toast } from '../../lib/toast';
 import { crmKeys, fetchPipelines } from './api';
 import { ConfirmButton } from './ConfirmDialog';
 import { PipelineEditor, type PipelineInput } from './PipelineEditor';
+import { focusSoon } from './focus';
 import { draftFrom, draftFromNames } from './stages';
 import './crm.css';
 
@@ -26,7 +27,7 @@ export default function PipelinesPage() {
       intro="Each pipeline is a board of stages. Opportunities from your forms move through them."
       actions={
         creating ? null : (
-          <button type="button" className="button primary" onClick={() => setCreating(true)}>
+          <button type="button" className="button primary" data-new-pipeline onClick={() => setCreating(true)}>
             New pipeline
           </button>
         )
@@ -65,10 +66,11 @@ function CreatePipeline({ onDone }: { onDone: () => void }) {
       void client.invalidateQueries({ queryKey: crmKeys.pipelines });
       toast(`Pipeline ${pipeline.name} created.`);
       onDone();
+      focusSoon(`#pipeline-${CSS.escape(pipeline.id)}`, 'main h1');
     },
   });
   return (
-    <section className="card" aria-labelledby="new-pipeline">
+    <section className="card crm-section" aria-labelledby="new-pipeline">
       <h2 id="new-pipeline">New pipeline</h2>
       <PipelineEditor
         initialName=""
@@ -76,7 +78,10 @@ function CreatePipeline({ onDone }: { onDone: () => void }) {
         showDefault
         submitLabel="Create pipeline"
         onSubmit={(input) => create.mutate(input)}
-        onCancel={onDone}
+        onCancel={() => {
+          onDone();
+          focusSoon('[data-new-pipeline]', 'main h1');
+        }}
         pending={create.isPending}
         error={create.error}
       />
@@ -102,6 +107,7 @@ function PipelineCard({ pipeline }: { pipeline: Pipeline }) {
       refresh(updated);
       toast(`Pipeline ${updated.name} saved.`);
       setEditing(false);
+      focusSoon(`[data-edit-pipeline="${CSS.escape(pipeline.id)}"]`);
     },
   });
 
@@ -110,13 +116,15 @@ function PipelineCard({ pipeline }: { pipeline: Pipeline }) {
     onSuccess: (updated) => {
       refresh(updated);
       toast(`${updated.name} is now the default pipeline.`);
+      // The button is gone (this is the default now): focus goes to the card's heading.
+      focusSoon(`#pipeline-${CSS.escape(updated.id)}`);
     },
   });
 
   return (
     <li className="card crm-pipeline" aria-labelledby={headingId}>
       <div className="crm-pipeline-head">
-        <h2 id={headingId} className="crm-pipeline-name">
+        <h2 id={headingId} className="crm-pipeline-name" tabIndex={-1}>
           {pipeline.name}
         </h2>
         {pipeline.isDefault ? <span className="badge on">Default</span> : null}
@@ -131,6 +139,7 @@ function PipelineCard({ pipeline }: { pipeline: Pipeline }) {
           onCancel={() => {
             update.reset();
             setEditing(false);
+            focusSoon(`[data-edit-pipeline="${CSS.escape(pipeline.id)}"]`);
           }}
           pending={update.isPending}
           error={update.error}
@@ -147,11 +156,11 @@ function PipelineCard({ pipeline }: { pipeline: Pipeline }) {
             <Link className="button primary small" to={`/pipelines/${encodeURIComponent(pipeline.id)}`}>
               Open board<span className="visually-hidden"> for {pipeline.name}</span>
             </Link>
-            <button type="button" className="button small" aria-label={`Edit ${pipeline.name}`} onClick={() => setEditing(true)}>
+            <button type="button" className="button small" data-edit-pipeline={pipeline.id} aria-label={`Edit ${pipeline.name}`} onClick={() => setEditing(true)}>
               Edit
             </button>
             {pipeline.isDefault ? null : (
-              <button type="button" className="button small" disabled={makeDefault.isPending} onClick={() => makeDefault.mutate()}>
+              <button type="button" className="button small" aria-disabled={makeDefault.isPending || undefined} onClick={() => makeDefault.isPending || makeDefault.mutate()}>
                 Make default<span className="visually-hidden">: {pipeline.name}</span>
               </button>
             )}
