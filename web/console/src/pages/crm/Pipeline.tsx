@@ -7,7 +7,8 @@ import type { Pipeline, Stage } from '../../api/types';
 import { Page } from '../../components/Page';
 import { LoadError, Loading, QueryState } from '../../components/QueryState';
 import { crmKeys, fetchContact, fetchCustomFields, fetchOpportunities, fetchPipeline, type Opportunity } from './api';
-import { applyMove, groupByStage, moveFailedMessage, movedMessage, moveTargets, rollbackMove, type Move } from './board';
+import { groupByStage, moveFailedMessage, movedMessage, moveTargets, type Move } from './board';
+import { beginMove, confirmMove, failMove } from './board-cache';
 import { contactName, customRows, formatDate } from './format';
 import './crm.css';
 
@@ -28,7 +29,7 @@ function Board({ pipeline }: { pipeline: Pipeline }) {
   const client = useQueryClient();
   const key = crmKeys.opportunities(pipeline.id);
   const opportunities = useQuery({ queryKey: key, queryFn: ({ signal }) => fetchOpportunities(pipeline.id, signal) });
-  const [announcement, setAnnouncement] = useState('');
+  const [announcement, setAnnouncement] = useState({ text: '', n: 0 });
   const [moveError, setMoveError] = useState<string | null>(null);
   const [focusCard, setFocusCard] = useState<{ id: string; stageId: string; failed?: boolean } | null>(null);
   const [dragging, setDragging] = useState<string | null>(null);
@@ -42,25 +43,20 @@ function Board({ pipeline }: { pipeline: Pipeline }) {
   const move = useMutation({
     mutationKey: MOVE_KEY,
     mutationFn: (change: Move & { title: string }) => api.patch<Opportunity>(`/api/org/opportunities/${seg(change.opportunityId)}`, { stageId: change.toStageId }),
-    onMutate: async (change) => {
-      await client.cancelQueries({ queryKey: key });
-      const fromStageId = client.getQueryData<Opportunity[]>(key)?.find((o) => o.id === change.opportunityId)?.stageId;
-      client.setQueryData<Opportunity[]>(key, (old) => (old ? applyMove(old, change) : old));
+    onMutate: (change) => {
       setMoveError(null);
-      return { fromStageId };
+      return beginMove(client, key, change);
     },
     onSuccess: (updated, change) => {
-      client.setQueryData<Opportunity[]>(key, (old) => old?.map((o) => (o.id === updated.id && o.stageId === updated.stageId ? updated : o)));
-      setAnnouncement(movedMessage(change.title, stageName(change.toStageId)));
+      confirmMove(client, key, updated);
+      setAnnouncement((previous) => ({ text: movedMessage(change.title, stageName(change.toStageId)), n: previous.n + 1 }));
     },
     onError: (error, change, context) => {
-      if (context?.fromStageId) {
-        const from = context.fromStageId;
-        client.setQueryData<Opportunity[]>(key, (old) => (old ? rollbackMove(old, change, from) : old));
-      }
-      const message = moveFailedMessage(change.title, stageName(change.toStageId), error.message);
-      setMoveError(message);
-      setAnnouncement('');
+      failMove(client, key, change, context);
+      // The stage may be gone (edited elsewhere): the columns are read again too.
+      void client.invalidateQueries({ queryKey: crmKeys.pipeline(pipeline.id) });
+      setMoveError(moveFailedMessage(change.title, stageName(change.toStageId), error.message));
+      setAnnouncement((previous) => ({ text: '', n: previous.n + 1 }));
       if (context?.fromStageId && focusWasOn(change.opportunityId)) setFocusCard({ id: change.opportunityId, stageId: context.fromStageId, failed: true });
     },
     onSettled: () => {
@@ -128,7 +124,8 @@ function Board({ pipeline }: { pipeline: Pipeline }) {
       }
     >
       <div className="visually-hidden" role="status" aria-live="polite" aria-atomic="true">
-        {announcement}
+        {/* A new node each time, so moving twice to one stage is announced twice. */}
+        <span key={announcement.n}>{announcement.text}</span>
       </div>
       {moveError ? (
         <div className="form-error crm-move-error" role="alert" tabIndex={-1} data-move-error>
