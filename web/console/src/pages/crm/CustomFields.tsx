@@ -106,7 +106,7 @@ function CreateField({ onDone }: { onDone: () => void }) {
     <section className="card crm-section" aria-labelledby="new-field">
       <h2 id="new-field">New custom field</h2>
       <form ref={form} onSubmit={submit} noValidate>
-        <div className="row">
+        <div className="row crm-form-row">
           <TextField
             label="Label"
             name="label"
@@ -124,7 +124,7 @@ function CreateField({ onDone }: { onDone: () => void }) {
           <TextField
             label="Key"
             name="key"
-            hint="Lowercase letters, digits and _, starting with a letter. Fixed once created."
+            hint="Lowercase letters, digits and _. Fixed once created."
             required
             maxLength={64}
             value={key}
@@ -138,7 +138,7 @@ function CreateField({ onDone }: { onDone: () => void }) {
             error={fieldError(error, 'key')}
           />
         </div>
-        <div className="row">
+        <div className="row crm-form-row">
           <SelectField label="Stored on" name="entity" value={entity} onChange={(e) => setEntity(e.target.value as 'contact' | 'opportunity')} error={fieldError(error, 'entity')}>
             <option value="contact">Contacts</option>
             <option value="opportunity">Opportunities</option>
