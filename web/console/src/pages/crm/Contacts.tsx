@@ -62,7 +62,7 @@ export default function ContactsPage() {
 
   return (
     <Page title="Contacts" intro="People who reached you through your forms or the API.">
-      <form role="search" aria-label="Contacts" className="crm-filters" onSubmit={onSubmit}>
+      <form role="search" aria-label="Contacts" className="crm-filters" onSubmit={onSubmit} noValidate>
         <TextField label="Search" hint="Name, email, phone or company" type="search" name="q" value={draft.q} maxLength={200} onChange={(e) => setDraft({ ...draft, q: e.target.value })} error={fieldError(error, 'q')} />
         <TextField label="Email" hint="Exact address" type="email" name="email" value={draft.email} maxLength={254} onChange={(e) => setDraft({ ...draft, email: e.target.value })} error={fieldError(error, 'email')} />
         <TextField label="Phone" hint="Any format" type="tel" name="phone" value={draft.phone} maxLength={40} onChange={(e) => setDraft({ ...draft, phone: e.target.value })} error={fieldError(error, 'phone')} />

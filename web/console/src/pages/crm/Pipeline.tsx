@@ -9,6 +9,7 @@ import { LoadError, Loading, QueryState } from '../../components/QueryState';
 import { crmKeys, fetchContact, fetchCustomFields, fetchOpportunities, fetchPipeline, type Opportunity } from './api';
 import { groupByStage, moveFailedMessage, movedMessage, moveTargets, type Move } from './board';
 import { beginMove, confirmMove, failMove } from './board-cache';
+import { focusSoon } from './focus';
 import { contactName, customRows, formatDate } from './format';
 import './crm.css';
 
@@ -30,8 +31,8 @@ function Board({ pipeline }: { pipeline: Pipeline }) {
   const key = crmKeys.opportunities(pipeline.id);
   const opportunities = useQuery({ queryKey: key, queryFn: ({ signal }) => fetchOpportunities(pipeline.id, signal) });
   const [announcement, setAnnouncement] = useState({ text: '', n: 0 });
-  const [moveError, setMoveError] = useState<string | null>(null);
-  const [focusCard, setFocusCard] = useState<{ id: string; stageId: string; failed?: boolean } | null>(null);
+  const [moveError, setMoveError] = useState<{ message: string; opportunityId: string } | null>(null);
+  const [focusCard, setFocusCard] = useState<{ id: string; stageId: string } | null>(null);
   const [dragging, setDragging] = useState<string | null>(null);
   const [over, setOver] = useState<string | null>(null);
   const [params, setParams] = useSearchParams();
@@ -55,13 +56,20 @@ function Board({ pipeline }: { pipeline: Pipeline }) {
       failMove(client, key, change, context);
       // The stage may be gone (edited elsewhere): the columns are read again too.
       void client.invalidateQueries({ queryKey: crmKeys.pipeline(pipeline.id) });
-      setMoveError(moveFailedMessage(change.title, stageName(change.toStageId), error.message));
+      setMoveError({ message: moveFailedMessage(change.title, stageName(change.toStageId), error.message), opportunityId: change.opportunityId });
       setAnnouncement((previous) => ({ text: '', n: previous.n + 1 }));
-      if (context?.fromStageId && focusWasOn(change.opportunityId)) setFocusCard({ id: change.opportunityId, stageId: context.fromStageId, failed: true });
+      // Focus goes to the message (the card may be gone, or on its way back); Dismiss returns it to the card.
+      if (focusWasOn(change.opportunityId)) {
+        setFocusCard(null);
+        focusSoon('[data-move-error]');
+      }
     },
-    onSettled: () => {
-      // The last move in flight brings the board up to date with the server.
+    onSettled: (_data, _error, change) => {
+      // The last move in flight brings the board up to date with the server; the opportunity's own
+      // view and the contacts showing its stage are read again when next shown.
       if (client.isMutating({ mutationKey: MOVE_KEY }) <= 1) void client.invalidateQueries({ queryKey: key });
+      void client.invalidateQueries({ queryKey: crmKeys.opportunity(change.opportunityId) });
+      void client.invalidateQueries({ queryKey: ['crm', 'contact'] });
     },
   });
 
@@ -81,17 +89,10 @@ function Board({ pipeline }: { pipeline: Pipeline }) {
   // "Move to stage" button (the menu closing would otherwise leave focus on nothing).
   useEffect(() => {
     if (!focusCard) return;
-    let frame = requestAnimationFrame(function attempt() {
+    let frame = requestAnimationFrame(() => {
       const column = board.current?.querySelector<HTMLElement>(`[data-stage-id="${CSS.escape(focusCard.stageId)}"]`);
       const button = column?.querySelector<HTMLElement>(`[data-card-id="${CSS.escape(focusCard.id)}"] [data-move-button]`);
-      if (!button) {
-        // A failed move of a card that is gone (deleted meanwhile): focus goes to the message saying so.
-        if (focusCard.failed && !opportunities.isFetching) {
-          document.querySelector<HTMLElement>('[data-move-error]')?.focus();
-          setFocusCard(null);
-        }
-        return;
-      }
+      if (!button) return;
       button.focus();
       // React Aria returns focus to the menu's trigger after it closes; make sure the card keeps it.
       frame = requestAnimationFrame(() => {
@@ -100,7 +101,13 @@ function Board({ pipeline }: { pipeline: Pipeline }) {
       });
     });
     return () => cancelAnimationFrame(frame);
-  }, [focusCard, opportunities.data, opportunities.isFetching]);
+  }, [focusCard, opportunities.data]);
+
+  const dismissError = () => {
+    const id = moveError?.opportunityId;
+    setMoveError(null);
+    focusSoon(...(id ? [`[data-card-id="${CSS.escape(id)}"] [data-move-button]`] : []), 'main h1');
+  };
 
   const onDrop = (event: DragEvent, stageId: string) => {
     event.preventDefault();
@@ -129,8 +136,8 @@ function Board({ pipeline }: { pipeline: Pipeline }) {
       </div>
       {moveError ? (
         <div className="form-error crm-move-error" role="alert" tabIndex={-1} data-move-error>
-          <p>{moveError}</p>
-          <button type="button" className="button small" onClick={() => setMoveError(null)}>
+          <p>{moveError.message}</p>
+          <button type="button" className="button small" onClick={dismissError}>
             Dismiss
           </button>
         </div>
@@ -266,7 +273,7 @@ function OpportunityDialog({ id, pipeline, cached, onClose }: { id: string | nul
 
 function OpportunityDetail({ id, pipeline, cached, close }: { id: string; pipeline: Pipeline; cached: Opportunity | undefined; close: () => void }) {
   const query = useQuery({
-    queryKey: ['crm', 'opportunity', id],
+    queryKey: crmKeys.opportunity(id),
     queryFn: ({ signal }) => api.get<Opportunity>(`/api/org/opportunities/${seg(id)}`, { signal }),
     ...(cached ? { placeholderData: cached } : {}),
   });

@@ -72,6 +72,7 @@ export const crmKeys = {
   pipelines: ['crm', 'pipelines'] as const,
   pipeline: (id: string) => ['crm', 'pipeline', id] as const,
   opportunities: (pipelineId: string) => ['crm', 'opportunities', pipelineId] as const,
+  opportunity: (id: string) => ['crm', 'opportunity', id] as const,
   customFields: ['crm', 'custom-fields'] as const,
 };
 
