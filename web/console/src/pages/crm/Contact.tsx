@@ -6,7 +6,7 @@ import { Page } from '../../components/Page';
 import { QueryState } from '../../components/QueryState';
 import { FormError, TextArea } from '../../components/fields';
 import { toast } from '../../lib/toast';
-import { crmKeys, fetchContact, fetchCustomFields, fetchPipelines, type ContactDetail, type ContactSubmission, type Note } from './api';
+import { crmKeys, fetchContact, fetchCustomFields, fetchForms, fetchPipelines, type ContactDetail, type ContactSubmission, type Note } from './api';
 import { contactName, customRows, fieldError, formatDate, formatValue, formLevelError } from './format';
 import './crm.css';
 
@@ -199,10 +199,13 @@ function SubmissionItem({ submission }: { submission: ContactSubmission }) {
   const custom = useQuery({ queryKey: crmKeys.customFields, queryFn: ({ signal }) => fetchCustomFields(signal) });
   const customValues = customRows(submission.custom, custom.data);
   const utm = Object.entries(submission.metadata).filter(([key]) => key.startsWith('utm_'));
+  const forms = useQuery({ queryKey: crmKeys.forms, queryFn: ({ signal }) => fetchForms(signal) });
+  const form = forms.data?.find((f) => f.id === submission.formId);
   return (
     <li>
       <h3 className="crm-subhead">
-        <Link to={`/forms/${encodeURIComponent(submission.formId)}/submissions`}>Submission of {formatDate(submission.createdAt)}</Link>
+        <Link to={`/forms/${encodeURIComponent(submission.formId)}/submissions`}>{form ? form.title : 'Form submission'}</Link>
+        <span className="muted crm-when"> · {formatDate(submission.createdAt)}</span>
       </h3>
       <dl className="kv">
         {values.map(([key, value]) => (

@@ -1,5 +1,5 @@
 import { api, seg } from '../../api/client';
-import type { CustomField, Page, Pipeline } from '../../api/types';
+import type { CustomField, Form, Page, Pipeline } from '../../api/types';
 
 /**
  * Wire shapes and fetchers of the CRM records the pages read (docs/operator-api.md, "Contacts and
@@ -74,6 +74,7 @@ export const crmKeys = {
   opportunities: (pipelineId: string) => ['crm', 'opportunities', pipelineId] as const,
   opportunity: (id: string) => ['crm', 'opportunity', id] as const,
   customFields: ['crm', 'custom-fields'] as const,
+  forms: ['crm', 'forms'] as const,
 };
 
 /** Most lists the pages need whole (pipelines, custom fields, a board's opportunities) are small: read every page. */
@@ -97,4 +98,5 @@ export const fetchContact = (id: string, signal?: AbortSignal) => api.get<Contac
 export const fetchPipelines = (signal?: AbortSignal) => readAll<Pipeline>('/api/org/pipelines', {}, signal);
 export const fetchPipeline = (id: string, signal?: AbortSignal) => api.get<Pipeline>(`/api/org/pipelines/${seg(id)}`, signal ? { signal } : {});
 export const fetchOpportunities = (pipelineId: string, signal?: AbortSignal) => readAll<Opportunity>('/api/org/opportunities', { pipelineId }, signal);
+export const fetchForms = (signal?: AbortSignal) => readAll<Form>('/api/org/forms', {}, signal);
 export const fetchCustomFields = (signal?: AbortSignal) => readAll<CustomField>('/api/org/custom-fields', {}, signal);
