@@ -211,6 +211,8 @@ function Board({ pipeline }: { pipeline: Pipeline }) {
           const next = new URLSearchParams(params);
           next.delete('opportunity');
           setParams(next);
+          // Opened from a link (the contact page), the dialog had no trigger to give focus back to: the card takes it.
+          if (openId) focusSoon(`[data-card-id="${CSS.escape(openId)}"] .crm-card-title`, 'main h1');
         }}
       />
     </Page>
