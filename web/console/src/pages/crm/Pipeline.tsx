@@ -6,7 +6,7 @@ import { api, ApiError, seg } from '../../api/client';
 import type { Pipeline, Stage } from '../../api/types';
 import { Page } from '../../components/Page';
 import { LoadError, Loading, QueryState } from '../../components/QueryState';
-import { crmKeys, fetchContact, fetchCustomFields, fetchOpportunities, fetchPipeline, type Opportunity } from './api';
+import { crmKeys, MAX_PAGES, PAGE_SIZE, fetchContact, fetchCustomFields, fetchOpportunities, fetchPipeline, type Opportunity } from './api';
 import { groupByStage, moveFailedMessage, movedMessage, moveTargets, type Move } from './board';
 import { beginMove, confirmMove, failMove } from './board-cache';
 import { focusSoon } from './focus';
@@ -32,7 +32,7 @@ function Board({ pipeline }: { pipeline: Pipeline }) {
   const opportunities = useQuery({ queryKey: key, queryFn: ({ signal }) => fetchOpportunities(pipeline.id, signal) });
   const [announcement, setAnnouncement] = useState({ text: '', n: 0 });
   const [moveError, setMoveError] = useState<{ message: string; opportunityId: string } | null>(null);
-  const [focusCard, setFocusCard] = useState<{ id: string; stageId: string } | null>(null);
+  const [focusCard, setFocusCard] = useState<{ id: string; stageId?: string; control: 'move' | 'title' } | null>(null);
   const [dragging, setDragging] = useState<string | null>(null);
   const [over, setOver] = useState<string | null>(null);
   const [params, setParams] = useSearchParams();
@@ -82,7 +82,7 @@ function Board({ pipeline }: { pipeline: Pipeline }) {
   const moveCard = (opportunity: Opportunity, toStageId: string, refocus: boolean) => {
     if (opportunity.stageId === toStageId) return;
     move.mutate({ opportunityId: opportunity.id, toStageId, title: opportunity.title });
-    if (refocus) setFocusCard({ id: opportunity.id, stageId: toStageId });
+    if (refocus) setFocusCard({ id: opportunity.id, stageId: toStageId, control: 'move' });
   };
 
   // After a keyboard move the card is in another column: once it is there, focus follows it to its
@@ -90,9 +90,16 @@ function Board({ pipeline }: { pipeline: Pipeline }) {
   useEffect(() => {
     if (!focusCard) return;
     let frame = requestAnimationFrame(() => {
-      const column = board.current?.querySelector<HTMLElement>(`[data-stage-id="${CSS.escape(focusCard.stageId)}"]`);
-      const button = column?.querySelector<HTMLElement>(`[data-card-id="${CSS.escape(focusCard.id)}"] [data-move-button]`);
-      if (!button) return;
+      const scope = focusCard.stageId ? board.current?.querySelector<HTMLElement>(`[data-stage-id="${CSS.escape(focusCard.stageId)}"]`) : board.current;
+      const button = scope?.querySelector<HTMLElement>(`[data-card-id="${CSS.escape(focusCard.id)}"] ${focusCard.control === 'move' ? '[data-move-button]' : '.crm-card-title'}`);
+      if (!button) {
+        // The card is not on this board (another pipeline's, or gone): the page's heading takes focus.
+        if (!focusCard.stageId && opportunities.isSuccess && !opportunities.data.some((o) => o.id === focusCard.id)) {
+          document.querySelector<HTMLElement>('main h1')?.focus();
+          setFocusCard(null);
+        }
+        return;
+      }
       button.focus();
       // React Aria returns focus to the menu's trigger after it closes; make sure the card keeps it.
       frame = requestAnimationFrame(() => {
@@ -101,7 +108,7 @@ function Board({ pipeline }: { pipeline: Pipeline }) {
       });
     });
     return () => cancelAnimationFrame(frame);
-  }, [focusCard, opportunities.data]);
+  }, [focusCard, opportunities.data, opportunities.isSuccess]);
 
   const dismissError = () => {
     const id = moveError?.opportunityId;
@@ -148,6 +155,7 @@ function Board({ pipeline }: { pipeline: Pipeline }) {
         <LoadError error={opportunities.error} retry={() => void opportunities.refetch()} />
       ) : (
         <>
+          {total >= MAX_PAGES * PAGE_SIZE ? <p className="notice">This board shows the newest {total.toLocaleString()} opportunities of this pipeline.</p> : null}
           {total === 0 ? <p className="notice">No opportunities in this pipeline yet. Forms set to open opportunities here add one with each submission.</p> : null}
           <div className="crm-board" ref={board}>
             {columns.map(({ stage, cards }) => {
@@ -211,8 +219,9 @@ function Board({ pipeline }: { pipeline: Pipeline }) {
           const next = new URLSearchParams(params);
           next.delete('opportunity');
           setParams(next);
-          // Opened from a link (the contact page), the dialog had no trigger to give focus back to: the card takes it.
-          if (openId) focusSoon(`[data-card-id="${CSS.escape(openId)}"] .crm-card-title`, 'main h1');
+          // Opened from a link (the contact page), the dialog had no trigger to give focus back to: the card takes it
+          // (once the board has loaded).
+          if (openId) setFocusCard({ id: openId, control: 'title' });
         }}
       />
     </Page>

@@ -77,14 +77,15 @@ export const crmKeys = {
   forms: ['crm', 'forms'] as const,
 };
 
-/** Most lists the pages need whole (pipelines, custom fields, a board's opportunities) are small: read every page. */
-const MAX_PAGES = 20;
+/** Most lists the pages need whole (pipelines, custom fields, a board's opportunities) are small: read every page, up to 2,000 items. */
+export const MAX_PAGES = 20;
+export const PAGE_SIZE = 100;
 
 export async function readAll<T>(path: string, query: Record<string, string> = {}, signal?: AbortSignal): Promise<T[]> {
   const items: T[] = [];
   let cursor: string | null = null;
   for (let i = 0; i < MAX_PAGES; i++) {
-    const page: Page<T> = await api.get<Page<T>>(path, { query: { ...query, limit: 100, cursor }, ...(signal ? { signal } : {}) });
+    const page: Page<T> = await api.get<Page<T>>(path, { query: { ...query, limit: PAGE_SIZE, cursor }, ...(signal ? { signal } : {}) });
     items.push(...page.items);
     cursor = page.nextCursor;
     if (!cursor) break;
