@@ -5,6 +5,7 @@ import { Page } from '../../components/Page';
 import { LoadError, Loading } from '../../components/QueryState';
 import { TextField } from '../../components/fields';
 import { crmKeys, fetchContacts, type ContactFilters } from './api';
+import { focusSoon } from './focus';
 import { contactName, fieldError, formatDate } from './format';
 import './crm.css';
 
@@ -45,6 +46,8 @@ export default function ContactsPage() {
     const empty = { q: '', email: '', phone: '' };
     setDraft(empty);
     apply(empty);
+    // The button goes away with the filters: focus goes back to the search box.
+    focusSoon('input[name="q"]');
   };
 
   const error = query.error;
