@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from './db/database.js';
-import { verifyPassword } from './lib/hashing.js';
+import { hashSecret, verifyPassword } from './lib/hashing.js';
 import { runCli as cli, runCliWith } from '../test/support/cli.js';
 
 describe('switchboard CLI', () => {
@@ -132,6 +132,15 @@ describe('switchboard user reset-password and demo', () => {
     const seeded = await userRow('demo@example.com');
     expect(seeded).toMatchObject({ forms: 1, submissions: 3, contacts: 3, opportunities: 3, agents: 1, customFields: 1 });
     expect(seeded.user.role).toBe('owner');
+    // The demo developer's app gets a Developer API token with the printed credentials.
+    expect(demo.developer).toMatchObject({ clientId: expect.stringMatching(/^app_/), clientSecret: expect.stringMatching(/^svc_cs_/) });
+    const database = openDatabase({ sqliteFile: join(dataDir, 'switchboard.db') });
+    try {
+      const oauthApp = await database.db.selectFrom('apps').selectAll().where('id', '=', demo.developer.clientId).executeTakeFirstOrThrow();
+      expect(oauthApp.client_secret_hash).toBe(hashSecret(demo.developer.clientSecret));
+    } finally {
+      await database.close();
+    }
     expect(await verifyPassword(demo.password, seeded.user.password_hash)).toBe(true);
     const second = JSON.parse(cli(dataDir, 'demo', '--json').stdout);
     expect(second.note).toContain('already exists');

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { buildApp, createStandaloneOrgsService } from './app.js';
+import { buildApp, createStandaloneAccountsService, createStandaloneOrgsService } from './app.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { generatePassword } from './accounts/operators-service.js';
@@ -19,7 +19,8 @@ const LEADS = [
  * `switchboard demo`: an organization to click through in the console, made through the real
  * services and the Operator API (the app, without a listening socket): its owner (credentials
  * printed), a branded agent, a custom select field, a form using it, and a few submissions, each
- * with its contact and an opportunity in the default pipeline. A second run makes another one.
+ * with its contact and an opportunity in the default pipeline; and a tool developer with an OAuth
+ * app (client secret printed once) to try the Developer API. A second run makes another one.
  */
 export async function seedDemo(config: Config, database: Database): Promise<Record<string, unknown>> {
   const orgs = createStandaloneOrgsService(database.db, systemClock);
@@ -69,6 +70,10 @@ export async function seedDemo(config: Config, database: Database): Promise<Reco
     await app.close();
   }
 
+  const accounts = createStandaloneAccountsService(database.db, systemClock);
+  const developer = await accounts.createDeveloper({ email: `demo-developer-${suffix}@example.com`, password: generatePassword(), name: 'Demo Developer' });
+  const oauthApp = await accounts.createApp({ developerEmail: developer.email, name: 'Demo tools' });
+
   return {
     ...(taken ? { note: `A demo organization already exists (${DEMO_EMAIL}); this is another one.` } : {}),
     signIn: `${config.publicUrl}/app/signin`,
@@ -77,6 +82,7 @@ export async function seedDemo(config: Config, database: Database): Promise<Reco
     orgId: created.org.id,
     form: `${config.publicUrl}/f/demo-${suffix}`,
     apiKey: created.apiKey.key,
-    next: 'Start the server (npm start), open the sign-in address and use the email and password above: the form, its submissions, contacts and opportunities are there.',
+    developer: { email: developer.email, clientId: oauthApp.clientId, clientSecret: oauthApp.clientSecret, tokenUrl: `${config.publicUrl}/api/dev/oauth/token` },
+    next: 'Start the server (npm start), open the sign-in address and use the email and password above: the form, its submissions, contacts and opportunities are there. The developer\'s clientId and clientSecret get a Developer API token (client_credentials).',
   };
 }

@@ -13,7 +13,7 @@ import { isCompressible, type ConsoleFile, type ConsoleFiles } from './console-f
  * Documents get a strict CSP. Without a build, `/app` answers a short page saying to run `npm run build`.
  */
 export const CONSOLE_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const HOUR = 'public, max-age=3600';
 

@@ -142,6 +142,7 @@ function AgentEditor({ agent }: { agent: Agent | null }) {
   const preview = useMemo<PublicFormConfig>(() => {
     const brand = toBody(draft).branding;
     const usable = HEX.test(brand.primaryColor) && HEX.test(brand.backgroundColor) && HEX.test(brand.textColor);
+    const logoOk = checks(draft)['branding.logoUrl'] === null;
     return {
       slug: 'preview',
       title: `Contact ${brand.name || 'us'}`,
@@ -157,8 +158,8 @@ function AgentEditor({ agent }: { agent: Agent | null }) {
       consentVersion: 'preview',
       successMessage: 'Thank you! We will be in touch soon.',
       redirectUrl: null,
-      // The console's CSP loads images from its own origin only: the logo shows on live forms, not here.
-      branding: usable ? { ...brand, name: brand.name || 'Your brand', logoUrl: '' } : null,
+      // The logo shows only once it is a valid https address (the console's CSP loads https images).
+      branding: usable ? { ...brand, name: brand.name || 'Your brand', logoUrl: logoOk ? brand.logoUrl.trim() : '' } : null,
     };
   }, [draft]);
   const dirty = !save.isPending && JSON.stringify(draft) !== JSON.stringify(saved ? fromAgent(saved) : blank);
@@ -252,7 +253,7 @@ function AgentEditor({ agent }: { agent: Agent | null }) {
         <aside className="preview" aria-labelledby="agent-preview-title">
           <h2 id="agent-preview-title">Preview</h2>
           <FormPreview config={preview} label="Brand preview" />
-          <p className="hint">The logo appears above the title on your live forms; the console shows no images from other sites.</p>
+          <p className="hint">The logo appears above the title on your forms.</p>
         </aside>
       </div>
     </Page>

@@ -172,7 +172,6 @@ export function previewConfig(draft: Draft, definitions: readonly CustomField[],
     consentVersion: 'preview',
     successMessage: draft.successMessage || DEFAULT_SUCCESS_MESSAGE,
     redirectUrl: null,
-    // The console's CSP loads images from its own origin only: the logo shows on the live form, not here.
-    branding: agent ? { ...agent.branding, logoUrl: '' } : null,
+    branding: agent ? agent.branding : null,
   };
 }
