@@ -1,4 +1,5 @@
 import { api, seg } from '../../api/client';
+import { queryKeys } from '../../api/lists';
 import type { CustomField, Form, Page, Pipeline } from '../../api/types';
 
 /**
@@ -69,11 +70,12 @@ export const crmKeys = {
   all: ['crm'] as const,
   contacts: (filters: ContactFilters) => ['crm', 'contacts', filters] as const,
   contact: (id: string) => ['crm', 'contact', id] as const,
-  pipelines: ['crm', 'pipelines'] as const,
+  // Shared with the form editor's pickers (api/lists.ts): a change made here shows there at once.
+  pipelines: queryKeys.pipelines,
   pipeline: (id: string) => ['crm', 'pipeline', id] as const,
   opportunities: (pipelineId: string) => ['crm', 'opportunities', pipelineId] as const,
   opportunity: (id: string) => ['crm', 'opportunity', id] as const,
-  customFields: ['crm', 'custom-fields'] as const,
+  customFields: queryKeys.customFields,
   forms: ['crm', 'forms'] as const,
 };
 
