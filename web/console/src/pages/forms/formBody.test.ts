@@ -109,7 +109,8 @@ describe('form body editing', () => {
     const config = previewConfig(draftFromForm(form), [definition('insurer'), definition('old', { archived: true })], [agent]);
     expect(config.customFields).toEqual([{ key: 'insurer', entity: 'contact', required: true, label: 'INSURER', type: 'select', options: ['A', 'B'] }]);
     expect(config.branding?.name).toBe('Bright Smile');
-    expect(config.branding?.logoUrl).toBe('');
+    // The preview shows the brand's logo (the console's CSP loads https images).
+    expect(config.branding?.logoUrl).toBe('https://x.example/l.png');
     expect(config.redirectUrl).toBeNull();
     expect(config).not.toHaveProperty('id');
     const blank = previewConfig(newDraft(), [], []);
