@@ -98,7 +98,7 @@ describe('form body editing', () => {
     expect(bad.successMessage).toBeTruthy();
   });
 
-  it('previews the public config: definitions resolved, archived ones left out, the agent’s brand with its logo', () => {
+  it('previews the public config: definitions resolved, archived ones left out, the agent’s brand', () => {
     const agent: Agent = {
       id: 'agt_1',
       name: 'Front desk',
@@ -109,6 +109,7 @@ describe('form body editing', () => {
     const config = previewConfig(draftFromForm(form), [definition('insurer'), definition('old', { archived: true })], [agent]);
     expect(config.customFields).toEqual([{ key: 'insurer', entity: 'contact', required: true, label: 'INSURER', type: 'select', options: ['A', 'B'] }]);
     expect(config.branding?.name).toBe('Bright Smile');
+    // The preview shows the brand's logo (the console's CSP loads https images).
     expect(config.branding?.logoUrl).toBe('https://x.example/l.png');
     expect(config.redirectUrl).toBeNull();
     expect(config).not.toHaveProperty('id');
