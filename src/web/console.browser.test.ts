@@ -61,6 +61,8 @@ describe('the operator console in Chromium', () => {
     const port = await freePort();
     app = `http://127.0.0.1:${port}`;
     t = await createTestContext('sqlite', { env: { PUBLIC_URL: app, SMTP_URL: smtp.url, MAIL_FROM: 'Switchboard <hello@brightsmile.example>' } });
+    // A server as people use it: records stamped with the real time (the test clock stands still otherwise).
+    t.clock.now = () => new Date();
     await t.app.listen({ port, host: '127.0.0.1' });
 
     siteServer = createServer((req, res) => {
@@ -321,6 +323,16 @@ describe('the operator console in Chromium', () => {
     const notes = owner.getByRole('region', { name: 'Notes' });
     await notes.getByText(VISITOR.message).waitFor();
     await owner.getByRole('region', { name: 'Details' }).getByText(VISITOR.insurer).waitFor();
+    // The operator adds a note of their own.
+    await notes.getByLabel('New note').fill('Called back: booked for Tuesday 10:00.');
+    await notes.getByRole('button', { name: 'Add note' }).click();
+    await notes.getByText('Called back: booked for Tuesday 10:00.').waitFor();
+    const ownerCookie = await cookieOf(ownerContext);
+    // Newest first.
+    await poll(async () => ((await raw(`/api/org/contacts/${first.contactId}`, ownerCookie)).body.data.notes as { body: string }[]).map((n) => n.body)).toEqual([
+      'Called back: booked for Tuesday 10:00.',
+      VISITOR.message,
+    ]);
     const opportunityLink = owner.getByRole('region', { name: 'Opportunities' }).getByRole('link').first();
     await opportunityLink.waitFor();
     const opportunityTitle = (await opportunityLink.textContent())!.trim();
@@ -366,10 +378,9 @@ describe('the operator console in Chromium', () => {
     await poll(() => owner.evaluate<string | null>("document.activeElement && document.activeElement.getAttribute('aria-label')")).toBe(moveButton);
 
     // Confirmed by the Operator API (with the operator's session) and by reloading the board.
-    const cookie = await cookieOf(ownerContext);
-    const pipeline = await raw(`/api/org/pipelines/${first.pipelineId}`, cookie);
+    const pipeline = await raw(`/api/org/pipelines/${first.pipelineId}`, ownerCookie);
     const proposal = (pipeline.body.data.stages as { id: string; name: string }[]).find((s) => s.name === 'Proposal')!;
-    await poll(async () => (await raw(`/api/org/opportunities/${first.opportunityId}`, cookie)).body.data.stageId).toBe(proposal.id);
+    await poll(async () => (await raw(`/api/org/opportunities/${first.opportunityId}`, ownerCookie)).body.data.stageId).toBe(proposal.id);
     await owner.reload();
     await column('Proposal').getByRole('button', { name: opportunityTitle, exact: true }).waitFor();
     expect(await column('New').getByRole('button', { name: opportunityTitle, exact: true }).count()).toBe(0);
