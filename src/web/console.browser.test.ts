@@ -333,6 +333,7 @@ describe('the operator console in Chromium', () => {
       'Called back: booked for Tuesday 10:00.',
       VISITOR.message,
     ]);
+    await poll(() => notes.getByRole('listitem').first().textContent()).toContain('Called back: booked for Tuesday 10:00.');
     const opportunityLink = owner.getByRole('region', { name: 'Opportunities' }).getByRole('link').first();
     await opportunityLink.waitFor();
     const opportunityTitle = (await opportunityLink.textContent())!.trim();
