@@ -1,58 +1,11 @@
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
-
-interface Received {
-  to: string[];
-  raw: string;
-}
-
-/** A real SMTP server on loopback that keeps what it receives. */
-async function startSmtp(): Promise<{ url: string; received: Received[]; next(): Promise<Received>; close(): Promise<void> }> {
-  const received: Received[] = [];
-  const waiting: ((mail: Received) => void)[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        const mail = { to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString('utf8') };
-        const waiter = waiting.shift();
-        if (waiter) waiter(mail);
-        else received.push(mail);
-        callback();
-      });
-    },
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server.server, 'listening');
-  const { port } = server.server.address() as AddressInfo;
-  return {
-    url: `smtp://127.0.0.1:${port}`,
-    received,
-    next: () => {
-      const mail = received.shift();
-      return mail ? Promise.resolve(mail) : new Promise((resolve) => waiting.push(resolve));
-    },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
-
-/** The quoted-printable body of a plain-text email, decoded. */
-function bodyOf(raw: string): string {
-  const body = raw.slice(raw.indexOf('\r\n\r\n') + 4);
-  return body.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-}
+import { mailBody, startSmtp, type TestSmtp } from '../../test/support/smtp.js';
 
 describe.each(testDialects())('emails through SMTP_URL on %s', (dialect) => {
   let t: TestContext;
-  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  let smtp: TestSmtp;
   const lines: string[] = [];
 
   beforeAll(async () => {
@@ -77,7 +30,7 @@ describe.each(testDialects())('emails through SMTP_URL on %s', (dialect) => {
     expect(mail.to).toEqual(['mia@example.com']);
     expect(mail.raw).toMatch(/^From: Switchboard <hello@example\.com>/m);
     expect(mail.raw).toMatch(/^Subject: Join Olive Plumbing on Switchboard/m);
-    const text = bodyOf(mail.raw);
+    const text = mailBody(mail.raw);
     expect(text).toContain('Olive invites you to join Olive Plumbing');
     const link = /http:\/\/localhost:3000\/app\/invitations\/(svc_inv_\w+)/.exec(text);
     expect(link).not.toBeNull();
@@ -93,7 +46,7 @@ describe.each(testDialects())('emails through SMTP_URL on %s', (dialect) => {
     expect((await t.app.inject({ method: 'POST', url: '/api/auth/password-reset', payload: { email: 'Olive@Example.com' } })).statusCode).toBe(202);
     const mail = await smtp.next();
     expect(mail.to).toEqual(['olive@example.com']);
-    const token = /\/app\/reset-password\/(svc_rst_\w+)/.exec(bodyOf(mail.raw))![1]!;
+    const token = /\/app\/reset-password\/(svc_rst_\w+)/.exec(mailBody(mail.raw))![1]!;
     expect(lines.join('')).not.toContain(token);
     const done = await t.app.inject({ method: 'POST', url: '/api/auth/password-reset/confirm', payload: { token, password: 'a fresh start today' } });
     expect(done.statusCode).toBe(200);

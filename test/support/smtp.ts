@@ -10,6 +10,8 @@ export interface ReceivedMail {
 export interface TestSmtp {
   /** `smtp://127.0.0.1:<port>`, for SMTP_URL. */
   url: string;
+  /** Emails received and not yet taken by next(). */
+  received: readonly ReceivedMail[];
   /** The next email received (or the first one kept), waiting for it if need be. */
   next(): Promise<ReceivedMail>;
   close(): Promise<void>;
@@ -40,6 +42,7 @@ export async function startSmtp(): Promise<TestSmtp> {
   const { port } = server.server.address() as AddressInfo;
   return {
     url: `smtp://127.0.0.1:${port}`,
+    received,
     next: () => {
       const mail = received.shift();
       return mail ? Promise.resolve(mail) : new Promise((resolve) => waiting.push(resolve));
