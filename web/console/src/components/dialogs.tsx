@@ -35,7 +35,8 @@ export function ModalDialog({
 
 /**
  * A button that asks before doing something that cannot be undone. `onConfirm` may return a promise:
- * the dialog stays open with the API's message if it fails.
+ * the dialog stays open (and cannot be dismissed) while it runs, shows the API's message if it fails,
+ * and closes once it succeeds.
  */
 export function ConfirmButton({
   label,
@@ -58,10 +59,29 @@ export function ConfirmButton({
   const [open, setOpen] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+
+  const confirm = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await onConfirm();
+      setOpen(false);
+      // What was removed often took its button along: focus goes to the page's heading rather than nowhere.
+      setTimeout(() => {
+        if (!document.activeElement || document.activeElement === document.body) document.querySelector<HTMLElement>('main h1')?.focus();
+      }, 50);
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
   return (
     <DialogTrigger
       isOpen={open}
       onOpenChange={(next) => {
+        if (busy) return;
         setOpen(next);
         if (!next) setError(null);
       }}
@@ -70,7 +90,7 @@ export function ConfirmButton({
         {label}
       </Button>
       <ModalOverlay className="modal-overlay" isDismissable={!busy}>
-        <Modal className="modal">
+        <Modal className="modal confirm">
           <Dialog className="dialog" role="alertdialog">
             {({ close }) => (
               <>
@@ -82,25 +102,10 @@ export function ConfirmButton({
                   </p>
                 ) : null}
                 <div className="actions">
-                  <Button
-                    className="button danger"
-                    isDisabled={busy}
-                    onPress={async () => {
-                      setBusy(true);
-                      setError(null);
-                      try {
-                        await onConfirm();
-                        close();
-                      } catch (e) {
-                        setError(e instanceof Error ? e.message : String(e));
-                      } finally {
-                        setBusy(false);
-                      }
-                    }}
-                  >
+                  <Button className="button danger" isPending={busy} onPress={() => void confirm()}>
                     {busy ? 'Working…' : confirmLabel}
                   </Button>
-                  <Button className="button" onPress={close} autoFocus>
+                  <Button className="button" onPress={() => (busy ? undefined : close())} autoFocus>
                     Cancel
                   </Button>
                 </div>

@@ -7,7 +7,7 @@ import { QueryState } from '../../components/QueryState';
 import { FormError, SelectField, TextArea, TextField } from '../../components/fields';
 import { toast } from '../../lib/toast';
 import { crmKeys, fetchCustomFields } from './api';
-import { ConfirmButton } from './ConfirmDialog';
+import { ConfirmButton } from '../../components/dialogs';
 import { fieldError, formLevelError } from './format';
 import { optionsFromText, suggestKey } from './custom-fields';
 import { focusSoon } from './focus';
@@ -245,7 +245,7 @@ function FieldRow({ field }: { field: CustomField }) {
             buttonLabel={`Delete ${field.label}`}
             title={`Delete ${field.label}?`}
             confirmLabel="Delete field"
-            action={async () => {
+            onConfirm={async () => {
               await api.delete<Deleted>(`/api/org/custom-fields/${seg(field.id)}`);
               client.setQueryData<CustomField[]>(crmKeys.customFields, (old) => old?.filter((f) => f.id !== field.id));
               void client.invalidateQueries({ queryKey: crmKeys.customFields });

@@ -8,7 +8,7 @@ import { QueryState } from '../../components/QueryState';
 import { FormError } from '../../components/fields';
 import { toast } from '../../lib/toast';
 import { crmKeys, fetchPipelines } from './api';
-import { ConfirmButton } from './ConfirmDialog';
+import { ConfirmButton } from '../../components/dialogs';
 import { PipelineEditor, type PipelineInput } from './PipelineEditor';
 import { focusSoon } from './focus';
 import { draftFrom, draftFromNames } from './stages';
@@ -169,7 +169,7 @@ function PipelineCard({ pipeline }: { pipeline: Pipeline }) {
               buttonLabel={`Delete ${pipeline.name}`}
               title={`Delete ${pipeline.name}?`}
               confirmLabel="Delete pipeline"
-              action={async () => {
+              onConfirm={async () => {
                 await api.delete<Deleted>(`/api/org/pipelines/${seg(pipeline.id)}`);
                 client.setQueryData<Pipeline[]>(crmKeys.pipelines, (old) => old?.filter((p) => p.id !== pipeline.id));
                 client.removeQueries({ queryKey: crmKeys.pipeline(pipeline.id) });
