@@ -3,6 +3,11 @@
  * (`/api/org/*`, docs/operator-api.md and docs/forms-api.md; the OpenAPI document is the reference).
  */
 
+import type { BuiltInField, Branding, FieldSetting } from '../../../form/types';
+
+// Shapes the form renderer shares with the API (one definition, in web/form/types.ts).
+export { BUILT_IN_FIELDS, type Branding, type BuiltInField, type FieldSetting } from '../../../form/types';
+
 export interface Page<T> {
   items: T[];
   nextCursor: string | null;
@@ -75,14 +80,6 @@ export interface CreatedApiKey extends ApiKey {
   key: string;
 }
 
-export interface Branding {
-  name: string;
-  primaryColor: string;
-  backgroundColor: string;
-  textColor: string;
-  fontFamily: string | null;
-  logoUrl: string;
-}
 
 export interface Agent {
   id: string;
@@ -126,14 +123,6 @@ export interface Pipeline {
 }
 
 // ── Forms ──
-
-export const BUILT_IN_FIELDS = ['name', 'email', 'phone', 'company', 'message'] as const;
-export type BuiltInField = (typeof BUILT_IN_FIELDS)[number];
-
-export interface FieldSetting {
-  enabled: boolean;
-  required: boolean;
-}
 
 export type Fields = Record<BuiltInField, FieldSetting>;
 
