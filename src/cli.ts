@@ -43,7 +43,7 @@ interface Command {
 const PASSWORD_ENV = 'SWITCHBOARD_PASSWORD';
 
 const PASSWORD_OPTIONS: Record<string, OptionSpec> = {
-  password: { type: 'string', value: 'password', description: 'At least 10 characters. On the command line it stays in shell history and shows in the process list: prefer --password-stdin.' },
+  password: { type: 'string', value: 'password', description: 'At least 10 characters, not a common one. On the command line it stays in shell history and shows in the process list: prefer --password-stdin.' },
   'password-stdin': { type: 'boolean', description: `Read the password from standard input (a final newline is dropped). Without either option, ${PASSWORD_ENV} is used.` },
 };
 
@@ -403,6 +403,11 @@ async function main(argv: string[]): Promise<number> {
     .filter(([option, spec]) => values[option] === undefined && isRequired(option, spec, command))
     .map(([option]) => (option === 'password' ? `--password (or --password-stdin, or ${PASSWORD_ENV})` : `--${option}`));
   if (missing.length > 0) throw usageError(`missing ${missing.join(', ')}.`, name);
+  if (typeof values.password === 'string') {
+    // The console's rule for every password a person signs in with: long enough and not a common one.
+    const { createPasswordPolicy, loadCommonPasswords } = await import('./accounts/passwords.js');
+    createPasswordPolicy(loadCommonPasswords()).check(values.password, 'password');
+  }
 
   let config: Config;
   try {

@@ -65,6 +65,9 @@ describe('switchboard org create', () => {
     const duplicate = cli(dataDir, 'org', 'create', '--name', 'Again', '--email', 'boss@acme.example', '--password', 'a long password');
     expect(duplicate.code).toBe(1);
     expect(duplicate.stderr).toContain('already exists');
+    const common = cli(dataDir, 'org', 'create', '--name', 'X', '--email', 'x@x.example', '--password', 'password123');
+    expect(common.code).toBe(1);
+    expect(common.stderr).toContain('most common');
     const weak = cli(dataDir, 'org', 'create', '--name', 'X', '--email', 'x@x.example', '--password', 'short');
     expect(weak.code).toBe(1);
     expect(weak.stderr).toContain('at least 10 characters');
