@@ -96,5 +96,9 @@ describe('loadConfig', () => {
   it('refuses unsafe defaults in production', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', DATA_DIR: dataDir() })).toThrow(/SECRETS_KEY is required/);
     expect(() => loadConfig({ NODE_ENV: 'production', SECRETS_KEY: KEY, TOOL_ALLOW_PRIVATE_ENDPOINTS: '1' })).toThrow(/TOOL_ALLOW_PRIVATE_ENDPOINTS/);
+    // Links, the OAuth issuer and the Secure session cookie need the https address.
+    expect(() => loadConfig({ NODE_ENV: 'production', SECRETS_KEY: KEY, DATA_DIR: dataDir() })).toThrow(/PUBLIC_URL must be the service's https:\/\/ address .*the default/);
+    expect(() => loadConfig({ NODE_ENV: 'production', SECRETS_KEY: KEY, DATA_DIR: dataDir(), PUBLIC_URL: 'http://sb.example.com' })).toThrow(/PUBLIC_URL must be the service's https:\/\/ address/);
+    expect(loadConfig({ NODE_ENV: 'production', SECRETS_KEY: KEY, DATA_DIR: dataDir(), PUBLIC_URL: 'https://sb.example.com' }).publicUrl).toBe('https://sb.example.com');
   });
 });

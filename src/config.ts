@@ -233,6 +233,11 @@ export function loadConfig(env: Env = process.env): Config {
 
   const secrets = loadSecretsKey(env, production, dataDir);
   const secretsKey = secrets.key;
+  // Links in emails and snippets, the OAuth issuer (RFC 8414 wants https) and the console's Secure cookie all
+  // name this address: in production it must be the https one people reach.
+  if (production && !publicUrl.startsWith('https://')) {
+    throw new ConfigError(`PUBLIC_URL must be the service's https:// address when NODE_ENV=production (got "${publicUrl}"${env.PUBLIC_URL ? '' : ', the default'}).`);
+  }
 
   return {
     env: nodeEnv,
