@@ -59,7 +59,7 @@ describe('links without SMTP_URL', () => {
     for (const env of ['development', 'production'] as const) {
       const lines: string[] = [];
       const logStream = new Writable({ write: (chunk, _encoding, done) => { lines.push(String(chunk)); done(); } });
-      const t = await createTestContext('sqlite', { env: { NODE_ENV: env, LOG_LEVEL: 'info' }, deps: { logStream } });
+      const t = await createTestContext('sqlite', { env: { NODE_ENV: env, LOG_LEVEL: 'info', ...(env === 'production' ? { PUBLIC_URL: 'https://switchboard.example.com' } : {}) }, deps: { logStream } });
       try {
         const signup = await t.app.inject({ method: 'POST', url: '/api/auth/signup', payload: { email: `dev-${env}@example.com`, password: 'violet kettle marathon', name: 'Dev', organizationName: 'Dev Co' } });
         expect(signup.statusCode).toBe(201);
