@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../db/query-helpers.js';
 import type { UsersTable } from '../db/tables.js';
 import type { Transact } from '../db/transaction-runner.js';
 import { AppError } from '../http/errors.js';
-import type { RateLimiter, RateLimitRule } from '../http/rate-limit.js';
+import { rateLimitExceeded, type RateLimiter, type RateLimitRule } from '../http/rate-limit.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { hashPassword, hashSecret, verifyPassword } from '../lib/hashing.js';
 import { newId, newSecret, randomBase62 } from '../lib/ids.js';
@@ -66,9 +66,7 @@ export function createOperatorsService(deps: OperatorsDeps) {
 
   async function limit(rule: RateLimitRule, key: string): Promise<void> {
     const decision = await limiter.check(rule, key);
-    if (decision.allowed) return;
-    const seconds = decision.resetSeconds;
-    throw new AppError('RATE_LIMIT_EXCEEDED', `${rule.message} Try again in ${seconds} second${seconds === 1 ? '' : 's'}.`, { headers: { 'Retry-After': String(seconds) } });
+    if (!decision.allowed) throw rateLimitExceeded(rule, decision);
   }
 
   function email(raw: string, field = 'email'): string {

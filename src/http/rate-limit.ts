@@ -90,6 +90,14 @@ export function createRedisRateLimitStore(redis: Redis, options: { prefix: strin
   };
 }
 
+/** The 429 of a refused decision: the rule's message, when to try again, and Retry-After. */
+export function rateLimitExceeded(rule: RateLimitRule, decision: RateLimitDecision): AppError {
+  const seconds = decision.resetSeconds;
+  return new AppError('RATE_LIMIT_EXCEEDED', `${rule.message} Try again in ${seconds} second${seconds === 1 ? '' : 's'}.`, {
+    headers: { 'Retry-After': String(seconds) },
+  });
+}
+
 export function createRateLimiter(deps: { store: RateLimitStore; clock: Clock }) {
   const { store, clock } = deps;
 
@@ -114,11 +122,7 @@ export function createRateLimiter(deps: { store: RateLimitStore; clock: Clock })
     reply.header('RateLimit-Limit', decision.limit);
     reply.header('RateLimit-Remaining', decision.remaining);
     reply.header('RateLimit-Reset', decision.resetSeconds);
-    if (decision.allowed) return undefined;
-    const seconds = decision.resetSeconds;
-    return new AppError('RATE_LIMIT_EXCEEDED', `${rule.message} Try again in ${seconds} second${seconds === 1 ? '' : 's'}.`, {
-      headers: { 'Retry-After': String(seconds) },
-    });
+    return decision.allowed ? undefined : rateLimitExceeded(rule, decision);
   }
 
   /**
