@@ -9,7 +9,7 @@ import { createRequestSlot } from '../http/request-slot.js';
 import { named } from '../http/schema-name.js';
 import { bearerToken } from '../oauth/bearer.js';
 import type { AgentKeysService, AgentPrincipal } from '../orgs/agent-keys-service.js';
-import { agentAuthInfo, type McpHandler } from './server.js';
+import { agentAuthInfo, type McpAnswer, type McpHandler } from './server.js';
 
 /** A tool call's arguments are at most 100 KB once serialized: the JSON-RPC envelope adds a little. */
 export const MCP_BODY_LIMIT = 128 * 1024;
@@ -55,17 +55,13 @@ function webRequest(request: FastifyRequest, base: string): Request {
   return new Request(`${base}/mcp`, { method: request.method, headers });
 }
 
-async function sendWebResponse(reply: FastifyReply, response: Response): Promise<FastifyReply> {
-  reply.code(response.status);
-  response.headers.forEach((value, name) => {
-    if (name !== 'content-length') reply.header(name, value);
-  });
-  const text = await response.text();
-  if (text === '') {
+async function send(reply: FastifyReply, answer: McpAnswer): Promise<FastifyReply> {
+  reply.code(answer.status).headers(answer.headers);
+  if (answer.body === '') {
     reply.removeHeader('content-type');
     return reply.send();
   }
-  return reply.send(text);
+  return reply.send(answer.body);
 }
 
 /**
@@ -127,8 +123,8 @@ export function registerMcpRoutes(app: App, deps: { mcp: McpHandler; agentKeys: 
       },
     }, async (request, reply) => {
       const { token, principal } = slot.get(request);
-      const response = await mcp.fetch(webRequest(request, publicUrl), { authInfo: agentAuthInfo(token, principal), parsedBody: request.body });
-      return sendWebResponse(reply, response);
+      const post = { headers: request.headers, body: request.body, toRequest: () => webRequest(request, publicUrl) };
+      return send(reply, await mcp.post(post, agentAuthInfo(token, principal)));
     });
 
     scope.get('/mcp', {

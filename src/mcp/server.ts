@@ -1,5 +1,6 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import {
-  createMcpHandler, isLegacyRequest, ProtocolError, ProtocolErrorCode, Server, WebStandardStreamableHTTPServerTransport,
+  createMcpHandler, isLegacyRequest, ProtocolError, ProtocolErrorCode, SERVER_INFO_META_KEY, Server, WebStandardStreamableHTTPServerTransport,
   type AuthInfo, type CallToolResult, type ListToolsResult, type McpHandlerRequestOptions,
 } from '@modelcontextprotocol/server';
 import type { FastifyBaseLogger } from 'fastify';
@@ -8,6 +9,7 @@ import type { AgentPrincipal } from '../orgs/agent-keys-service.js';
 import { formatTools } from '../invocation/formats.js';
 import type { Invoker } from '../invocation/invoker.js';
 import type { InstallationsService } from '../invocation/service.js';
+import { directToolCall, type DirectToolCall } from './direct-call.js';
 
 /** What a tool failure tells the model: the code, the message, and whatever else lets it correct the call. */
 export interface ToolFailure {
@@ -42,7 +44,8 @@ export function toolFailure(error: AppError): CallToolResult {
     ...(error.details !== undefined ? { details: error.details } : {}),
     ...error.extra,
   };
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(failure) }], structuredContent: failure };
+  // In the order the SDK's result schema writes the fields, so both paths answer the same bytes.
+  return { content: [{ type: 'text', text: JSON.stringify(failure) }], structuredContent: failure, isError: true };
 }
 
 export interface McpServerDeps {
@@ -95,17 +98,68 @@ function principalOf(authInfo: AuthInfo | undefined): AgentPrincipal {
   return principal;
 }
 
+/** An MCP POST as the HTTP route has it: headers, the parsed body, and the web Request the SDK takes (built only when needed). */
+export interface McpPost {
+  headers: IncomingHttpHeaders;
+  body: unknown;
+  toRequest(): Request;
+}
+
+/** The HTTP answer to an MCP POST; an empty body means none. */
+export interface McpAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The SDK's web Response as an answer (its length is Fastify's to set). */
+export async function answerOf(response: Response): Promise<McpAnswer> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    if (name !== 'content-length') headers[name] = value;
+  });
+  return { status: response.status, headers, body: await response.text() };
+}
+
 /**
  * The MCP server: `tools/list` and `tools/call` for one agent. A low-level `Server` is built
  * per request (two handlers, no schema compilation: cheap), bound to the agent the request's
- * key speaks for, so no state outlives the request and any node answers any request.
+ * key speaks for, so no state outlives the request and any node answers any request. A plain
+ * `tools/call`, nearly all of an agent's traffic, is answered directly (direct-call.ts).
  */
 export function createMcpServerHandler(deps: McpServerDeps) {
   const { installations, invoker, version, log } = deps;
+  const serverInfo = { name: 'switchboard', version };
+
+  /** `tools/call` for one agent, on either path: the result, or a ProtocolError for a failure that is not the call's. */
+  async function callTool(principal: AgentPrincipal, params: { name: string; arguments?: Record<string, unknown> }): Promise<CallToolResult> {
+    try {
+      const outcome = await invoker.invoke({
+        orgId: principal.orgId, agentId: principal.agentId, name: params.name, arguments: params.arguments ?? {}, path: 'mcp',
+      });
+      return toolResult(outcome.result);
+    } catch (error) {
+      if (error instanceof AppError && TOOL_RESULT_CODES.has(error.code)) return toolFailure(error);
+      throw protocolFailure(error, log);
+    }
+  }
+
+  /** A plain tools/call answered as the SDK answers it: one JSON body, 200 even for a JSON-RPC error (it is in-band). */
+  async function answerDirectly(call: DirectToolCall, principal: AgentPrincipal): Promise<McpAnswer> {
+    let message: unknown;
+    try {
+      const result = await callTool(principal, call);
+      message = { result: call.modern ? { ...result, resultType: 'complete', _meta: { [SERVER_INFO_META_KEY]: serverInfo } } : result, jsonrpc: '2.0', id: call.id };
+    } catch (error) {
+      const failure = error as ProtocolError;
+      message = { jsonrpc: '2.0', id: call.id, error: { code: failure.code, message: failure.message, ...(failure.data !== undefined ? { data: failure.data } : {}) } };
+    }
+    return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(message) };
+  }
 
   function buildServer(principal: AgentPrincipal): Server {
     const server = new Server(
-      { name: 'switchboard', version },
+      serverInfo,
       {
         capabilities: { tools: { listChanged: false } },
         instructions: 'Tools enabled for this agent in Switchboard. A failed call answers isError with a code and a message that says what to change.',
@@ -118,17 +172,7 @@ export function createMcpServerHandler(deps: McpServerDeps) {
       // formatTools' mcp shape is MCP's Tool: {name, description, inputSchema} (a JSON Schema object).
       return { tools: formatTools(tools, 'mcp') as unknown as ListToolsResult['tools'] };
     });
-    server.setRequestHandler('tools/call', async (request) => {
-      try {
-        const outcome = await invoker.invoke({
-          orgId: principal.orgId, agentId: principal.agentId, name: request.params.name, arguments: request.params.arguments ?? {}, path: 'mcp',
-        });
-        return toolResult(outcome.result);
-      } catch (error) {
-        if (error instanceof AppError && TOOL_RESULT_CODES.has(error.code)) return toolFailure(error);
-        throw protocolFailure(error, log);
-      }
-    });
+    server.setRequestHandler('tools/call', (request) => callTool(principal, request.params));
     return server;
   }
 
@@ -149,9 +193,19 @@ export function createMcpServerHandler(deps: McpServerDeps) {
     }
   }
 
+  /** Every message through the SDK: the reference answer (the differential test compares `post` with it). */
+  async function fetch(request: Request, options: McpHandlerRequestOptions): Promise<Response> {
+    return (await isLegacyRequest(request, options.parsedBody)) ? legacy(request, options) : modern.fetch(request, options);
+  }
+
   return {
-    fetch: async (request: Request, options: McpHandlerRequestOptions) =>
-      (await isLegacyRequest(request, options.parsedBody)) ? legacy(request, options) : modern.fetch(request, options),
+    fetch,
+    /** An MCP POST: a plain tools/call answered directly, anything else by the SDK. */
+    async post(post: McpPost, authInfo: AuthInfo): Promise<McpAnswer> {
+      const call = directToolCall(post.headers, post.body);
+      if (call) return answerDirectly(call, principalOf(authInfo));
+      return answerOf(await fetch(post.toRequest(), { authInfo, parsedBody: post.body }));
+    },
     close: () => modern.close(),
   };
 }
