@@ -322,6 +322,8 @@ describe('timeouts and transport failures', () => {
     expect(outcome.message).toMatch(/did not answer within 0.3 s/);
     expect(elapsed).toBeGreaterThanOrEqual(280);
     expect(elapsed).toBeLessThan(2000);
+    // Cancelled, not abandoned: the connection to the endpoint is closed.
+    await endpoint.waitForClosedConnections(1);
   });
 
   it('a body that stalls after the headers is TOOL_TIMEOUT too', async () => {
