@@ -297,7 +297,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerDeveloperCallRoutes(app, {
     developerAuth,
     developerCalls: createDeveloperCallsService({ repo: repos.invocation, tools, orgRefKey, clock }),
-    tester: createToolTester({ tools, http: toolHttp, clock, userAgent: `Switchboard/${VERSION}` }),
+    tester: createToolTester({ tools, http: toolHttp, callLog, clock, userAgent: `Switchboard/${VERSION}` }),
   });
 
   // ── MCP ── (the same invoker; an agent key speaks for one agent)

@@ -39,8 +39,9 @@ export function createDeveloperCallsService(deps: {
   function present(row: ToolCallsTable): DeveloperToolCall {
     return {
       id: row.id,
-      orgRef: orgReference(orgRefKey, row.org_id),
-      revisionId: row.revision_id,
+      // A test call belongs to no organization and ran the working copy, not a revision.
+      orgRef: row.path === 'test' ? null : orgReference(orgRefKey, row.org_id),
+      revisionId: row.path === 'test' ? null : row.revision_id,
       path: row.path as CallPath,
       outcome: row.outcome,
       httpStatus: row.http_status === null ? null : Number(row.http_status),

@@ -157,9 +157,10 @@ export function createInvocationRepo(db: Kysely<DB>) {
     listToolCalls: (toolId: string, limit: number, after: CursorPosition | undefined) =>
       db.selectFrom('tool_calls').selectAll().where('tool_id', '=', toolId).$call((qb) => newestFirst(qb, limit, after)).execute(),
 
-    /** Time, outcome and duration of one tool's calls since a moment: what daily statistics need. */
+    /** Time, outcome and duration of one tool's agent calls since a moment (the developer's test calls left out): what daily statistics need. */
     toolCallTimings: (toolId: string, from: string) =>
-      db.selectFrom('tool_calls').select(['created_at', 'outcome', 'duration_ms']).where('tool_id', '=', toolId).where('created_at', '>=', from).execute(),
+      db.selectFrom('tool_calls').select(['created_at', 'outcome', 'duration_ms'])
+        .where('tool_id', '=', toolId).where('created_at', '>=', from).where('path', '!=', 'test').execute(),
   };
 }
 

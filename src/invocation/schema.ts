@@ -167,9 +167,11 @@ export type ToolCallListQuery = Static<typeof ToolCallListQuery>;
 
 export const DeveloperToolCall = named('DeveloperToolCall', Type.Object({
   id: Type.String({ description: '`call_…`: also in the `_svc_context.callId` your endpoint received.' }),
-  orgRef: Type.String({ description: '`orgref_…`: the calling organization, as an opaque reference (the same for all its calls; it changes when the service rotates its secrets key).' }),
-  revisionId: Type.String(),
-  path: StringEnum(CALL_PATHS, { description: 'How the call came in: the Operator API, MCP, or a test.' }),
+  orgRef: Type.Union([Type.String(), Type.Null()], {
+    description: '`orgref_…`: the calling organization, as an opaque reference (the same for all its calls; it changes when the service rotates its secrets key). Null for your own test calls (`path: "test"`), which belong to no organization.',
+  }),
+  revisionId: Type.Union([Type.String(), Type.Null()], { description: 'The published revision called; null for a test call, which runs the working copy.' }),
+  path: StringEnum(CALL_PATHS, { description: 'How the call came in: the Operator API, MCP, or your own test (`POST /api/dev/tools/{tool_id}/test`).' }),
   outcome: Type.String({ description: '`OK`, or the error code the caller received.' }),
   httpStatus: Type.Union([Type.Integer(), Type.Null()], { description: 'Your endpoint\'s HTTP status; null when no response came.' }),
   durationMs: Type.Integer(),

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 import { developerSession } from '../../test/support/factories.js';
 import { json, startHttpsEndpoint, type HttpsEndpoint } from '../../test/support/https-endpoint.js';
+import { createOrgWithKey, orgCaller } from '../../test/support/org-factories.js';
 import { createTool, fixedResolver, publishTool, TEST_DNS, updateTool } from '../../test/support/tools-factories.js';
 import { VERSION } from '../version.js';
 
@@ -107,6 +108,36 @@ describe.each(testDialects())('testing a working copy on %s', (dialect) => {
     const foreign = await run(draft.id, { arguments: { weightKg: 1, country: 'PT' }, credentials: { secret: SECRET, token: TOKEN } });
     expect(foreign.statusCode).toBe(400);
     expect(endpoint.requests).toHaveLength(0);
+  });
+
+  it('logs a sent test call with path test: in the developer\'s call list (no organization, no revision), out of the stats and of every organization\'s log', async () => {
+    const draft = await createTool(t.app, dev.auth, { endpoint: url('/hook'), authType: 'bearer' });
+    endpoint.respond(json(502, { error: 'upstream' }));
+    const answer = (await run(draft.id, { arguments: { weightKg: 1, country: 'PT' }, credentials: { token: TOKEN } })).json() as { data: TestAnswer };
+    // Invalid arguments send nothing, so they log nothing.
+    expect((await run(draft.id, { arguments: { weightKg: 'heavy' }, credentials: { token: TOKEN } })).statusCode).toBe(400);
+
+    const calls = async () => {
+      const res = await t.app.inject({ method: 'GET', url: `/api/dev/tools/${draft.id}/calls`, headers: dev.auth });
+      return (res.json() as { data: { items: Array<Record<string, unknown>> } }).data.items;
+    };
+    await expect.poll(calls, { timeout: 3000 }).toHaveLength(1);
+    expect((await calls())[0]).toEqual({
+      id: answer.data.callId, orgRef: null, revisionId: null, path: 'test', outcome: 'TOOL_HTTP_ERROR', httpStatus: 502,
+      durationMs: expect.any(Number), requestBytes: Buffer.byteLength(answer.data.request.body), responseBytes: expect.any(Number), createdAt: expect.any(String),
+    });
+
+    const stats = await t.app.inject({ method: 'GET', url: `/api/dev/tools/${draft.id}/stats`, headers: dev.auth });
+    const days = (stats.json() as { data: { days: Array<{ calls: number }> } }).data.days;
+    expect(days.reduce((sum, day) => sum + day.calls, 0)).toBe(0);
+
+    const org = await createOrgWithKey(t.database, t.clock);
+    const orgLog = await orgCaller(t.app)('GET', `/api/org/tool-calls?toolId=${draft.id}`, org);
+    expect((orgLog.json() as { data: { items: unknown[] } }).data.items).toEqual([]);
+    // Like every call log row, no payload and no credential.
+    const rows = JSON.stringify(await t.database.db.selectFrom('tool_calls').selectAll().where('id', '=', answer.data.callId).execute());
+    expect(rows).not.toContain(TOKEN);
+    expect(rows).not.toContain('weightKg');
   });
 
   it('answers 404 for another developer\'s tool and 403 without tools:write', async () => {

@@ -1,15 +1,36 @@
 import { AppError, type ErrorDetail } from '../http/errors.js';
+import type { ToolCallsTable } from '../db/tables.js';
 import type { Clock } from '../lib/clock.js';
 import { newTimeOrderedId } from '../lib/ids.js';
 import type { ToolsService } from '../tools/service.js';
 import { checkArguments, summarizeArgumentProblems } from './arguments.js';
-import { buildRequestHeaders, type ToolHttpClient } from './http-client.js';
+import type { CallLog } from './call-log.js';
+import { buildRequestHeaders, type ToolHttpClient, type ToolHttpOutcome } from './http-client.js';
 import { authHeaders, parseArguments } from './invoker.js';
 import type { Credentials, ToolTestResult } from './schema.js';
 import { CREDENTIAL_FIELDS } from './service.js';
 
 /** What stands for the calling agent and organization in a test call's `_svc_context`. */
 export const TEST_CONTEXT = { agentId: 'agt_test', orgId: 'org_test' } as const;
+
+/** A test call's log row: the placeholders its `_svc_context` carried stand for the org and agent; there is no installation or revision. */
+function testCallRow(callId: string, toolId: string, timestamp: string, outcome: ToolHttpOutcome): ToolCallsTable {
+  return {
+    id: callId,
+    org_id: TEST_CONTEXT.orgId,
+    agent_id: TEST_CONTEXT.agentId,
+    tool_id: toolId,
+    revision_id: '',
+    installation_id: '',
+    path: 'test',
+    outcome: outcome.ok ? 'OK' : outcome.code,
+    http_status: 'status' in outcome ? outcome.status : null,
+    duration_ms: outcome.durationMs,
+    request_bytes: outcome.requestBytes,
+    response_bytes: outcome.responseBytes,
+    created_at: timestamp,
+  };
+}
 
 /** The credential part of an auth header as the console shows it: the scheme stays, the secret does not. */
 function mask(name: string, value: string): string {
@@ -24,11 +45,13 @@ function mask(name: string, value: string): string {
  * `POST /api/dev/tools/{id}/test`: the developer's working copy (draft, or with unpublished
  * changes) called with the arguments and test credentials given, through the invoker's own
  * pieces (argument check, body and signature, auth headers, the shared HTTP client with its
- * address check and limits). The credentials live only for this request; test calls belong to
- * no organization and are not written to the call log.
+ * address check and limits). The credentials live only for this request. A call that was sent
+ * is logged with path `test` (no payloads, like every call): it belongs to no organization,
+ * agent, installation or revision, so only the developer's own call list shows it, and the
+ * daily statistics leave it out.
  */
-export function createToolTester(deps: { tools: Pick<ToolsService, 'get'>; http: ToolHttpClient; clock: Clock; userAgent: string }) {
-  const { tools, http, clock, userAgent } = deps;
+export function createToolTester(deps: { tools: Pick<ToolsService, 'get'>; http: ToolHttpClient; callLog: Pick<CallLog, 'record'>; clock: Clock; userAgent: string }) {
+  const { tools, http, callLog, clock, userAgent } = deps;
 
   async function test(developerId: string, toolId: string, input: { arguments?: unknown; credentials?: Credentials | undefined }): Promise<ToolTestResult> {
     const tool = await tools.get(developerId, toolId);
@@ -59,6 +82,7 @@ export function createToolTester(deps: { tools: Pick<ToolsService, 'get'>; http:
     const shownHeaders = Object.fromEntries(Object.entries(sentHeaders).map(([name, value]) => [name, secretHeaders.has(name.toLowerCase()) ? mask(name, value) : value]));
 
     const outcome = await http.send({ method: tool.method, url: tool.endpoint, headers: auth, body });
+    callLog.record(testCallRow(callId, tool.id, timestamp, outcome));
     const response = outcome.ok
       ? { ok: true as const, status: outcome.status, durationMs: outcome.durationMs, result: outcome.json }
       : {
