@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { Pool } from 'undici';
 import { randomBase62 } from '../src/lib/ids.js';
 import { freePort } from '../test/support/net.js';
 
@@ -163,6 +164,42 @@ export function mergeRuns(runs: LoadResult[]): LoadResult {
     ...(serverCpuUs === undefined ? {} : { serverCpuUs }),
     loadCpuUs: weighted((run) => run.loadCpuUs) ?? 0,
   };
+}
+
+/** Latency of one call at a time (no queueing), in ms with sub-millisecond precision. */
+export interface SequentialResult {
+  p50: number;
+  p99: number;
+  calls: number;
+}
+
+/**
+ * `calls` requests one after another over one keep-alive connection, after a warm-up: what a
+ * call costs in time when nothing waits in a queue (autocannon's percentiles are whole ms).
+ */
+export async function sequentialLatency(options: { url: string; method: 'POST'; headers: Record<string, string>; body: string; ca?: string; calls?: number }): Promise<SequentialResult> {
+  const url = new URL(options.url);
+  const pool = new Pool(url.origin, { connections: 1, ...(options.ca ? { connect: { ca: [options.ca] } } : {}) });
+  const once = async () => {
+    const response = await pool.request({ path: url.pathname, method: options.method, headers: options.headers, body: options.body });
+    await response.body.arrayBuffer();
+    if (response.statusCode >= 300) throw new Error(`${options.url} answered ${response.statusCode}`);
+  };
+  try {
+    for (let i = 0; i < 200; i++) await once();
+    const calls = options.calls ?? 2000;
+    const times: number[] = [];
+    for (let i = 0; i < calls; i++) {
+      const started = performance.now();
+      await once();
+      times.push(performance.now() - started);
+    }
+    times.sort((a, b) => a - b);
+    const at = (p: number) => times[Math.min(times.length - 1, Math.ceil(p * times.length) - 1)]!;
+    return { p50: at(0.5), p99: at(0.99), calls };
+  } finally {
+    await pool.close();
+  }
 }
 
 export interface Row {

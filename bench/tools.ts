@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { testCertificates } from '../test/support/https-endpoint.js';
 import { freePort } from '../test/support/net.js';
-import { load, memoryMb, mergeRuns, printTable, startChild, startSwitchboard, throwawaySchema, type LoadResult, type Row } from './lib.js';
+import { load, memoryMb, mergeRuns, printTable, sequentialLatency, startChild, startSwitchboard, throwawaySchema, type LoadResult, type Row, type SequentialResult } from './lib.js';
 
 /**
  * Tool calls under load (50 connections): a local HTTPS tool endpoint on 127.0.0.1 answering a
@@ -18,7 +18,9 @@ import { load, memoryMb, mergeRuns, printTable, startChild, startSwitchboard, th
  *   request the SDK's own client sends.
  *
  * The goal: the p50 a call through Switchboard adds over the direct call is under 1 ms, and its
- * throughput is at least 0.5× direct. Server CPU per call is Switchboard's (the endpoint's own is
+ * throughput is at least 0.5× direct. Each path is also timed one call at a time (2,000 calls over
+ * one keep-alive connection, sub-millisecond precision), which shows what a call adds when
+ * nothing queues; under 50 connections on two cores the p50 is mostly queueing. Server CPU per call is Switchboard's (the endpoint's own is
  * in the direct row). Runs on SQLite, and on PostgreSQL when given a database URL.
  */
 export async function benchTools(options: { databaseUrl?: string; seconds?: number; connections?: number } = {}): Promise<Row[]> {
@@ -115,32 +117,39 @@ export async function benchTools(options: { databaseUrl?: string; seconds?: numb
       mcpRequests.push({ revision, ...captured });
     }
 
-    const tlsOptions = { ca: certs.caPem };
-    const direct = (length: number) => load({
-      url: toolUrl, serverPid: tool.pid!, method: 'POST', connections, seconds: length, tlsOptions,
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ ...args, _svc_context: { agentId: agent.id, orgId: org.orgId, timestamp: new Date().toISOString(), callId: 'call_bench', toolId: created.id } }),
-    });
-    const operator = (length: number) => load({
-      url: `${server.url}/api/org/agents/${agent.id}/tool-calls`, serverPid: server.pid, method: 'POST', connections, seconds: length,
-      headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'shipping_quote', arguments: args }),
-    });
-    const bareRelay = (length: number) => load({
-      url: `${relay.url}/relay`, serverPid: relay.pid, method: 'POST', connections, seconds: length,
-      headers: { 'content-type': 'application/json' }, body: JSON.stringify(args),
-    });
-    const mcp = (request: (typeof mcpRequests)[number]) => (length: number) => load({
-      url: `${server.url}/mcp`, serverPid: server.pid, method: 'POST', connections, seconds: length, headers: request.headers, body: request.body,
-    });
+    // Each path's request, sent under load by autocannon and one at a time by sequentialLatency.
+    type Target = { url: string; pid: number; headers: Record<string, string>; body: string; ca?: string };
+    const targets: Array<{ name: string; target: Target }> = [
+      {
+        name: 'direct',
+        target: {
+          url: toolUrl, pid: tool.pid!, ca: certs.caPem, headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ ...args, _svc_context: { agentId: agent.id, orgId: org.orgId, timestamp: new Date().toISOString(), callId: 'call_bench', toolId: created.id } }),
+        },
+      },
+      { name: 'relay', target: { url: `${relay.url}/relay`, pid: relay.pid, headers: { 'content-type': 'application/json' }, body: JSON.stringify(args) } },
+      {
+        name: 'operator',
+        target: {
+          url: `${server.url}/api/org/agents/${agent.id}/tool-calls`, pid: server.pid,
+          headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'shipping_quote', arguments: args }),
+        },
+      },
+      ...mcpRequests.map((request) => ({ name: `mcp ${request.revision}`, target: { url: `${server.url}/mcp`, pid: server.pid, headers: request.headers, body: request.body } })),
+    ];
     // BENCH_TOOLS_SCENARIOS=direct,operator (say) measures only those, e.g. to profile one path alone.
     const wanted = process.env.BENCH_TOOLS_SCENARIOS?.split(',').map((name) => name.trim());
-    const scenarios: Array<{ name: string; run: (length: number) => Promise<LoadResult> }> = [
-      { name: 'direct', run: direct },
-      { name: 'relay', run: bareRelay },
-      { name: 'operator', run: operator },
-      ...mcpRequests.map((request) => ({ name: `mcp ${request.revision}`, run: mcp(request) })),
-    ].filter((scenario) => !wanted || wanted.includes(scenario.name) || (scenario.name === 'direct'));
+    const scenarios = targets
+      .filter((scenario) => !wanted || wanted.includes(scenario.name) || (scenario.name === 'direct'))
+      .map(({ name, target }) => ({
+        name,
+        target,
+        run: (length: number): Promise<LoadResult> => load({
+          url: target.url, serverPid: target.pid, method: 'POST', connections, seconds: length, headers: target.headers, body: target.body,
+          ...(target.ca ? { tlsOptions: { ca: target.ca } } : {}),
+        }),
+      }));
 
     // Warm everything up, then measure in alternating rounds so drift on this shared machine touches all alike.
     for (const scenario of scenarios) await scenario.run(2);
@@ -149,23 +158,32 @@ export async function benchTools(options: { databaseUrl?: string; seconds?: numb
     for (let round = 0; round < rounds; round++) {
       for (const scenario of scenarios) results.get(scenario.name)!.push(await scenario.run(seconds / rounds));
     }
+    // Then one call at a time: what each path adds when nothing queues (the p50 under load is mostly queueing).
+    const oneAtATime = new Map<string, SequentialResult>();
+    for (const { name, target } of scenarios) {
+      oneAtATime.set(name, await sequentialLatency({ url: target.url, method: 'POST', headers: target.headers, body: target.body, ...(target.ca ? { ca: target.ca } : {}) }));
+    }
     const merged = (name: string) => mergeRuns(results.get(name)!);
     const directResult = merged('direct');
-    const added = (result: LoadResult) => `p50 +${(result.p50 - directResult.p50).toFixed(1)} ms`;
+    const directAlone = oneAtATime.get('direct')!;
+    const added = (name: string, result: LoadResult) => {
+      const alone = oneAtATime.get(name)!;
+      return `p50 +${(result.p50 - directResult.p50).toFixed(1)} ms; one at a time p50 ${alone.p50.toFixed(2)} ms (+${(alone.p50 - directAlone.p50).toFixed(2)}), p99 ${alone.p99.toFixed(2)}`;
+    };
     const goal = '+p50 <1 ms, ≥0.5× direct';
-    rows.push({ scenario: 'HTTPS endpoint, called directly', result: directResult, rssMb: memoryMb(tool.pid!).peak });
+    rows.push({ scenario: `HTTPS endpoint, called directly; one at a time p50 ${directAlone.p50.toFixed(2)} ms, p99 ${directAlone.p99.toFixed(2)}`, result: directResult, rssMb: memoryMb(tool.pid!).peak });
     if (results.get('relay')) {
       const relayResult = merged('relay');
-      rows.push({ scenario: `bare Fastify+undici relay (the floor), ${added(relayResult)}`, result: relayResult, baseline: directResult, rssMb: memoryMb(relay.pid).peak });
+      rows.push({ scenario: `bare Fastify+undici relay (the floor), ${added('relay', relayResult)}`, result: relayResult, baseline: directResult, rssMb: memoryMb(relay.pid).peak });
     }
     if (results.get('operator')) {
       const operatorResult = merged('operator');
-      rows.push({ scenario: `POST …/tool-calls (${label}), ${added(operatorResult)}`, result: operatorResult, baseline: directResult, rssMb: memoryMb(server.pid).peak, goal });
+      rows.push({ scenario: `POST …/tool-calls (${label}), ${added('operator', operatorResult)}`, result: operatorResult, baseline: directResult, rssMb: memoryMb(server.pid).peak, goal });
     }
     for (const request of mcpRequests) {
       if (!results.get(`mcp ${request.revision}`)) continue;
       const result = merged(`mcp ${request.revision}`);
-      rows.push({ scenario: `MCP tools/call ${request.revision} (${label}), ${added(result)}`, result, baseline: directResult, rssMb: memoryMb(server.pid).peak, goal });
+      rows.push({ scenario: `MCP tools/call ${request.revision} (${label}), ${added(`mcp ${request.revision}`, result)}`, result, baseline: directResult, rssMb: memoryMb(server.pid).peak, goal });
     }
   } finally {
     await relay.stop();
