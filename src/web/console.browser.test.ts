@@ -308,6 +308,13 @@ describe('the operator console in Chromium', () => {
     await visited(owner, 'forms', 'forms');
     await owner.getByRole('link', { name: 'Submissions of Book a checkup' }).click();
     await owner.getByText(VISITOR.email).first().waitFor();
+    // The last 30 days: the visit and the submission are counted, and the day-by-day table opens.
+    const stats = owner.getByRole('region', { name: 'Last 30 days' });
+    await expect.poll(() => stats.getByRole('definition').nth(1).textContent()).toBe('1');
+    expect(Number(await stats.getByRole('definition').first().textContent())).toBeGreaterThanOrEqual(1);
+    await expect.poll(() => stats.getByRole('img').getAttribute('aria-label')).toMatch(/1 submission from/);
+    await stats.getByText('Day by day').click();
+    await stats.getByRole('table').waitFor();
     await visited(owner, 'submissions', 'submissions');
 
     // The operator finds the contact by searching, with its note and its opportunity.

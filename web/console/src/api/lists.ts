@@ -24,6 +24,7 @@ export const queryKeys = {
   form: (id: string) => ['forms', id] as const,
   consentVersions: (id: string) => ['forms', id, 'consent-versions'] as const,
   submissions: (id: string) => ['forms', id, 'submissions'] as const,
+  formStats: (id: string) => ['forms', id, 'stats'] as const,
   embed: (id: string) => ['forms', id, 'embed'] as const,
   apiKeys: ['api-keys'] as const,
   members: ['members'] as const,

@@ -157,6 +157,15 @@ export interface FormWithCounts extends Form {
   submissions: number;
 }
 
+/** `GET /api/org/forms/{id}/stats`: the last 30 UTC days, oldest first, today last. */
+export interface FormStats {
+  from: string;
+  to: string;
+  views: number;
+  submissions: number;
+  days: Array<{ day: string; views: number; submissions: number }>;
+}
+
 /** What the console sends on create and update (`customFields` by key). */
 export interface FormInput {
   slug: string;

@@ -8,6 +8,7 @@ import { Page } from '../../components/Page';
 import { LoadError, Loading, QueryState } from '../../components/QueryState';
 import { displayValue, formatDateTime } from '../../lib/format';
 import { FIELD_LABELS } from './formBody';
+import { FormStatsPanel } from './FormStatsPanel';
 
 /** /forms/:id/submissions: what each visitor sent, the consent they agreed to, and a CSV of all of it. */
 export default function SubmissionsPage() {
@@ -49,6 +50,7 @@ function SubmissionList({ form }: { form: FormWithCounts }) {
       }
       intro={`${form.submissions} in all, newest first. Each one keeps the consent text its visitor agreed to.`}
     >
+      <FormStatsPanel formId={form.id} />
       {submissions.isPending ? (
         <Loading />
       ) : submissions.isError ? (
