@@ -7,6 +7,7 @@ import { Page } from './components/Page';
 import { RequireOwner } from './components/RequireSession';
 import { ToastRegion } from './lib/toast';
 import { crmRoutes } from './pages/crm/routes';
+import { toolsRoutes } from './pages/tools/routes';
 
 /** Each page is its own chunk, loaded when first visited. */
 const page = (load: () => Promise<{ default: ComponentType }>): RouteObject['lazy'] => async () => ({ Component: (await load()).default });
@@ -74,6 +75,7 @@ export const routes: RouteObject[] = [
           ...crmRoutes,
           { path: 'agents', lazy: page(() => import('./pages/agents/Agents')) },
           { path: 'agents/:id', lazy: page(() => import('./pages/agents/AgentEdit')) },
+          ...toolsRoutes,
           {
             element: <Owner />,
             children: [

@@ -19,6 +19,7 @@ const NAV: NavItem[] = [
   { to: '/pipelines', label: 'Pipelines' },
   { to: '/custom-fields', label: 'Custom fields' },
   { to: '/agents', label: 'Agents' },
+  { to: '/tools', label: 'Tools' },
   { to: '/api-keys', label: 'API keys', ownerOnly: true },
   { to: '/members', label: 'Members', ownerOnly: true },
   { to: '/settings', label: 'Settings' },

@@ -14,6 +14,7 @@ import { QueryState } from '../../components/QueryState';
 import { UnsavedChanges } from '../../components/UnsavedChanges';
 import { toast } from '../../lib/toast';
 import { useFormErrors } from '../../lib/useFormErrors';
+import { AgentToolsSection } from '../tools/AgentToolsSection';
 
 const HEX = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 const FONT = /^[A-Za-z0-9][A-Za-z0-9 ,'-]*$/;
@@ -256,6 +257,7 @@ function AgentEditor({ agent }: { agent: Agent | null }) {
           <p className="hint">The logo appears above the title on your forms.</p>
         </aside>
       </div>
+      {saved ? <AgentToolsSection agentId={saved.id} agentName={saved.name} /> : null}
     </Page>
   );
 }

@@ -1,0 +1,146 @@
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { useAgents } from '../../api/lists';
+import { Page } from '../../components/Page';
+import { LoadError, Loading } from '../../components/QueryState';
+import { SelectField } from '../../components/fields';
+import { fieldError } from '../crm/format';
+import { fetchCalls, fetchInstallations, toolKeys, type CallFilters } from './api';
+import { CallTable } from './CallTable';
+import { OUTCOMES } from './format';
+import './tools.css';
+
+const EMPTY: CallFilters = { agentId: '', toolId: '', outcome: '' };
+
+function filtersFrom(params: URLSearchParams): CallFilters {
+  return { agentId: params.get('agentId') ?? '', toolId: params.get('toolId') ?? '', outcome: params.get('outcome') ?? '' };
+}
+
+/** The call log: every call the organization's agents made, newest first, filtered by agent, tool and outcome. */
+export default function ToolCallsPage() {
+  const [params, setParams] = useSearchParams();
+  const filters = filtersFrom(params);
+  const [draft, setDraft] = useState<CallFilters>(filters);
+  const [seen, setSeen] = useState(params.toString());
+  if (seen !== params.toString()) {
+    setSeen(params.toString());
+    setDraft(filters);
+  }
+  const filtered = Boolean(filters.agentId || filters.toolId || filters.outcome);
+  const agents = useAgents();
+  const installations = useQuery({ queryKey: toolKeys.installations, queryFn: fetchInstallations });
+
+  const query = useInfiniteQuery({
+    queryKey: toolKeys.calls(filters),
+    queryFn: ({ pageParam, signal }) => fetchCalls(filters, pageParam, undefined, signal),
+    initialPageParam: null as string | null,
+    getNextPageParam: (page) => page.nextCursor,
+  });
+
+  const apply = (next: CallFilters) => {
+    const search = new URLSearchParams();
+    for (const [key, value] of Object.entries(next)) if (value) search.set(key, value);
+    setParams(search);
+  };
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    apply(draft);
+  };
+  const clear = () => {
+    setDraft(EMPTY);
+    apply(EMPTY);
+    setTimeout(() => document.querySelector<HTMLElement>('select[name="agentId"]')?.focus(), 30);
+  };
+
+  const error = query.error;
+  const calls = query.data?.pages.flatMap((page) => page.items) ?? [];
+  const showMore = () => {
+    if (query.isFetchingNextPage) return;
+    void query.fetchNextPage().then((result) => {
+      // Without more pages the button goes away: focus goes to the table, where the new calls are.
+      if (!result.isError && !result.hasNextPage) setTimeout(() => document.querySelector<HTMLElement>('[role="region"][aria-label="Tool calls"]')?.focus(), 30);
+    });
+  };
+  const tools = installations.data ?? [];
+
+  return (
+    <Page title="Tool calls" intro={<>Every call your agents made, newest first. Arguments and answers are not kept. <Link to="/tools">Back to your tools</Link></>}>
+      <form role="search" aria-label="Tool calls" className="crm-filters" onSubmit={onSubmit} noValidate>
+        <SelectField label="Agent" name="agentId" value={draft.agentId} onChange={(e) => setDraft({ ...draft, agentId: e.target.value })} error={fieldError(error, 'agentId')}>
+          <option value="">All agents</option>
+          {(agents.data ?? []).map((agent) => (
+            <option key={agent.id} value={agent.id}>
+              {agent.name}
+            </option>
+          ))}
+        </SelectField>
+        <SelectField label="Tool" name="toolId" value={draft.toolId} onChange={(e) => setDraft({ ...draft, toolId: e.target.value })} error={fieldError(error, 'toolId')}>
+          <option value="">All tools</option>
+          {tools.map((item) => (
+            <option key={item.id} value={item.toolId}>
+              {item.name ?? item.toolId}
+            </option>
+          ))}
+          {/* A removed tool still has calls: its id stays a choice when the address names it. */}
+          {draft.toolId && !tools.some((item) => item.toolId === draft.toolId) ? <option value={draft.toolId}>{draft.toolId}</option> : null}
+        </SelectField>
+        <SelectField label="Outcome" name="outcome" value={draft.outcome} onChange={(e) => setDraft({ ...draft, outcome: e.target.value })} error={fieldError(error, 'outcome')}>
+          <option value="">Any outcome</option>
+          {Object.entries(OUTCOMES).map(([code, label]) => (
+            <option key={code} value={code}>
+              {label}
+            </option>
+          ))}
+        </SelectField>
+        <div className="crm-filter-actions">
+          <button type="submit" className="button primary">
+            Show calls
+          </button>
+          {filtered ? (
+            <button type="button" className="button" onClick={clear}>
+              Clear filters
+            </button>
+          ) : null}
+        </div>
+      </form>
+
+      {query.isPending ? (
+        <Loading label="Loading calls…" />
+      ) : query.isError && !calls.length ? (
+        <LoadError error={error} retry={() => void query.refetch()} />
+      ) : calls.length === 0 ? (
+        filtered ? (
+          <div className="empty">
+            <p>No calls match these filters.</p>
+            <button type="button" className="button" onClick={clear}>
+              Clear filters
+            </button>
+          </div>
+        ) : (
+          <div className="empty">
+            <p>No calls yet. Calls appear here a second or so after your agents make them.</p>
+            <Link className="button primary" to="/tools">
+              Go to your tools
+            </Link>
+          </div>
+        )
+      ) : (
+        <>
+          <p className="visually-hidden" role="status">
+            {`${calls.length}${query.hasNextPage ? ' or more' : ''} call${calls.length === 1 && !query.hasNextPage ? '' : 's'} shown`}
+          </p>
+          <CallTable calls={calls} agents={agents.data} installations={installations.data} label="Tool calls" />
+          {query.isError ? <LoadError error={error} retry={() => void query.fetchNextPage()} /> : null}
+          {query.hasNextPage ? (
+            <div className="actions">
+              <button type="button" className="button" aria-disabled={query.isFetchingNextPage || undefined} onClick={showMore}>
+                {query.isFetchingNextPage ? 'Loading more…' : 'Show more calls'}
+              </button>
+            </div>
+          ) : null}
+        </>
+      )}
+    </Page>
+  );
+}

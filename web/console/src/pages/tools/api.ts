@@ -1,0 +1,151 @@
+import type { QueryClient } from '@tanstack/react-query';
+import { api, seg } from '../../api/client';
+import { fetchAll } from '../../api/lists';
+import type { Page } from '../../api/types';
+
+/**
+ * Wire shapes and fetchers of the tools pages (docs/operator-api.md: "Installations", "Agent tools and
+ * tool calls", "The call log", "Agent keys"; the public catalog in docs/developer-api.md).
+ */
+
+export const AUTH_TYPES = ['none', 'api_key', 'bearer', 'basic', 'hmac'] as const;
+export type AuthType = (typeof AUTH_TYPES)[number];
+
+export const TOOL_CATEGORIES = ['crm', 'sales', 'marketing', 'support', 'scheduling', 'ecommerce', 'payments', 'finance', 'communication', 'productivity', 'data', 'developer', 'other'] as const;
+
+export interface ToolParameter {
+  name: string;
+  type: 'string' | 'number' | 'boolean' | 'array';
+  description: string;
+  required: boolean;
+  items?: 'string' | 'number' | 'boolean';
+}
+
+export interface CatalogTool {
+  id: string;
+  name: string;
+  description: string;
+  endpointHost: string;
+  method: string;
+  authType: AuthType;
+  apiKeyHeader: string | null;
+  category: string;
+  parameters: ToolParameter[];
+  version: number;
+  publishedAt: string;
+  developer: { name: string };
+}
+
+export interface Installation {
+  id: string;
+  toolId: string;
+  toolName: string | null;
+  name: string | null;
+  alias: string | null;
+  enabled: boolean;
+  allAgents: boolean;
+  agentIds: string[];
+  authType: AuthType | null;
+  credentialsSet: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type Credentials = Partial<Record<'apiKey' | 'token' | 'username' | 'password' | 'secret', string>>;
+
+export interface InstallationInput {
+  toolId: string;
+  agentIds?: string[];
+  alias?: string;
+  credentials?: Credentials;
+}
+
+export interface InstallationPatch {
+  agentIds?: string[] | null;
+  alias?: string | null;
+  credentials?: Credentials | null;
+}
+
+export interface ToolCallResult {
+  callId: string;
+  status: number;
+  durationMs: number;
+  result: unknown;
+}
+
+export interface ToolCall {
+  id: string;
+  agentId: string;
+  toolId: string;
+  revisionId: string;
+  installationId: string;
+  path: 'operator' | 'mcp' | 'test';
+  outcome: string;
+  httpStatus: number | null;
+  durationMs: number;
+  requestBytes: number;
+  responseBytes: number;
+  createdAt: string;
+}
+
+export interface CallFilters {
+  agentId: string;
+  toolId: string;
+  outcome: string;
+}
+
+export interface McpToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: { properties: Record<string, unknown>; required: string[] };
+}
+
+export interface AgentKey {
+  id: string;
+  agentId: string;
+  name: string;
+  lastFour: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+export interface CreatedAgentKey extends AgentKey {
+  key: string;
+}
+
+export const toolKeys = {
+  installations: ['installations'] as const,
+  installation: (id: string) => ['installations', id] as const,
+  catalog: (q: string, category: string) => ['catalog', q, category] as const,
+  catalogTool: (id: string) => ['catalog', 'tool', id] as const,
+  calls: (filters: CallFilters) => ['tool-calls', filters] as const,
+  allCalls: ['tool-calls'] as const,
+  agentTools: (agentId: string) => ['agents', agentId, 'tools'] as const,
+  agentKeys: (agentId: string) => ['agents', agentId, 'keys'] as const,
+};
+
+const opts = (signal?: AbortSignal) => (signal ? { signal } : {});
+
+export const CATALOG_PAGE = 12;
+export const CALLS_PAGE = 25;
+
+export const fetchCatalog = (q: string, category: string, cursor: string | null, signal?: AbortSignal) =>
+  api.get<Page<CatalogTool>>('/api/catalog/tools', { query: { q, category, limit: CATALOG_PAGE, cursor }, ...opts(signal) });
+export const fetchCatalogTool = (id: string, signal?: AbortSignal) => api.get<CatalogTool>(`/api/catalog/tools/${seg(id)}`, opts(signal));
+export const fetchInstallation = (id: string, signal?: AbortSignal) => api.get<Installation>(`/api/org/installations/${seg(id)}`, opts(signal));
+export const fetchCalls = (filters: CallFilters, cursor: string | null, limit = CALLS_PAGE, signal?: AbortSignal) =>
+  api.get<Page<ToolCall>>('/api/org/tool-calls', { query: { ...filters, limit, cursor }, ...opts(signal) });
+export const fetchAgentTools = (agentId: string, signal?: AbortSignal) =>
+  api.get<{ format: 'mcp'; tools: McpToolDefinition[] }>(`/api/org/agents/${seg(agentId)}/tools`, { query: { format: 'mcp' }, ...opts(signal) });
+export const fetchAgentKeys = (agentId: string) => fetchAll<AgentKey>(`/api/org/agents/${seg(agentId)}/keys`);
+export const fetchInstallations = () => fetchAll<Installation>('/api/org/installations');
+export const callTool = (agentId: string, name: string, args: Record<string, unknown> | undefined) =>
+  api.post<ToolCallResult>(`/api/org/agents/${seg(agentId)}/tool-calls`, args === undefined ? { name } : { name, arguments: args });
+
+/** After an installation changed: the lists that show it, and what every agent can call. */
+export async function afterInstallationChange(client: QueryClient): Promise<void> {
+  await Promise.all([
+    client.invalidateQueries({ queryKey: toolKeys.installations, exact: true }),
+    client.invalidateQueries({ predicate: (query) => query.queryKey[0] === 'agents' && query.queryKey[2] === 'tools' }),
+  ]);
+}

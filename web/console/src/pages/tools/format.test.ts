@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import type { Installation } from './api';
+import { agentNames, installationHint, mcpConfig, outcomeLabel } from './format';
+
+const inst = (over: Partial<Installation> = {}): Installation => ({
+  id: 'inst_1', toolId: 'tool_1', toolName: 'quote', name: 'quote', alias: null, enabled: true, allAgents: true, agentIds: [],
+  authType: 'bearer', credentialsSet: true, createdAt: '', updatedAt: '', ...over,
+});
+const agent = (id: string, name: string) => ({ id, name, branding: {} as never, createdAt: '', updatedAt: '' });
+
+describe('tools formatting', () => {
+  it('reads outcome codes', () => {
+    expect(outcomeLabel('OK')).toBe('Succeeded');
+    expect(outcomeLabel('TOOL_TIMEOUT')).toBe('Timed out');
+    expect(outcomeLabel('SOMETHING_NEW')).toBe('Something new');
+  });
+
+  it('names the agents of an installation', () => {
+    expect(agentNames(inst(), [])).toBe('All agents');
+    expect(agentNames(inst({ allAgents: false, agentIds: ['agt_a', 'agt_gone'] }), [agent('agt_a', 'Front desk')])).toBe('Front desk, agt_gone');
+  });
+
+  it('says what an installation still needs', () => {
+    expect(installationHint(inst())).toBeNull();
+    expect(installationHint(inst({ credentialsSet: false }))).toMatch(/Add credentials/);
+    expect(installationHint(inst({ authType: 'none', credentialsSet: false }))).toBeNull();
+    expect(installationHint(inst({ enabled: false, authType: null }))).toMatch(/withdrawn/);
+  });
+
+  it('gives the MCP client configuration of docs/mcp.md', () => {
+    expect(JSON.parse(mcpConfig('https://sb.example', 'svc_agt_x'))).toEqual({
+      mcpServers: { switchboard: { type: 'http', url: 'https://sb.example/mcp', headers: { Authorization: 'Bearer svc_agt_x' } } },
+    });
+  });
+});
