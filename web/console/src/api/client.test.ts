@@ -40,6 +40,11 @@ describe('api client', () => {
     const withDetails = recorder(json(400, { success: false, error: 'Invalid body.', code: 'VALIDATION_ERROR', details: [{ path: '/title', message: 'is required' }, 'junk'] }));
     const invalid = (await createClient({ fetch: withDetails.fetch }).post('/api/org/forms', {}).catch((e: unknown) => e)) as ApiError;
     expect(invalid.details).toEqual([{ path: '/title', message: 'is required' }]);
+    expect(invalid.extra).toEqual({});
+    // A failed tool call's own fields come through as sent.
+    const toolFailure = recorder(json(502, { success: false, error: 'The endpoint answered 503.', code: 'TOOL_HTTP_ERROR', callId: 'call_1', status: 503, body: { error: 'down' } }));
+    const failed = (await createClient({ fetch: toolFailure.fetch }).post('/api/org/agents/agt_1/tool-calls', {}).catch((e: unknown) => e)) as ApiError;
+    expect(failed.extra).toEqual({ callId: 'call_1', status: 503, body: { error: 'down' } });
   });
 
   it('explains a failure without a JSON body by its status', async () => {

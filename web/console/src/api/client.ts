@@ -25,8 +25,13 @@ export class ApiError extends Error {
   /** Seconds to wait, from Retry-After (429). */
   readonly retryAfter: number | undefined;
   readonly requestId: string | undefined;
+  /** Whatever else the error body carried, as sent: a tool call's `callId`, and for TOOL_HTTP_ERROR the endpoint's `status` and `body`. */
+  readonly extra: Record<string, unknown>;
 
-  constructor(init: { status: number; code: string; message: string; field?: string | undefined; details?: ErrorDetail[] | undefined; retryAfter?: number | undefined; requestId?: string | undefined }) {
+  constructor(init: {
+    status: number; code: string; message: string; field?: string | undefined; details?: ErrorDetail[] | undefined;
+    retryAfter?: number | undefined; requestId?: string | undefined; extra?: Record<string, unknown>;
+  }) {
     super(init.message);
     this.name = 'ApiError';
     this.status = init.status;
@@ -35,6 +40,7 @@ export class ApiError extends Error {
     this.details = init.details;
     this.retryAfter = init.retryAfter;
     this.requestId = init.requestId;
+    this.extra = init.extra ?? {};
   }
 
   get notFound(): boolean {
@@ -72,7 +78,7 @@ export function withQuery(path: string, query?: Query): string {
 
 /** Reads an answer: `{success: true, data}` gives data; anything else an ApiError carrying the API's message. */
 export async function readAnswer<T>(res: Response): Promise<T> {
-  type Body = { success?: unknown; data?: unknown; error?: unknown; code?: unknown; field?: unknown; details?: unknown; requestId?: unknown };
+  type Body = { success?: unknown; data?: unknown; error?: unknown; code?: unknown; field?: unknown; details?: unknown; requestId?: unknown; [key: string]: unknown };
   let body = null as Body | null;
   try {
     const parsed: unknown = await res.json();
@@ -97,8 +103,16 @@ export async function readAnswer<T>(res: Response): Promise<T> {
       details,
       retryAfter: retryAfterSeconds(res.headers.get('Retry-After')),
       requestId: typeof body?.requestId === 'string' ? body.requestId : undefined,
+      extra: extraFields(body),
     }),
   );
+}
+
+const ENVELOPE_FIELDS = new Set(['success', 'error', 'code', 'field', 'details', 'requestId']);
+
+function extraFields(body: Record<string, unknown> | null): Record<string, unknown> {
+  if (!body) return {};
+  return Object.fromEntries(Object.entries(body).filter(([key]) => !ENVELOPE_FIELDS.has(key)));
 }
 
 export interface ClientOptions {

@@ -93,6 +93,12 @@ function CallFailure({ error }: { error: unknown }) {
         <strong>{outcomeLabel(error.code)}</strong> <code>{error.code}</code>
       </p>
       <p>{error.message}</p>
+      {typeof error.extra.status === 'number' ? <p>The endpoint answered HTTP {error.extra.status}.</p> : null}
+      {error.extra.body !== undefined ? (
+        <pre className="tools-result" tabIndex={0} role="region" aria-label="The endpoint’s answer">
+          {JSON.stringify(error.extra.body, null, 2)}
+        </pre>
+      ) : null}
       {error.details?.length ? (
         <ul className="tools-details">
           {error.details.map((detail, index) => (
@@ -101,6 +107,11 @@ function CallFailure({ error }: { error: unknown }) {
             </li>
           ))}
         </ul>
+      ) : null}
+      {typeof error.extra.callId === 'string' ? (
+        <p className="small">
+          This call is in the call log as <code>{error.extra.callId}</code>.
+        </p>
       ) : null}
     </div>
   );
