@@ -1,8 +1,6 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join, resolve } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBrowserHarness, h1, nav, poll, settled } from '../../test/support/browser.js';
 import { createTestContext, type TestContext } from '../../test/support/context.js';
 import { developerSession } from '../../test/support/factories.js';
 import { json, startHttpsEndpoint, type HttpsEndpoint } from '../../test/support/https-endpoint.js';
@@ -17,19 +15,7 @@ import { createTool, fixedResolver, publishTool, TEST_DNS } from '../../test/sup
  * endpoint is a real HTTPS server on 127.0.0.1 (a test CA); an operator enables it for one agent with a
  * bearer token, calls it, reads the call log, makes and revokes an agent key, and removes it.
  */
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-const LOOPBACK = /^(https?|wss?):\/\/(127\.0\.0\.1|\[::1\])[:/]/;
-const root = resolve(import.meta.dirname, '../..');
-const ARTIFACTS = join(root, 'test-artifacts/console-tools');
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const AXE_PATH = '/__browser-test__/axe.min.js';
-const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
 const FLOW_TIMEOUT = 240_000;
-
-const RECORDER = `
-  window.__violations = [];
-  document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI), true);
-`;
 
 const OWNER = { name: 'Olive Owner', email: 'olive@brightsmile.example', password: 'violet kettle marathon', org: 'Bright Smile Dental' };
 const OTHER = { name: 'Otto Other', email: 'otto@elsewhere.example', password: 'granite puzzle meadow', org: 'Elsewhere Plumbing' };
@@ -42,13 +28,11 @@ describe('the console’s tools pages in Chromium', () => {
   let t: TestContext;
   let endpoint: HttpsEndpoint;
   let app: string;
-  let browser: Browser;
+  const harness = createBrowserHarness({ artifacts: 'console-tools', checkPage: noSecrets });
+  const { newContext, newPage, axe, visited, cookieOf, checked, pageErrors, blocked } = harness;
   let toolName: string;
   let toolId: string;
   let installationId = '';
-  const checked: string[] = [];
-  const pageErrors: string[] = [];
-  const blocked: string[] = [];
 
   beforeAll(async () => {
     endpoint = await startHttpsEndpoint(json(200, { quote: { amount: 12.5, currency: 'EUR' } }));
@@ -68,87 +52,21 @@ describe('the console’s tools pages in Chromium', () => {
     toolName = tool.name;
     toolId = tool.id;
 
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
-    mkdirSync(ARTIFACTS, { recursive: true });
+    await harness.start(app);
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
+    await harness.close();
     await t?.close();
     await endpoint?.close();
   });
 
-  async function newContext(): Promise<BrowserContext> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    await context.route('**/*', (route) => {
-      const url = route.request().url();
-      if (LOOPBACK.test(url)) return route.continue();
-      blocked.push(url);
-      return route.abort();
-    });
-    await context.route(`${app}${AXE_PATH}`, (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body: axeSource }));
-    await context.addInitScript(RECORDER);
-    return context;
-  }
-
-  async function newPage(context: BrowserContext): Promise<Page> {
-    const page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`));
-    page.on('dialog', (dialog) => {
-      pageErrors.push(`unexpected dialog: ${dialog.message()}`);
-      void dialog.dismiss();
-    });
-    return page;
-  }
-
-  const poll = <T,>(fn: () => T | Promise<T>, options: { timeout?: number; message?: string } = {}) => expect.poll(fn, { timeout: 20_000, ...options });
-  const h1 = (page: Page) => page.getByRole('heading', { level: 1 });
-
-  async function settled(page: Page): Promise<void> {
-    await h1(page).first().waitFor();
-    await poll(() => page.locator('.loading').count(), { timeout: 20_000 }).toBe(0);
-  }
-
-  async function axe(page: Page, label: string): Promise<void> {
-    if (!(await page.evaluate<boolean>("typeof window.axe === 'object'"))) await page.addScriptTag({ url: `${app}${AXE_PATH}` });
-    const found = await page.evaluate<string[]>(
-      `axe.run(document, { runOnly: { type: 'tag', values: ${JSON.stringify(AXE_TAGS)} } })` +
-        ".then((result) => result.violations.map((v) => v.id + ' (' + v.nodes.length + '): ' + v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')))",
-    );
-    expect(found, `axe on ${label}`).toEqual([]);
-    expect(await page.evaluate<string[]>('window.__violations'), `CSP violations on ${label}`).toEqual([]);
-  }
-
-  /** No credential the operator typed is anywhere in the page's HTML (inputs' values included). */
+  /** No credential the operator typed is anywhere in the page's HTML (inputs' values included): checked on every page visited. */
   async function noSecrets(page: Page, label: string): Promise<void> {
     const html = await page.evaluate<string>(
       "document.documentElement.outerHTML + [...document.querySelectorAll('input, textarea')].map((e) => e.value).join(' ')",
     );
     for (const secret of SECRETS) expect(html.includes(secret), `a credential in the HTML of ${label}`).toBe(false);
-  }
-
-  /** A page visited: settled, axe-clean, no credential in it; the main ones screenshotted (and checked) at 1280 and 375 px. */
-  async function visited(page: Page, label: string, screenshot?: string): Promise<void> {
-    await settled(page);
-    await axe(page, label);
-    await noSecrets(page, label);
-    checked.push(label);
-    if (!screenshot) return;
-    const dismiss = page.getByRole('button', { name: 'Dismiss notification' });
-    for (let i = 0; i < 5 && (await dismiss.count()) > 0; i++) await dismiss.first().click({ timeout: 2_000 }).catch(() => undefined);
-    await page.screenshot({ path: join(ARTIFACTS, `${screenshot}-1280.png`), fullPage: true });
-    await page.setViewportSize({ width: 375, height: 812 });
-    try {
-      await poll(() => page.evaluate<number>('document.documentElement.scrollWidth'), { message: `${label} fits 375 px` }).toBeLessThanOrEqual(375);
-      await axe(page, `${label} at 375 px`);
-      await page.screenshot({ path: join(ARTIFACTS, `${screenshot}-375.png`), fullPage: true });
-    } finally {
-      await page.setViewportSize({ width: 1280, height: 900 });
-    }
-  }
-
-  async function nav(page: Page, name: string): Promise<void> {
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
   }
 
   async function signUp(page: Page, who: typeof OWNER): Promise<void> {
@@ -390,10 +308,4 @@ describe('the console’s tools pages in Chromium', () => {
     expect(checked.length).toBeGreaterThan(15);
     expect(blocked, 'requests aborted for leaving loopback').toEqual([]);
   });
-
-  async function cookieOf(context: BrowserContext): Promise<string> {
-    const cookie = (await context.cookies(app)).find((c) => c.name === 'svc_session');
-    expect(cookie, 'session cookie').toBeDefined();
-    return `svc_session=${cookie!.value}`;
-  }
 });

@@ -1,9 +1,7 @@
-import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { createRequire } from 'node:module';
-import { join, resolve } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBrowserHarness, h1, nav, poll, settled } from '../../test/support/browser.js';
 import { createTestContext, type TestContext } from '../../test/support/context.js';
 import { freePort } from '../../test/support/net.js';
 import { mailBody, startSmtp, type TestSmtp } from '../../test/support/smtp.js';
@@ -19,21 +17,7 @@ import { mailBody, startSmtp, type TestSmtp } from '../../test/support/smtp.js';
  * The flows run in order and build on each other: the operator of the first flow invites the
  * member of the second; the third checks the first one's records from another organization.
  */
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-const LOOPBACK = /^(https?|wss?):\/\/(127\.0\.0\.1|\[::1\])[:/]/;
-const root = resolve(import.meta.dirname, '../..');
-const ARTIFACTS = join(root, 'test-artifacts/console');
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-/** Served from the console's own origin (by the browser context, never by the app), so the console's CSP need not be bypassed. */
-const AXE_PATH = '/__browser-test__/axe.min.js';
-const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
 const FLOW_TIMEOUT = 240_000;
-
-/** What every page records from the start: CSP violations. */
-const RECORDER = `
-  window.__violations = [];
-  document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI), true);
-`;
 
 const OWNER = { name: 'Olive Owner', email: 'olive@brightsmile.example', password: 'violet kettle marathon', org: 'Bright Smile Dental' };
 const MEMBER = { name: 'Mia Member', email: 'mia@brightsmile.example', password: 'orange harbor lantern' };
@@ -46,14 +30,12 @@ describe('the operator console in Chromium', () => {
   let app: string;
   let site: string;
   let siteServer: Server;
-  let browser: Browser;
+  const harness = createBrowserHarness({ artifacts: 'console' });
+  const { newContext, newPage, axe, visited, cookieOf, checked, pageErrors, blocked } = harness;
   /** The HTML the operator pastes into their own site (the second origin's /site page). */
   let pastedSnippet = '';
   /** What the first flow made, for the isolation flow. */
   const first: { formId?: string; contactId?: string; opportunityId?: string; pipelineId?: string } = {};
-  const checked: string[] = [];
-  const pageErrors: string[] = [];
-  const blocked: string[] = [];
 
   beforeAll(async () => {
     smtp = await startSmtp();
@@ -84,12 +66,11 @@ describe('the operator console in Chromium', () => {
     await new Promise<void>((done) => siteServer.listen(0, '127.0.0.1', done));
     site = `http://127.0.0.1:${(siteServer.address() as { port: number }).port}`;
 
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
-    mkdirSync(ARTIFACTS, { recursive: true });
+    await harness.start(app);
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
+    await harness.close();
     await new Promise((done) => siteServer?.close(done));
     await t?.close();
     await smtp?.close();
@@ -99,87 +80,10 @@ describe('the operator console in Chromium', () => {
     return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
   }
 
-  /** A browser profile of its own (one person), loopback only, axe served from the console's origin. */
-  async function newContext(options: Parameters<Browser['newContext']>[0] = {}): Promise<BrowserContext> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
-    await context.route('**/*', (route) => {
-      const url = route.request().url();
-      if (LOOPBACK.test(url)) return route.continue();
-      blocked.push(url);
-      return route.abort();
-    });
-    await context.route(`${app}${AXE_PATH}`, (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body: axeSource }));
-    await context.addInitScript(RECORDER);
-    return context;
-  }
-
-  async function newPage(context: BrowserContext): Promise<Page> {
-    const page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`));
-    page.on('dialog', (dialog) => {
-      pageErrors.push(`unexpected dialog: ${dialog.message()}`);
-      void dialog.dismiss();
-    });
-    return page;
-  }
-
-  /** expect.poll with room for a loaded machine (vitest's default gives up after a second). */
-  const poll = <T,>(fn: () => T | Promise<T>, options: { timeout?: number; message?: string } = {}) => expect.poll(fn, { timeout: 20_000, ...options });
-
-  const h1 = (page: Page) => page.getByRole('heading', { level: 1 });
-
-  /** The page has drawn its data: an h1, nothing loading. */
-  async function settled(page: Page): Promise<void> {
-    await h1(page).first().waitFor();
-    await poll(() => page.locator('.loading').count(), { timeout: 20_000 }).toBe(0);
-  }
-
-  /** axe-core on the page as it is now (WCAG 2.2 AA and best practices), under the console's CSP. */
-  async function axe(page: Page, label: string): Promise<void> {
-    if (!(await page.evaluate<boolean>("typeof window.axe === 'object'"))) await page.addScriptTag({ url: `${app}${AXE_PATH}` });
-    const found = await page.evaluate<string[]>(
-      `axe.run(document, { runOnly: { type: 'tag', values: ${JSON.stringify(AXE_TAGS)} } })` +
-        ".then((result) => result.violations.map((v) => v.id + ' (' + v.nodes.length + '): ' + v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')))",
-    );
-    expect(found, `axe on ${label}`).toEqual([]);
-    expect(await page.evaluate<string[]>('window.__violations'), `CSP violations on ${label}`).toEqual([]);
-  }
-
-  /** A console page visited: settled, axe-clean; the main ones screenshotted (and axe-checked) at 1280 and 375 px wide. */
-  async function visited(page: Page, label: string, screenshot?: string): Promise<void> {
-    await settled(page);
-    await axe(page, label);
-    checked.push(label);
-    if (!screenshot) return;
-    // Toasts of earlier steps would cover the page in its pictures: dismissed by their buttons.
-    const dismiss = page.getByRole('button', { name: 'Dismiss notification' });
-    for (let i = 0; i < 5 && (await dismiss.count()) > 0; i++) await dismiss.first().click({ timeout: 2_000 }).catch(() => undefined);
-    await page.screenshot({ path: join(ARTIFACTS, `${screenshot}-1280.png`), fullPage: true });
-    await page.setViewportSize({ width: 375, height: 812 });
-    try {
-      await poll(() => page.evaluate<number>('document.documentElement.scrollWidth'), { message: `${label} fits 375 px` }).toBeLessThanOrEqual(375);
-      await axe(page, `${label} at 375 px`);
-      await page.screenshot({ path: join(ARTIFACTS, `${screenshot}-375.png`), fullPage: true });
-    } finally {
-      await page.setViewportSize({ width: 1280, height: 900 });
-    }
-  }
-
-  /** The session cookie of a browser profile, as a Cookie header for raw requests. */
-  async function cookieOf(context: BrowserContext): Promise<string> {
-    const cookie = (await context.cookies(app)).find((c) => c.name === 'svc_session');
-    expect(cookie, 'session cookie').toBeDefined();
-    return `svc_session=${cookie!.value}`;
-  }
-
   /** A raw request to the server, outside any browser. */
   async function raw(path: string, cookie: string): Promise<{ status: number; body: any }> {
     const res = await fetch(`${app}${path}`, { headers: { cookie } });
     return { status: res.status, body: await res.json().catch(() => null) };
-  }
-
-  async function nav(page: Page, name: string): Promise<void> {
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
   }
 
   async function signOut(page: Page, who: { name: string }): Promise<void> {
