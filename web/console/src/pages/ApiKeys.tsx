@@ -1,13 +1,13 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { api, seg } from '../api/client';
 import { fetchAll, queryKeys } from '../api/lists';
 import type { ApiKey, CreatedApiKey } from '../api/types';
-import { CopyButton } from '../components/CopyButton';
 import { ConfirmButton } from '../components/dialogs';
 import { FormError, TextField } from '../components/fields';
 import { Page } from '../components/Page';
 import { LoadError, Loading } from '../components/QueryState';
+import { ShownOnce } from '../components/ShownOnce';
 import { formatDateTime } from '../lib/format';
 import { toast } from '../lib/toast';
 import { useFormErrors } from '../lib/useFormErrors';
@@ -20,9 +20,6 @@ export default function ApiKeysPage() {
   const formRef = useRef<HTMLFormElement>(null);
   const [name, setName] = useState('');
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
-  const createdRef = useRef<HTMLElement>(null);
-  // The new key takes focus, so a screen reader reads it out and the copy button is one Tab away.
-  useEffect(() => createdRef.current?.focus(), [created]);
   const create = useMutation({
     mutationFn: () => api.post<CreatedApiKey>('/api/org/api-keys', { name: name.trim() }),
     onSuccess: (key) => {
@@ -46,21 +43,18 @@ export default function ApiKeysPage() {
   return (
     <Page title="API keys" intro="A key lets your own tools and automations use the Operator API for this organization. Use one key per integration, so you can revoke one alone.">
       {created ? (
-        <section className="card success-card" aria-labelledby="new-key-title" tabIndex={-1} ref={createdRef}>
-          <h2 id="new-key-title">Your new key “{created.name}”</h2>
-          <p>
-            <strong>Copy it now: it is shown only this once.</strong> Send it as <code>Authorization: Bearer &lt;key&gt;</code>.
-          </p>
-          <code className="secret" aria-label="The new API key">
-            {created.key}
-          </code>
-          <div className="actions">
-            <CopyButton text={created.key} label="Copy key" className="button primary" />
-            <button type="button" className="button" onClick={() => setCreated(null)}>
-              I have stored it
-            </button>
-          </div>
-        </section>
+        <ShownOnce
+          titleId="new-key-title"
+          title={<>Your new key “{created.name}”</>}
+          note={
+            <>
+              Send it as <code>Authorization: Bearer &lt;key&gt;</code>.
+            </>
+          }
+          secret={created.key}
+          secretLabel="The new API key"
+          onDone={() => setCreated(null)}
+        />
       ) : null}
 
       <section className="card" aria-labelledby="create-key-title">

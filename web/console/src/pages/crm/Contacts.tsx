@@ -1,30 +1,20 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
-import { Link, useSearchParams } from 'react-router';
+import { Link } from 'react-router';
+import { FilterActions } from '../../components/FilterActions';
 import { Page } from '../../components/Page';
 import { LoadError, Loading } from '../../components/QueryState';
 import { TextField } from '../../components/fields';
+import { useAddressFilters } from '../../lib/useAddressFilters';
 import { crmKeys, fetchContacts, type ContactFilters } from './api';
 import { focusSoon } from './focus';
 import { contactName, fieldError, formatDate } from './format';
 import './crm.css';
 
-function filtersFrom(params: URLSearchParams): ContactFilters {
-  return { q: params.get('q') ?? '', email: params.get('email') ?? '', phone: params.get('phone') ?? '' };
-}
+const EMPTY: ContactFilters = { q: '', email: '', phone: '' };
 
 /** Contacts: search (`q`) and exact filters (email, phone) kept in the address, newest first, a page at a time. */
 export default function ContactsPage() {
-  const [params, setParams] = useSearchParams();
-  const filters = filtersFrom(params);
-  const [draft, setDraft] = useState<ContactFilters>(filters);
-  // Back and forward change the address: the inputs follow it.
-  const [seen, setSeen] = useState(params.toString());
-  if (seen !== params.toString()) {
-    setSeen(params.toString());
-    setDraft(filters);
-  }
-  const filtered = Boolean(filters.q || filters.email || filters.phone);
+  const { filters, draft, setDraft, filtered, onSubmit, clear: clearFilters } = useAddressFilters(EMPTY);
 
   const query = useInfiniteQuery({
     queryKey: crmKeys.contacts(filters),
@@ -33,19 +23,8 @@ export default function ContactsPage() {
     getNextPageParam: (page) => page.nextCursor,
   });
 
-  const apply = (next: ContactFilters) => {
-    const search = new URLSearchParams();
-    for (const [key, value] of Object.entries(next)) if (value.trim()) search.set(key, value.trim());
-    setParams(search);
-  };
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
-    apply(draft);
-  };
   const clear = () => {
-    const empty = { q: '', email: '', phone: '' };
-    setDraft(empty);
-    apply(empty);
+    clearFilters();
     // The button goes away with the filters: focus goes back to the search box.
     focusSoon('input[name="q"]');
   };
@@ -69,16 +48,7 @@ export default function ContactsPage() {
         <TextField label="Search" hint="Name, email, phone or company" type="search" name="q" value={draft.q} maxLength={200} onChange={(e) => setDraft({ ...draft, q: e.target.value })} error={fieldError(error, 'q')} />
         <TextField label="Email" hint="Exact address" type="email" name="email" value={draft.email} maxLength={254} onChange={(e) => setDraft({ ...draft, email: e.target.value })} error={fieldError(error, 'email')} />
         <TextField label="Phone" hint="Any format" type="tel" name="phone" value={draft.phone} maxLength={40} onChange={(e) => setDraft({ ...draft, phone: e.target.value })} error={fieldError(error, 'phone')} />
-        <div className="crm-filter-actions">
-          <button type="submit" className="button primary">
-            Search
-          </button>
-          {filtered ? (
-            <button type="button" className="button" onClick={clear}>
-              Clear filters
-            </button>
-          ) : null}
-        </div>
+        <FilterActions filtered={filtered} onClear={clear} />
       </form>
 
       {query.isPending ? (

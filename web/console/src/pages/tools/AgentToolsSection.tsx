@@ -1,11 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useId, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { api, seg } from '../../api/client';
 import { CopyButton } from '../../components/CopyButton';
 import { ConfirmButton } from '../../components/dialogs';
 import { FormError, TextField } from '../../components/fields';
 import { LoadError, Loading } from '../../components/QueryState';
+import { ShownOnce } from '../../components/ShownOnce';
 import { TableWrap } from '../../components/TableWrap';
 import { formatDateTime } from '../../lib/format';
 import { toast } from '../../lib/toast';
@@ -57,10 +58,7 @@ function AgentKeys({ agentId, agentName }: { agentId: string; agentName: string 
   const formRef = useRef<HTMLFormElement>(null);
   const [name, setName] = useState('');
   const [created, setCreated] = useState<CreatedAgentKey | null>(null);
-  const createdRef = useRef<HTMLElement>(null);
   const snippetId = useId();
-  // The new key takes focus, so a screen reader reads it out and the copy button is one Tab away.
-  useEffect(() => createdRef.current?.focus(), [created]);
   const create = useMutation({
     mutationFn: () => api.post<CreatedAgentKey>(`/api/org/agents/${seg(agentId)}/keys`, { name: name.trim() }),
     onSuccess: (key) => {
@@ -86,26 +84,20 @@ function AgentKeys({ agentId, agentName }: { agentId: string; agentName: string 
         An agent key lets an MCP client, such as Claude Desktop, call {agentName}’s tools at <code>{window.location.origin}/mcp</code>, and nothing else.
       </p>
       {created ? (
-        <section className="card success-card" aria-labelledby="new-agent-key-title" tabIndex={-1} ref={createdRef}>
-          <h4 id="new-agent-key-title">Your new agent key “{created.name}”</h4>
-          <p>
-            <strong>Copy it now: it is shown only this once.</strong>
-          </p>
-          <code className="secret" aria-label="The new agent key">
-            {created.key}
-          </code>
+        <ShownOnce
+          titleId="new-agent-key-title"
+          title={<>Your new agent key “{created.name}”</>}
+          level={4}
+          secret={created.key}
+          secretLabel="The new agent key"
+          actions={<CopyButton text={config} label="Copy configuration" className="button" />}
+          onDone={() => setCreated(null)}
+        >
           <div className="field snippet-field">
             <label htmlFor={snippetId}>MCP client configuration</label>
             <textarea id={snippetId} className="snippet" readOnly rows={9} value={config} onFocus={(e) => e.target.select()} />
           </div>
-          <div className="actions">
-            <CopyButton text={created.key} label="Copy key" className="button primary" />
-            <CopyButton text={config} label="Copy configuration" className="button" />
-            <button type="button" className="button" onClick={() => setCreated(null)}>
-              I have stored it
-            </button>
-          </div>
-        </section>
+        </ShownOnce>
       ) : null}
       <form ref={formRef} onSubmit={submit} noValidate className="row" aria-label="Create an agent key">
         <TextField label="Where is it used?" name="name" maxLength={100} placeholder="Claude Desktop" value={name} onChange={(e) => setName(e.target.value)} error={errors.error('name')} />

@@ -1,9 +1,11 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
-import { Link, useSearchParams } from 'react-router';
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { FilterActions } from '../../components/FilterActions';
 import { Page } from '../../components/Page';
 import { LoadError, Loading } from '../../components/QueryState';
 import { SelectField, TextField } from '../../components/fields';
+import { useAddressFilters } from '../../lib/useAddressFilters';
 import { fieldError } from '../crm/format';
 import { TOOL_CATEGORIES, fetchCatalog, fetchInstallations, toolKeys, type CatalogTool, type Installation } from './api';
 import { AUTH_LABELS } from './credentials';
@@ -11,21 +13,14 @@ import { EnableDialog } from './EnableDialog';
 import './tools.css';
 
 const CATEGORY_LABELS: Record<string, string> = { crm: 'CRM', ecommerce: 'E-commerce' };
+const EMPTY = { q: '', category: '' };
 export const categoryLabel = (category: string) => CATEGORY_LABELS[category] ?? category.charAt(0).toUpperCase() + category.slice(1);
 
 /** Add a tool: the public catalog, searched and filtered in the address, a page at a time; Enable opens the form. */
 export default function CatalogPage() {
-  const [params, setParams] = useSearchParams();
-  const q = params.get('q') ?? '';
-  const category = params.get('category') ?? '';
-  const [draft, setDraft] = useState({ q, category });
-  const [seen, setSeen] = useState(params.toString());
-  if (seen !== params.toString()) {
-    setSeen(params.toString());
-    setDraft({ q, category });
-  }
+  const { filters, draft, setDraft, filtered, onSubmit, clear: clearFilters } = useAddressFilters(EMPTY);
+  const { q, category } = filters;
   const [enabling, setEnabling] = useState<CatalogTool | null>(null);
-  const filtered = Boolean(q || category);
 
   const query = useInfiniteQuery({
     queryKey: toolKeys.catalog(q, category),
@@ -36,19 +31,8 @@ export default function CatalogPage() {
   const installations = useQuery({ queryKey: toolKeys.installations, queryFn: fetchInstallations });
   const installed = new Map<string, Installation>((installations.data ?? []).map((item) => [item.toolId, item]));
 
-  const apply = (next: { q: string; category: string }) => {
-    const search = new URLSearchParams();
-    if (next.q.trim()) search.set('q', next.q.trim());
-    if (next.category) search.set('category', next.category);
-    setParams(search);
-  };
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
-    apply(draft);
-  };
   const clear = () => {
-    setDraft({ q: '', category: '' });
-    apply({ q: '', category: '' });
+    clearFilters();
     setTimeout(() => document.querySelector<HTMLElement>('input[name="q"]')?.focus(), 30);
   };
 
@@ -75,16 +59,7 @@ export default function CatalogPage() {
             </option>
           ))}
         </SelectField>
-        <div className="crm-filter-actions">
-          <button type="submit" className="button primary">
-            Search
-          </button>
-          {filtered ? (
-            <button type="button" className="button" onClick={clear}>
-              Clear filters
-            </button>
-          ) : null}
-        </div>
+        <FilterActions filtered={filtered} onClear={clear} />
       </form>
 
       {query.isPending ? (

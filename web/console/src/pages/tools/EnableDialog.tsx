@@ -4,12 +4,13 @@ import { useNavigate } from 'react-router';
 import { api } from '../../api/client';
 import { useAgents } from '../../api/lists';
 import { ModalDialog } from '../../components/dialogs';
-import { FormError, TextField } from '../../components/fields';
+import { FormError } from '../../components/fields';
 import { LoadError, Loading } from '../../components/QueryState';
 import { toast } from '../../lib/toast';
 import { useFormErrors } from '../../lib/useFormErrors';
 import { afterInstallationChange, toolKeys, type CatalogTool, type Installation, type InstallationInput } from './api';
 import { AgentsFieldset } from './AgentsFieldset';
+import { AliasField } from './AliasField';
 import { CredentialInputs } from './CredentialInputs';
 import { AUTH_LABELS, CREDENTIAL_FIELDS, credentialProblems, credentialsBody, type CredentialValues } from './credentials';
 import { agentsBody, settingsProblems } from './patch';
@@ -65,15 +66,10 @@ export function EnableDialog({ tool, onClose }: { tool: CatalogTool; onClose: ()
               onChange={(next) => setDraft((d) => ({ ...d, ...next }))}
               error={errors.error('agentIds')}
             />
-            <TextField
-              label="Name for agents (optional)"
-              name="alias"
+            <AliasField
               hint={`Agents call it “${tool.name}” unless you give another name: a letter, then letters, digits, _ or -.`}
-              maxLength={64}
-              spellCheck={false}
-              autoComplete="off"
               value={draft.alias}
-              onChange={(e) => setDraft((d) => ({ ...d, alias: e.target.value }))}
+              onChange={(alias) => setDraft((d) => ({ ...d, alias }))}
               error={errors.error('alias')}
             />
             {fields.length ? (

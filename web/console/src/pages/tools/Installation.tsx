@@ -5,13 +5,14 @@ import { api, seg } from '../../api/client';
 import { useAgents } from '../../api/lists';
 import type { Agent } from '../../api/types';
 import { ConfirmButton } from '../../components/dialogs';
-import { FormError, TextField } from '../../components/fields';
+import { FormError } from '../../components/fields';
 import { Page } from '../../components/Page';
 import { LoadError, Loading, QueryState } from '../../components/QueryState';
 import { toast } from '../../lib/toast';
 import { useFormErrors } from '../../lib/useFormErrors';
 import { afterInstallationChange, fetchCalls, fetchCatalogTool, fetchInstallation, fetchInstallations, toolKeys, type Installation } from './api';
 import { AgentsFieldset } from './AgentsFieldset';
+import { AliasField } from './AliasField';
 import { CallTable } from './CallTable';
 import { CredentialInputs } from './CredentialInputs';
 import { AUTH_LABELS, CREDENTIAL_FIELDS, credentialProblems, credentialsBody, type CredentialValues } from './credentials';
@@ -135,15 +136,10 @@ function SettingsForm({ installation, agents }: { installation: Installation; ag
       <h2 id="inst-settings">Agents and name</h2>
       <form ref={formRef} onSubmit={submit} noValidate aria-labelledby="inst-settings">
         <AgentsFieldset agents={agents} allAgents={draft.allAgents} agentIds={draft.agentIds} onChange={(next) => setDraft((d) => ({ ...d, ...next }))} error={errors.error('agentIds')} />
-        <TextField
-          label="Name for agents (optional)"
-          name="alias"
+        <AliasField
           hint={installation.toolName ? `Leave empty to use the tool’s own name, “${installation.toolName}”.` : 'Leave empty to use the tool’s own name.'}
-          maxLength={64}
-          spellCheck={false}
-          autoComplete="off"
           value={draft.alias}
-          onChange={(e) => setDraft((d) => ({ ...d, alias: e.target.value }))}
+          onChange={(alias) => setDraft((d) => ({ ...d, alias }))}
           error={errors.error('alias')}
         />
         <FormError error={errors.general} />

@@ -1,10 +1,11 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
-import { Link, useSearchParams } from 'react-router';
+import { Link } from 'react-router';
 import { useAgents } from '../../api/lists';
+import { FilterActions } from '../../components/FilterActions';
 import { Page } from '../../components/Page';
 import { LoadError, Loading } from '../../components/QueryState';
 import { SelectField } from '../../components/fields';
+import { useAddressFilters } from '../../lib/useAddressFilters';
 import { fieldError } from '../crm/format';
 import { fetchCalls, fetchInstallations, toolKeys, type CallFilters } from './api';
 import { CallTable } from './CallTable';
@@ -13,21 +14,9 @@ import './tools.css';
 
 const EMPTY: CallFilters = { agentId: '', toolId: '', outcome: '' };
 
-function filtersFrom(params: URLSearchParams): CallFilters {
-  return { agentId: params.get('agentId') ?? '', toolId: params.get('toolId') ?? '', outcome: params.get('outcome') ?? '' };
-}
-
 /** The call log: every call the organization's agents made, newest first, filtered by agent, tool and outcome. */
 export default function ToolCallsPage() {
-  const [params, setParams] = useSearchParams();
-  const filters = filtersFrom(params);
-  const [draft, setDraft] = useState<CallFilters>(filters);
-  const [seen, setSeen] = useState(params.toString());
-  if (seen !== params.toString()) {
-    setSeen(params.toString());
-    setDraft(filters);
-  }
-  const filtered = Boolean(filters.agentId || filters.toolId || filters.outcome);
+  const { filters, draft, setDraft, filtered, onSubmit, clear: clearFilters } = useAddressFilters(EMPTY);
   const agents = useAgents();
   const installations = useQuery({ queryKey: toolKeys.installations, queryFn: fetchInstallations });
 
@@ -38,18 +27,8 @@ export default function ToolCallsPage() {
     getNextPageParam: (page) => page.nextCursor,
   });
 
-  const apply = (next: CallFilters) => {
-    const search = new URLSearchParams();
-    for (const [key, value] of Object.entries(next)) if (value) search.set(key, value);
-    setParams(search);
-  };
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
-    apply(draft);
-  };
   const clear = () => {
-    setDraft(EMPTY);
-    apply(EMPTY);
+    clearFilters();
     setTimeout(() => document.querySelector<HTMLElement>('select[name="agentId"]')?.focus(), 30);
   };
 
@@ -93,16 +72,7 @@ export default function ToolCallsPage() {
             </option>
           ))}
         </SelectField>
-        <div className="crm-filter-actions">
-          <button type="submit" className="button primary">
-            Show calls
-          </button>
-          {filtered ? (
-            <button type="button" className="button" onClick={clear}>
-              Clear filters
-            </button>
-          ) : null}
-        </div>
+        <FilterActions filtered={filtered} onClear={clear} submitLabel="Show calls" />
       </form>
 
       {query.isPending ? (
