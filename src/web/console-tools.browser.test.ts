@@ -176,6 +176,8 @@ describe('the console’s tools pages in Chromium', () => {
     await testCall(owner, '{"weightKg": "heavy"}');
     await panel.getByText('INVALID_ARGUMENTS').waitFor();
     await panel.getByRole('listitem').first().waitFor();
+    // The refused call is in the log too, and the panel says under which id.
+    await panel.getByText(/This call is in the call log as call_/).waitFor();
     // Not JSON at all: refused on the field before sending.
     await testCall(owner, '{"weightKg": ');
     await panel.getByText(/^This is not valid JSON/).waitFor();
