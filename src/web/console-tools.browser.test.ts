@@ -233,6 +233,23 @@ describe('the console’s tools pages in Chromium', () => {
     await owner.getByText('No calls match these filters.').waitFor();
     await filters.getByRole('button', { name: 'Clear filters' }).click();
     await owner.waitForURL(`${app}/app/tool-calls`);
+    // By day, in the browser's days, the last one included: today shows every call, yesterday none.
+    const day = (offset: number) => {
+      const d = new Date();
+      d.setDate(d.getDate() + offset);
+      return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+    };
+    await filters.getByLabel('From', { exact: true }).fill(day(0));
+    await filters.getByLabel('To', { exact: true }).fill(day(0));
+    await filters.getByRole('button', { name: 'Show calls' }).click();
+    await owner.waitForURL(new RegExp(`from=${day(0)}&to=${day(0)}`));
+    await poll(() => owner.getByRole('region', { name: 'Tool calls' }).getByRole('row').count()).toBe(4);
+    await filters.getByLabel('From', { exact: true }).fill(day(-1));
+    await filters.getByLabel('To', { exact: true }).fill(day(-1));
+    await filters.getByRole('button', { name: 'Show calls' }).click();
+    await owner.getByText('No calls match these filters.').waitFor();
+    await filters.getByRole('button', { name: 'Clear filters' }).click();
+    await owner.waitForURL(`${app}/app/tool-calls`);
 
     // The agent page: its tools, and an agent key for MCP, copied, then revoked.
     await nav(owner, 'Agents');

@@ -4,7 +4,7 @@ import { useAgents } from '../../api/lists';
 import { FilterActions } from '../../components/FilterActions';
 import { Page } from '../../components/Page';
 import { LoadError, Loading } from '../../components/QueryState';
-import { SelectField } from '../../components/fields';
+import { SelectField, TextField } from '../../components/fields';
 import { useAddressFilters } from '../../lib/useAddressFilters';
 import { fieldError } from '../crm/format';
 import { fetchCalls, fetchInstallations, toolKeys, type CallFilters } from './api';
@@ -12,9 +12,9 @@ import { CallTable } from './CallTable';
 import { OUTCOMES } from './format';
 import './tools.css';
 
-const EMPTY: CallFilters = { agentId: '', toolId: '', outcome: '' };
+const EMPTY: CallFilters = { agentId: '', toolId: '', outcome: '', from: '', to: '' };
 
-/** The call log: every call the organization's agents made, newest first, filtered by agent, tool and outcome. */
+/** The call log: every call the organization's agents made, newest first, filtered by agent, tool, outcome and days. */
 export default function ToolCallsPage() {
   const { filters, draft, setDraft, filtered, onSubmit, clear: clearFilters } = useAddressFilters(EMPTY);
   const agents = useAgents();
@@ -72,6 +72,8 @@ export default function ToolCallsPage() {
             </option>
           ))}
         </SelectField>
+        <TextField label="From" hint="First day" type="date" name="from" value={draft.from} max={draft.to || undefined} onChange={(e) => setDraft({ ...draft, from: e.target.value })} error={fieldError(error, 'from')} />
+        <TextField label="To" hint="Last day, included" type="date" name="to" value={draft.to} min={draft.from || undefined} onChange={(e) => setDraft({ ...draft, to: e.target.value })} error={fieldError(error, 'to')} />
         <FilterActions filtered={filtered} onClear={clear} submitLabel="Show calls" />
       </form>
 

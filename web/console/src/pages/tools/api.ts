@@ -92,6 +92,24 @@ export interface CallFilters {
   agentId: string;
   toolId: string;
   outcome: string;
+  /** First and last day shown (`YYYY-MM-DD`, the browser's days, both included); empty: no bound. */
+  from: string;
+  to: string;
+}
+
+const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** Local midnight of a `YYYY-MM-DD` day, `offset` days later, as the API's ISO time; undefined for anything else. */
+function localMidnight(day: string, offset = 0): string | undefined {
+  const match = DAY.exec(day);
+  if (!match) return undefined;
+  const date = new Date(Number(match[1]), Number(match[2]) - 1, Number(match[3]) + offset);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
+/** The call log's query: days become times at the browser's midnight, the `to` day included (the API's `to` is exclusive). */
+export function callQuery(filters: CallFilters): Record<string, string | undefined> {
+  return { agentId: filters.agentId, toolId: filters.toolId, outcome: filters.outcome, from: localMidnight(filters.from), to: localMidnight(filters.to, 1) };
 }
 
 export interface McpToolDefinition {
@@ -134,7 +152,7 @@ export const fetchCatalog = (q: string, category: string, cursor: string | null,
 export const fetchCatalogTool = (id: string, signal?: AbortSignal) => api.get<CatalogTool>(`/api/catalog/tools/${seg(id)}`, opts(signal));
 export const fetchInstallation = (id: string, signal?: AbortSignal) => api.get<Installation>(`/api/org/installations/${seg(id)}`, opts(signal));
 export const fetchCalls = (filters: CallFilters, cursor: string | null, limit = CALLS_PAGE, signal?: AbortSignal) =>
-  api.get<Page<ToolCall>>('/api/org/tool-calls', { query: { ...filters, limit, cursor }, ...opts(signal) });
+  api.get<Page<ToolCall>>('/api/org/tool-calls', { query: { ...callQuery(filters), limit, cursor }, ...opts(signal) });
 export const fetchAgentTools = (agentId: string, signal?: AbortSignal) =>
   api.get<{ format: 'mcp'; tools: McpToolDefinition[] }>(`/api/org/agents/${seg(agentId)}/tools`, { query: { format: 'mcp' }, ...opts(signal) });
 export const fetchAgentKeys = (agentId: string) => fetchAll<AgentKey>(`/api/org/agents/${seg(agentId)}/keys`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Installation } from './api';
+import { callQuery, type Installation } from './api';
 import { agentNames, installationHint, mcpConfig, outcomeLabel } from './format';
 
 const inst = (over: Partial<Installation> = {}): Installation => ({
@@ -31,5 +31,21 @@ describe('tools formatting', () => {
     expect(JSON.parse(mcpConfig('https://sb.example', 'svc_agt_x'))).toEqual({
       mcpServers: { switchboard: { type: 'http', url: 'https://sb.example/mcp', headers: { Authorization: 'Bearer svc_agt_x' } } },
     });
+  });
+});
+
+describe('the call log query', () => {
+  const none = { agentId: '', toolId: '', outcome: '', from: '', to: '' };
+
+  it('turns days into local midnights, the last day included', () => {
+    const query = callQuery({ ...none, from: '2026-11-01', to: '2026-11-03' });
+    expect(query.from).toBe(new Date(2026, 10, 1).toISOString());
+    // The API's `to` is exclusive: the day after the last one shown.
+    expect(query.to).toBe(new Date(2026, 10, 4).toISOString());
+    expect(callQuery({ ...none, to: '2026-12-31' }).to).toBe(new Date(2027, 0, 1).toISOString());
+  });
+
+  it('leaves out days that are not set or not days, and passes the other filters on', () => {
+    expect(callQuery({ ...none, agentId: 'agt_1', outcome: 'OK', from: 'soon' })).toEqual({ agentId: 'agt_1', toolId: '', outcome: 'OK', from: undefined, to: undefined });
   });
 });
