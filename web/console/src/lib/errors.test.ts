@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../api/client';
-import { emailProblem, firstErrors, passwordProblem, splitErrors } from './errors';
+import { emailProblem, fieldError, firstErrors, formLevelError, passwordProblem, splitErrors } from './errors';
 
 describe('splitErrors', () => {
   it('puts a refusal naming a field on that input', () => {
@@ -54,5 +54,21 @@ describe('client-side checks', () => {
     expect(emailProblem('a@b')).toBeNull();
     expect(emailProblem('nope')).toMatch(/name@example.com/);
     expect(firstErrors({ a: null, b: 'bad', c: false })).toEqual({ b: 'bad' });
+  });
+});
+
+describe('fieldError', () => {
+  const refusal = new ApiError({ status: 400, code: 'VALIDATION_ERROR', message: 'Options must be unique.', field: 'options.1' });
+
+  it('gives the message to the field and its sub-paths', () => {
+    expect(fieldError(refusal, 'options')).toBe('Options must be unique.');
+    expect(fieldError(refusal, 'option')).toBeUndefined();
+    expect(fieldError(new Error('x'), 'options')).toBeUndefined();
+  });
+
+  it('leaves to the form what no field claims', () => {
+    expect(formLevelError(refusal, ['options'])).toBeNull();
+    expect(formLevelError(refusal, ['key'])).toBe(refusal);
+    expect(formLevelError(null, ['key'])).toBeNull();
   });
 });

@@ -39,6 +39,23 @@ export function splitErrors(error: unknown, known: readonly string[]): SplitErro
   return result;
 }
 
+/**
+ * The API's message when its refusal names this field (`body`, `options`, `stages.2.name`…), to show
+ * beside the input; a field also claims its sub-paths (`options.1` belongs to `options`).
+ */
+export function fieldError(error: unknown, field: string): string | undefined {
+  if (!(error instanceof ApiError) || !error.field) return undefined;
+  if (error.field === field || error.field.startsWith(`${field}.`)) return error.message;
+  return undefined;
+}
+
+/** The error when no field claims it, for the form-level alert. */
+export function formLevelError(error: unknown, fields: string[]): unknown {
+  if (!error) return null;
+  if (error instanceof ApiError && error.field && fields.some((field) => fieldError(error, field))) return null;
+  return error;
+}
+
 /** Client-side checks before a request: the first problem of each input, in the page's words. */
 export type Checks = Record<string, string | null | undefined | false>;
 

@@ -20,11 +20,12 @@ export function conversion(views: number, submissions: number): string {
   return `${(Math.round((submissions / views) * 1000) / 10).toLocaleString(undefined, { maximumFractionDigits: 1 })}%`;
 }
 
-/** A custom value as text: booleans as Yes/No, everything else as written. */
+/** A stored value as text: booleans as Yes/No, lists joined, objects as JSON, everything else as written. */
 export function displayValue(value: unknown): string {
   if (value === true) return 'Yes';
   if (value === false) return 'No';
   if (value === null || value === undefined || value === '') return '—';
+  if (Array.isArray(value)) return value.map(displayValue).join(', ');
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 

@@ -7,7 +7,9 @@ import { QueryState } from '../../components/QueryState';
 import { FormError, TextArea } from '../../components/fields';
 import { toast } from '../../lib/toast';
 import { crmKeys, fetchContact, fetchCustomFields, fetchForms, fetchPipelines, type ContactDetail, type ContactSubmission, type Note } from './api';
-import { contactName, customRows, fieldError, formatDate, formatValue, formLevelError } from './format';
+import { fieldError, formLevelError } from '../../lib/errors';
+import { displayValue, formatDateTime } from '../../lib/format';
+import { contactName, customRows } from './format';
 import './crm.css';
 
 /** A contact: its fields, custom values, notes (add one), opportunities and form submissions. */
@@ -44,7 +46,7 @@ function ContactView({ contact }: { contact: ContactDetail }) {
             <dt>Source</dt>
             <dd>{sourceLabel(contact.source)}</dd>
             <dt>Added</dt>
-            <dd>{formatDate(contact.createdAt)}</dd>
+            <dd>{formatDateTime(contact.createdAt)}</dd>
           </dl>
           <h3 className="crm-subhead">Custom fields</h3>
           {custom.length === 0 ? (
@@ -80,7 +82,7 @@ function ContactView({ contact }: { contact: ContactDetail }) {
                     <Link to={`/pipelines/${encodeURIComponent(opportunity.pipelineId)}?opportunity=${encodeURIComponent(opportunity.id)}`}>{opportunity.title}</Link>
                     <span className="muted">
                       {' '}
-                      {pipeline ? `· ${pipeline.name}${stage ? `, ${stage.name}` : ''}` : null} · {formatDate(opportunity.createdAt)}
+                      {pipeline ? `· ${pipeline.name}${stage ? `, ${stage.name}` : ''}` : null} · {formatDateTime(opportunity.createdAt)}
                     </span>
                     <OpportunityCustom custom={opportunity.custom} />
                   </li>
@@ -183,7 +185,7 @@ function Notes({ contactId, notes }: { contactId: string; notes: Note[] }) {
             <li key={note.id}>
               <p className="pre crm-note-body">{note.body}</p>
               <p className="muted crm-small">
-                {formatDate(note.createdAt)}
+                {formatDateTime(note.createdAt)}
                 {note.source === 'form' ? ' · from a form submission' : ''}
               </p>
             </li>
@@ -205,13 +207,13 @@ function SubmissionItem({ submission }: { submission: ContactSubmission }) {
     <li>
       <h3 className="crm-subhead">
         <Link to={`/forms/${encodeURIComponent(submission.formId)}/submissions`}>{form ? form.title : 'Form submission'}</Link>
-        <span className="muted crm-when"> · {formatDate(submission.createdAt)}</span>
+        <span className="muted crm-when"> · {formatDateTime(submission.createdAt)}</span>
       </h3>
       <dl className="kv">
         {values.map(([key, value]) => (
           <div key={key} className="crm-kv-row">
             <dt>{key.charAt(0).toUpperCase() + key.slice(1)}</dt>
-            <dd className="pre">{formatValue(value)}</dd>
+            <dd className="pre">{displayValue(value)}</dd>
           </div>
         ))}
         {customValues.map((row) => (
@@ -223,7 +225,7 @@ function SubmissionItem({ submission }: { submission: ContactSubmission }) {
         {utm.map(([key, value]) => (
           <div key={key} className="crm-kv-row">
             <dt>{key}</dt>
-            <dd>{formatValue(value)}</dd>
+            <dd>{displayValue(value)}</dd>
           </div>
         ))}
         <div className="crm-kv-row">

@@ -7,7 +7,9 @@ import { TextField } from '../../components/fields';
 import { useAddressFilters } from '../../lib/useAddressFilters';
 import { crmKeys, fetchContacts, type ContactFilters } from './api';
 import { focusSoon } from './focus';
-import { contactName, fieldError, formatDate } from './format';
+import { fieldError } from '../../lib/errors';
+import { formatDateTime } from '../../lib/format';
+import { contactName } from './format';
 import './crm.css';
 
 const EMPTY: ContactFilters = { q: '', email: '', phone: '' };
@@ -103,7 +105,7 @@ export default function ContactsPage() {
                     <td className="crm-wrap">{contact.email ?? '—'}</td>
                     <td className="crm-nowrap">{contact.phone ?? '—'}</td>
                     <td className="crm-wrap crm-hide-narrow">{contact.company ?? '—'}</td>
-                    <td className="crm-nowrap crm-hide-narrow">{formatDate(contact.createdAt)}</td>
+                    <td className="crm-nowrap crm-hide-narrow">{formatDateTime(contact.createdAt)}</td>
                   </tr>
                 ))}
               </tbody>

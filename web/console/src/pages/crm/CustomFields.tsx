@@ -8,7 +8,7 @@ import { FormError, SelectField, TextArea, TextField } from '../../components/fi
 import { toast } from '../../lib/toast';
 import { crmKeys, fetchCustomFields } from './api';
 import { ConfirmButton } from '../../components/dialogs';
-import { fieldError, formLevelError } from './format';
+import { fieldError, formLevelError } from '../../lib/errors';
 import { optionsFromText, suggestKey } from './custom-fields';
 import { focusSoon } from './focus';
 import './crm.css';

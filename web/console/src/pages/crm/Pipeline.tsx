@@ -10,7 +10,8 @@ import { crmKeys, MAX_PAGES, PAGE_SIZE, fetchContact, fetchCustomFields, fetchOp
 import { groupByStage, moveFailedMessage, movedMessage, moveTargets, type Move } from './board';
 import { beginMove, confirmMove, failMove } from './board-cache';
 import { focusSoon } from './focus';
-import { contactName, customRows, formatDate } from './format';
+import { formatDateTime } from '../../lib/format';
+import { contactName, customRows } from './format';
 import './crm.css';
 
 const MOVE_KEY = ['crm', 'move'] as const;
@@ -251,7 +252,7 @@ function Card({
       <button type="button" className="crm-card-title" onClick={onOpen} aria-haspopup="dialog">
         {opportunity.title}
       </button>
-      <p className="muted crm-small crm-card-meta">Added {formatDate(opportunity.createdAt)}</p>
+      <p className="muted crm-small crm-card-meta">Added {formatDateTime(opportunity.createdAt)}</p>
       {targets.length > 0 ? (
         <MenuTrigger>
           <Button className="button small crm-move" data-move-button aria-label={`Move to stage: ${opportunity.title}`}>
@@ -350,9 +351,9 @@ function OpportunityDetail({ id, pipeline, cached, close }: { id: string; pipeli
         <dt>Source</dt>
         <dd>{opportunity.source === 'form' ? 'Form submission' : opportunity.source === 'api' ? 'API' : opportunity.source}</dd>
         <dt>Added</dt>
-        <dd>{formatDate(opportunity.createdAt)}</dd>
+        <dd>{formatDateTime(opportunity.createdAt)}</dd>
         <dt>Updated</dt>
-        <dd>{formatDate(opportunity.updatedAt)}</dd>
+        <dd>{formatDateTime(opportunity.updatedAt)}</dd>
       </dl>
       {closeButton}
     </>

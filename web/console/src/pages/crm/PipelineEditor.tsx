@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { ApiError } from '../../api/client';
 import { CheckboxField, FormError, TextField } from '../../components/fields';
-import { fieldError } from './format';
+import { fieldError } from '../../lib/errors';
 import { addStage, checkDraft, moveItem, removeStage, renameStage, stageIndexOf, stagesPayload, type DraftStage } from './stages';
 
 export interface PipelineInput {

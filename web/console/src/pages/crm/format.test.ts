@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../api/client';
 import type { CustomField } from '../../api/types';
-import { contactName, customRows, fieldError, formatValue, formLevelError } from './format';
+import { displayValue } from '../../lib/format';
+import { contactName, customRows } from './format';
 
 describe('contactName', () => {
   it('prefers the name, then the email, then the phone', () => {
@@ -12,14 +12,14 @@ describe('contactName', () => {
   });
 });
 
-describe('formatValue and customRows', () => {
+describe('displayValue and customRows', () => {
   it('words values', () => {
-    expect(formatValue(true)).toBe('Yes');
-    expect(formatValue(false)).toBe('No');
-    expect(formatValue(4200)).toBe('4200');
-    expect(formatValue('')).toBe('—');
-    expect(formatValue(['a', 1])).toBe('a, 1');
-    expect(formatValue({ a: 1 })).toBe('{"a":1}');
+    expect(displayValue(true)).toBe('Yes');
+    expect(displayValue(false)).toBe('No');
+    expect(displayValue(4200)).toBe('4200');
+    expect(displayValue('')).toBe('—');
+    expect(displayValue(['a', 1])).toBe('a, 1');
+    expect(displayValue({ a: 1 })).toBe('{"a":1}');
   });
 
   it('labels values by their definitions, sorted', () => {
@@ -28,21 +28,5 @@ describe('formatValue and customRows', () => {
       { key: 'insurer', label: 'Insurance provider', value: 'Cigna', archived: true },
       { key: 'zeta', label: 'zeta', value: '1', archived: false },
     ]);
-  });
-});
-
-describe('fieldError', () => {
-  const refusal = new ApiError({ status: 400, code: 'VALIDATION_ERROR', message: 'Options must be unique.', field: 'options.1' });
-
-  it('gives the message to the field and its sub-paths', () => {
-    expect(fieldError(refusal, 'options')).toBe('Options must be unique.');
-    expect(fieldError(refusal, 'option')).toBeUndefined();
-    expect(fieldError(new Error('x'), 'options')).toBeUndefined();
-  });
-
-  it('leaves to the form what no field claims', () => {
-    expect(formLevelError(refusal, ['options'])).toBeNull();
-    expect(formLevelError(refusal, ['key'])).toBe(refusal);
-    expect(formLevelError(null, ['key'])).toBeNull();
   });
 });

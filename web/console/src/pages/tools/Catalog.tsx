@@ -6,7 +6,7 @@ import { Page } from '../../components/Page';
 import { LoadError, Loading } from '../../components/QueryState';
 import { SelectField, TextField } from '../../components/fields';
 import { useAddressFilters } from '../../lib/useAddressFilters';
-import { fieldError } from '../crm/format';
+import { fieldError } from '../../lib/errors';
 import { TOOL_CATEGORIES, fetchCatalog, fetchInstallations, toolKeys, type CatalogTool, type Installation } from './api';
 import { AUTH_LABELS } from './credentials';
 import { EnableDialog } from './EnableDialog';

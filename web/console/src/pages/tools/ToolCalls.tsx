@@ -6,7 +6,7 @@ import { Page } from '../../components/Page';
 import { LoadError, Loading } from '../../components/QueryState';
 import { SelectField, TextField } from '../../components/fields';
 import { useAddressFilters } from '../../lib/useAddressFilters';
-import { fieldError } from '../crm/format';
+import { fieldError } from '../../lib/errors';
 import { fetchCalls, fetchInstallations, toolKeys, type CallFilters } from './api';
 import { CallTable } from './CallTable';
 import { OUTCOMES } from './format';
