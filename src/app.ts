@@ -218,7 +218,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Valid org API keys and agent keys by hash, so an authenticated request costs no query: revoking or
   // deleting a key drops it here and, through Redis, on every node; an org change (an agent deleted) drops the org's keys.
   const keyCache = createKeyCache({ clock, orgChanges: changes });
-  await infra.attachTaggedCacheBus('key-cache', keyCache);
+  await infra.attachCacheBus('key-cache', keyCache);
   const orgAuth = createOrgAuth({ repo: repos.orgs, clock, keyCache, sessions: sessions.resolver });
   // The CRM and forms ask it for an org's default country and an agent's brand. A change of the
   // default country notifies `changes`: live forms are cached with it.
@@ -287,7 +287,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Each agent's resolved tools (live revision, credentials opened), per node: installation writes drop the org's
   // entries, tool publish/withdrawal/deletion and org changes (an agent deleted) drop theirs, on every node through Redis.
   const toolCache = createToolCache({ clock, orgChanges: changes, toolChanges });
-  await infra.attachTaggedCacheBus('tool-cache', toolCache);
+  await infra.attachCacheBus('tool-cache', toolCache);
   const installations = createInstallationsService({ repo: repos.invocation, transact, catalog, agents, clock, keys, cache: toolCache });
   const invoker = createInvoker({ installations, http: toolHttp, callLog, clock });
   registerInvocationRoutes(app, { orgAuth, installations, invoker, calls: createCallsService({ repo: repos.invocation }) });
@@ -314,7 +314,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Live forms, cached with their serialized config; an org's changes drop its entries, on every node with Redis.
   const cache = createFormCache<LiveForm>({ load: createLiveFormLoader({ repo: repos.forms, crm, orgs }), clock });
   changes.subscribe(cache.invalidateOrg);
-  await infra.attachFormCacheBus(cache);
+  await infra.attachCacheBus('form-cache', cache);
   // Views are counted in memory and written in batches; the app's close writes the last ones before the database closes.
   const views = createFormViews({ repo: repos.forms, clock, log: app.log });
   app.addHook('onClose', () => views.stop());

@@ -3,15 +3,19 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { createDirectRunner, createGroupCommitRunner, type BindRepos, type Transact } from './db/transaction-runner.js';
 import { createRedisInvalidationBus } from './forms/cache-bus.js';
-import type { CachedForm, FormCache } from './forms/form-cache.js';
 import { createMemoryRateLimitStore } from './http/rate-limit-memory.js';
 import { createRateLimiter, createRedisRateLimitStore, type RateLimiter, type RateLimitStore } from './http/rate-limit.js';
 import type { Clock } from './lib/clock.js';
 import { closeRedis, createRedisConnection, waitUntilReady, type Redis } from './lib/redis.js';
 import { createOrgChangeFeed, type OrgChangeFeed } from './orgs/changes.js';
 import { Repos, transactOn } from './repos.js';
-import type { TagInvalidation, TaggedCache } from './lib/tagged-cache.js';
 import { createToolChangeFeed, type ToolChangeFeed } from './tools/changes.js';
+
+/** A cache whose invalidations travel between nodes: it applies other nodes' messages and publishes its own. */
+export interface InvalidatedCache<M extends { all?: boolean }> {
+  applyLocally(message: M): void;
+  attachBus(bus: { publish(message: M): void }): void;
+}
 
 /** What the app builds once and every feature shares; no feature builds any of it. */
 export interface Infrastructure {
@@ -28,10 +32,11 @@ export interface Infrastructure {
   changes: OrgChangeFeed;
   /** Tool publish, withdrawal and deletion: caches of agents' callable tools subscribe. */
   toolChanges: ToolChangeFeed;
-  /** With REDIS_URL, relays the form cache's invalidations to every node (forms/cache-bus.ts); without it, does nothing. */
-  attachFormCacheBus<T extends CachedForm>(cache: FormCache<T>): Promise<void>;
-  /** The same for a tagged cache (lib/tagged-cache.ts), on a channel of its own named `name`. */
-  attachTaggedCacheBus<V>(name: string, cache: TaggedCache<V>): Promise<void>;
+  /**
+   * With REDIS_URL, relays a cache's invalidations to every node on a channel of its own named `name`
+   * (forms/cache-bus.ts): the form cache, the key cache, the tool cache. Without it, does nothing.
+   */
+  attachCacheBus<M extends { all?: boolean }>(name: string, cache: InvalidatedCache<M>): Promise<void>;
   /** Closes the Redis connections (the app's onClose). */
   close(): Promise<void>;
 }
@@ -58,38 +63,28 @@ export async function createInfrastructure(deps: {
     store = createRedisRateLimitStore(redis.commands, { prefix, fallback: memoryStore, log });
   }
 
+  async function attachCacheBus<M extends { all?: boolean }>(name: string, cache: InvalidatedCache<M>): Promise<void> {
+    if (!redis) return;
+    cache.attachBus(
+      await createRedisInvalidationBus<M>({
+        publisher: redis.commands,
+        subscriber: redis.subscriber,
+        channel: `${prefix}${name}`,
+        apply: cache.applyLocally,
+        // A node that missed messages drops everything: every cache's messages can say "all".
+        resync: () => cache.applyLocally({ all: true } as M),
+        log,
+      }),
+    );
+  }
+
   return {
     limiter: createRateLimiter({ store, clock }),
     submissions: (database.dialect === 'sqlite' ? createGroupCommitRunner(db, bind) : createDirectRunner(db, bind)).run,
     transact: transactOn(db),
     changes: createOrgChangeFeed(),
     toolChanges: createToolChangeFeed(),
-    attachTaggedCacheBus: async (name, cache) => {
-      if (!redis) return;
-      cache.attachBus(
-        await createRedisInvalidationBus<TagInvalidation>({
-          publisher: redis.commands,
-          subscriber: redis.subscriber,
-          channel: `${prefix}${name}`,
-          apply: cache.applyLocally,
-          resync: () => cache.applyLocally({ all: true }),
-          log,
-        }),
-      );
-    },
-    attachFormCacheBus: async (cache) => {
-      if (!redis) return;
-      cache.attachBus(
-        await createRedisInvalidationBus({
-          publisher: redis.commands,
-          subscriber: redis.subscriber,
-          channel: `${prefix}form-cache`,
-          apply: cache.applyLocally,
-          resync: () => cache.applyLocally({ all: true }),
-          log,
-        }),
-      );
-    },
+    attachCacheBus,
     close: async () => {
       if (redis) await Promise.all([closeRedis(redis.commands), closeRedis(redis.subscriber)]);
     },

@@ -1,7 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
 import { randomBase62 } from '../lib/ids.js';
-import type { InvalidationMessage } from './form-cache.js';
 
 /**
  * Carries cache invalidations (the form cache's, and the tool and key caches' of
@@ -10,7 +9,7 @@ import type { InvalidationMessage } from './form-cache.js';
  * replay what a node missed while disconnected, so on every reconnect the node
  * drops its whole cache (`resync`) rather than serve what it may have missed.
  */
-export async function createRedisInvalidationBus<M extends object = InvalidationMessage>(deps: {
+export async function createRedisInvalidationBus<M extends object>(deps: {
   publisher: Redis;
   subscriber: Redis;
   channel: string;

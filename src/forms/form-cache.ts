@@ -1,4 +1,5 @@
 import type { Clock } from '../lib/clock.js';
+import { createTaggedCache, type TagInvalidation } from '../lib/tagged-cache.js';
 
 /**
  * The in-process cache of public forms by slug, shared by the config endpoint and
@@ -13,12 +14,6 @@ import type { Clock } from '../lib/clock.js';
 export interface CachedForm {
   orgId: string;
   slug: string;
-}
-
-interface Entry<T> {
-  value: T | null;
-  orgId: string | null;
-  expiresAt: number;
 }
 
 export interface InvalidationMessage {
@@ -38,64 +33,38 @@ export interface FormCacheOptions<T> {
   maxEntries?: number;
 }
 
+const slugTag = (slug: string) => `slug:${slug}`;
+const orgTag = (orgId: string) => `org:${orgId}`;
+
+/** A form invalidation in the tagged cache's terms: the slugs' entries, and every entry of the org. */
+function asTags(message: InvalidationMessage): TagInvalidation {
+  if (message.all) return { all: true };
+  return { tags: [...(message.slugs ?? []).map(slugTag), ...(message.orgId !== undefined ? [orgTag(message.orgId)] : [])] };
+}
+
+/**
+ * The tagged cache (lib/tagged-cache.ts: TTL, size bound, one load per key, no storing a load
+ * that an invalidation overtook) keyed by slug, each entry tagged with its slug and its org.
+ * Invalidations keep their own shape on the bus (slugs, org, all).
+ */
 export function createFormCache<T extends CachedForm>(options: FormCacheOptions<T>) {
-  const { load, clock } = options;
-  const ttlMs = options.ttlMs ?? 60_000;
-  const maxEntries = options.maxEntries ?? 10_000;
-  const entries = new Map<string, Entry<T>>();
-  const loading = new Map<string, Promise<T | null>>();
-  /** Bumped by every invalidation: a load that started before one must not store what it read. */
-  let generation = 0;
+  const { load } = options;
+  const cache = createTaggedCache<T | null>(options);
   let bus: InvalidationBus | undefined;
 
-  async function loadAndStore(slug: string): Promise<T | null> {
-    const startedAt = generation;
+  async function loadTagged(slug: string) {
     const value = await load(slug);
-    if (generation === startedAt) {
-      if (entries.size >= maxEntries) {
-        const oldest = entries.keys().next();
-        if (!oldest.done) entries.delete(oldest.value);
-      }
-      entries.set(slug, { value, orgId: value?.orgId ?? null, expiresAt: clock.now().getTime() + ttlMs });
-    }
-    return value;
+    return { value, tags: value ? [slugTag(slug), orgTag(value.orgId)] : [slugTag(slug)] };
   }
 
   /** The cached value when fresh (null: known missing), or undefined when it must be loaded: lets hits skip a promise. */
-  function peek(slug: string): T | null | undefined {
-    const entry = entries.get(slug);
-    return entry && entry.expiresAt > clock.now().getTime() ? entry.value : undefined;
-  }
+  const peek = (slug: string): T | null | undefined => cache.peek(slug);
 
-  function get(slug: string): Promise<T | null> {
-    const hit = peek(slug);
-    if (hit !== undefined) return Promise.resolve(hit);
-    // One load per slug at a time, however many requests wait for it.
-    let pending = loading.get(slug);
-    if (!pending) {
-      const started = loadAndStore(slug);
-      pending = started.finally(() => {
-        if (loading.get(slug) === pending) loading.delete(slug);
-      });
-      loading.set(slug, pending);
-    }
-    return pending;
-  }
+  /** One load per slug at a time, however many requests wait for it; a load always answers a value or null. */
+  const get = async (slug: string): Promise<T | null> => (await cache.get(slug, () => loadTagged(slug))) ?? null;
 
   /** Applies an invalidation on this node only (what the bus calls for messages from other nodes). */
-  function applyLocally(message: InvalidationMessage): void {
-    generation++;
-    // Requests arriving from now on must not join a load that may have read the old state.
-    loading.clear();
-    if (message.all) {
-      entries.clear();
-      return;
-    }
-    for (const slug of message.slugs ?? []) entries.delete(slug);
-    if (message.orgId !== undefined) {
-      for (const [slug, entry] of entries) if (entry.orgId === message.orgId) entries.delete(slug);
-    }
-  }
+  const applyLocally = (message: InvalidationMessage): void => cache.applyLocally(asTags(message));
 
   function invalidate(message: InvalidationMessage): void {
     applyLocally(message);
@@ -114,7 +83,7 @@ export function createFormCache<T extends CachedForm>(options: FormCacheOptions<
     attachBus: (next: InvalidationBus) => {
       bus = next;
     },
-    size: () => entries.size,
+    size: cache.size,
   };
 }
 

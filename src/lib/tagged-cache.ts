@@ -4,13 +4,14 @@ import type { Clock } from './clock.js';
  * A per-node cache of values read from the database, each entry labelled with tags
  * (`org:<id>`, `tool:<id>`, `key:<id>`…) naming what it was built from. A write that
  * changes one of those things invalidates its tag after it commits: on this node at
- * once, and on every other node through the invalidation bus (Redis pub/sub, the same
- * bus as the form cache, forms/cache-bus.ts) when one is attached. `ttlMs` bounds how
+ * once, and on every other node through the invalidation bus (Redis pub/sub,
+ * forms/cache-bus.ts) when one is attached. The key cache, the tool cache and the public
+ * form cache (forms/form-cache.ts, by slug) are all built on it. `ttlMs` bounds how
  * long an entry can live should an invalidation ever be lost (a node that reconnects to
  * Redis drops everything instead: `resync`).
  *
- * The same guard as the form cache: every invalidation bumps a generation, and a load
- * that started before it does not store what it read (it may have read the old state).
+ * Every invalidation bumps a generation, and a load that started before it does not
+ * store what it read (it may have read the old state).
  * Loads that answer `undefined` (unknown key, missing agent) are not cached: a value that
  * appears later needs no invalidation to be seen.
  */
