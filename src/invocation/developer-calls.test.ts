@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 import { developerSession } from '../../test/support/factories.js';
 import { json, startHttpsEndpoint, type HttpsEndpoint } from '../../test/support/https-endpoint.js';
-import { createAgent, install } from '../../test/support/invocation-factories.js';
+import { createAgent, install, toolEndpointOptions } from '../../test/support/invocation-factories.js';
 import { createOrgWithKey, orgCaller, type OrgWithKey } from '../../test/support/org-factories.js';
-import { createTool, fixedResolver, publishTool, TEST_DNS } from '../../test/support/tools-factories.js';
+import { createTool, publishTool } from '../../test/support/tools-factories.js';
 import { STATS_DAYS } from './developer-calls.js';
 
 type Session = Awaited<ReturnType<typeof developerSession>>;
@@ -24,10 +24,7 @@ describe.each(testDialects())('developer call log on %s', (dialect) => {
 
   beforeAll(async () => {
     endpoint = await startHttpsEndpoint();
-    t = await createTestContext(dialect, {
-      env: { TOOL_ALLOW_PRIVATE_ENDPOINTS: '1', TOOL_CA_FILE: endpoint.caFile, TOOL_CALL_TIMEOUT_MS: '2000' },
-      deps: { resolveHost: fixedResolver({ ...TEST_DNS, 'tool.test': ['127.0.0.1'] }) },
-    });
+    t = await createTestContext(dialect, toolEndpointOptions(endpoint));
     dev = await developerSession(t.database, t.clock, t.app);
     stranger = await developerSession(t.database, t.clock, t.app);
     [orgA, orgB] = await Promise.all([createOrgWithKey(t.database, t.clock), createOrgWithKey(t.database, t.clock)]);

@@ -5,9 +5,9 @@ import { randomBase62 } from '../lib/ids.js';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 import { developerSession } from '../../test/support/factories.js';
 import { json, startHttpsEndpoint, type HttpsEndpoint } from '../../test/support/https-endpoint.js';
-import { createAgent, install, MCP_HEADERS, mcpToolsList } from '../../test/support/invocation-factories.js';
+import { createAgent, install, MCP_HEADERS, mcpToolsList, toolEndpointOptions, toolHostResolver } from '../../test/support/invocation-factories.js';
 import { createOrgWithKey, orgCaller, type OrgWithKey } from '../../test/support/org-factories.js';
-import { createTool, fixedResolver, publishTool, TEST_DNS, updateTool } from '../../test/support/tools-factories.js';
+import { createTool, publishTool, updateTool } from '../../test/support/tools-factories.js';
 
 /**
  * Two app nodes on one database and one Redis: a change made through one node reaches the
@@ -28,9 +28,9 @@ describe.skipIf(!redisUrl).each(testDialects())('tool and key caches across two 
     endpoint = await startHttpsEndpoint();
     url = (path) => `https://tool.test:${endpoint.port}${path}`;
     const redisPrefix = `test:${randomBase62(8)}:`;
-    const resolveHost = fixedResolver({ ...TEST_DNS, 'tool.test': ['127.0.0.1'] });
+    const resolveHost = toolHostResolver();
     t = await createTestContext(dialect, {
-      env: { REDIS_URL: redisUrl!, TOOL_ALLOW_PRIVATE_ENDPOINTS: '1', TOOL_CA_FILE: endpoint.caFile, TOOL_CALL_TIMEOUT_MS: '2000' },
+      env: toolEndpointOptions(endpoint, { REDIS_URL: redisUrl! }).env,
       deps: { redisPrefix, resolveHost },
     });
     second = await buildApp({ config: t.config, database: t.database, clock: t.clock, redisPrefix, resolveHost });

@@ -13,9 +13,9 @@ import { runCliWith } from '../../test/support/cli.js';
 import { TEST_ENV, TestClock } from '../../test/support/context.js';
 import { developerSession } from '../../test/support/factories.js';
 import { json, startHttpsEndpoint, type HttpsEndpoint } from '../../test/support/https-endpoint.js';
-import { createAgent, install } from '../../test/support/invocation-factories.js';
+import { createAgent, install, toolHostResolver } from '../../test/support/invocation-factories.js';
 import { createOrgWithKey, orgCaller, type OrgWithKey } from '../../test/support/org-factories.js';
-import { createTool, fixedResolver, publishTool, TEST_DNS } from '../../test/support/tools-factories.js';
+import { createTool, publishTool } from '../../test/support/tools-factories.js';
 
 /**
  * `switchboard secrets rotate` as an operator runs it (a real process on the SQLite file
@@ -36,7 +36,7 @@ describe('secrets rotate', () => {
     const config = loadConfig({ ...TEST_ENV, DATA_DIR: dataDir, SECRETS_KEY: secretsKey, TOOL_ALLOW_PRIVATE_ENDPOINTS: '1', TOOL_CA_FILE: endpoint.caFile });
     const database = openDatabase({ dataDir });
     await migrateToLatest(database.db);
-    const app = await buildApp({ config, database, clock, expiryPurge: false, resolveHost: fixedResolver({ ...TEST_DNS, 'tool.test': ['127.0.0.1'] }) });
+    const app = await buildApp({ config, database, clock, expiryPurge: false, resolveHost: toolHostResolver() });
     try {
       return await body(app, database);
     } finally {

@@ -2,9 +2,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 import { developerSession } from '../../test/support/factories.js';
 import { json, startHttpsEndpoint, type HttpsEndpoint } from '../../test/support/https-endpoint.js';
-import { createAgent, install, MCP_HEADERS, mcpToolsList } from '../../test/support/invocation-factories.js';
+import { createAgent, install, MCP_HEADERS, mcpToolsList, toolEndpointOptions } from '../../test/support/invocation-factories.js';
 import { createOrgWithKey, orgCaller, type OrgWithKey } from '../../test/support/org-factories.js';
-import { createTool, fixedResolver, publishTool, TEST_DNS } from '../../test/support/tools-factories.js';
+import { createTool, publishTool } from '../../test/support/tools-factories.js';
 
 /**
  * The per-node caches of agents' tools and of keys: every test first warms the cache with a
@@ -25,10 +25,7 @@ describe.each(testDialects())('tool and key caches on %s', (dialect) => {
   beforeAll(async () => {
     endpoint = await startHttpsEndpoint();
     url = (path) => `https://tool.test:${endpoint.port}${path}`;
-    t = await createTestContext(dialect, {
-      env: { TOOL_ALLOW_PRIVATE_ENDPOINTS: '1', TOOL_CA_FILE: endpoint.caFile, TOOL_CALL_TIMEOUT_MS: '2000' },
-      deps: { resolveHost: fixedResolver({ ...TEST_DNS, 'tool.test': ['127.0.0.1'] }) },
-    });
+    t = await createTestContext(dialect, toolEndpointOptions(endpoint));
     call = orgCaller(t.app);
     dev = await developerSession(t.database, t.clock, t.app);
     org = await createOrgWithKey(t.database, t.clock);

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 import { developerSession } from '../../test/support/factories.js';
 import { closedPort, delayed, json, raw, redirect, startHttpsEndpoint, streamed, type HttpsEndpoint, type RecordedRequest } from '../../test/support/https-endpoint.js';
-import { createAgent, install } from '../../test/support/invocation-factories.js';
+import { createAgent, install, toolEndpointOptions } from '../../test/support/invocation-factories.js';
 import { createOrgWithKey, orgCaller, type OrgWithKey } from '../../test/support/org-factories.js';
 import { createTool, fixedResolver, publishTool, TEST_DNS, updateTool } from '../../test/support/tools-factories.js';
 import { VERSION } from '../version.js';
@@ -42,12 +42,10 @@ describe.each(testDialects())('tool calls on %s', (dialect) => {
   beforeAll(async () => {
     endpoint = await startHttpsEndpoint();
     url = (path) => `https://tool.test:${endpoint.port}${path}`;
+    const options = toolEndpointOptions(endpoint, { TOOL_CALL_TIMEOUT_MS: '1000', LOG_LEVEL: 'trace' });
     t = await createTestContext(dialect, {
-      env: { TOOL_ALLOW_PRIVATE_ENDPOINTS: '1', TOOL_CA_FILE: endpoint.caFile, TOOL_CALL_TIMEOUT_MS: '1000', LOG_LEVEL: 'trace' },
-      deps: {
-        resolveHost: fixedResolver({ ...TEST_DNS, 'tool.test': ['127.0.0.1'] }),
-        logStream: new Writable({ write(chunk, _encoding, done) { logs.push(String(chunk)); done(); } }),
-      },
+      ...options,
+      deps: { ...options.deps, logStream: new Writable({ write(chunk, _encoding, done) { logs.push(String(chunk)); done(); } }) },
     });
     call = orgCaller(t.app);
     dev = await developerSession(t.database, t.clock, t.app);

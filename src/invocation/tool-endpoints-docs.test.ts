@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../../test/support/context.js';
 import { developerSession } from '../../test/support/factories.js';
 import { json, startHttpsEndpoint, type HttpsEndpoint, type RecordedRequest } from '../../test/support/https-endpoint.js';
-import { createAgent, install } from '../../test/support/invocation-factories.js';
+import { createAgent, install, toolEndpointOptions } from '../../test/support/invocation-factories.js';
 import { createOrgWithKey, orgCaller } from '../../test/support/org-factories.js';
-import { createTool, fixedResolver, publishTool, TEST_DNS } from '../../test/support/tools-factories.js';
+import { createTool, publishTool } from '../../test/support/tools-factories.js';
 import { TEST_VECTOR } from '../../test/support/signing-vector.js';
 
 /**
@@ -40,10 +40,7 @@ describe('docs/tool-endpoints.md', () => {
 
   beforeAll(async () => {
     endpoint = await startHttpsEndpoint(json(200, { quote: 12.5 }));
-    t = await createTestContext('sqlite', {
-      env: { TOOL_ALLOW_PRIVATE_ENDPOINTS: '1', TOOL_CA_FILE: endpoint.caFile },
-      deps: { resolveHost: fixedResolver({ ...TEST_DNS, 'tool.test': ['127.0.0.1'] }) },
-    });
+    t = await createTestContext('sqlite', toolEndpointOptions(endpoint));
     const dev = await developerSession(t.database, t.clock, t.app);
     const org = await createOrgWithKey(t.database, t.clock);
     const agent = await createAgent(t.app, org);

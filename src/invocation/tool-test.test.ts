@@ -4,7 +4,8 @@ import { createTestContext, testDialects, type TestContext } from '../../test/su
 import { developerSession } from '../../test/support/factories.js';
 import { json, startHttpsEndpoint, type HttpsEndpoint } from '../../test/support/https-endpoint.js';
 import { createOrgWithKey, orgCaller } from '../../test/support/org-factories.js';
-import { createTool, fixedResolver, publishTool, TEST_DNS, updateTool } from '../../test/support/tools-factories.js';
+import { toolEndpointOptions } from '../../test/support/invocation-factories.js';
+import { createTool, publishTool, updateTool } from '../../test/support/tools-factories.js';
 import { VERSION } from '../version.js';
 
 type Session = Awaited<ReturnType<typeof developerSession>>;
@@ -27,10 +28,7 @@ describe.each(testDialects())('testing a working copy on %s', (dialect) => {
   beforeAll(async () => {
     endpoint = await startHttpsEndpoint();
     url = (path) => `https://tool.test:${endpoint.port}${path}`;
-    t = await createTestContext(dialect, {
-      env: { TOOL_ALLOW_PRIVATE_ENDPOINTS: '1', TOOL_CA_FILE: endpoint.caFile, TOOL_CALL_TIMEOUT_MS: '2000' },
-      deps: { resolveHost: fixedResolver({ ...TEST_DNS, 'tool.test': ['127.0.0.1'] }) },
-    });
+    t = await createTestContext(dialect, toolEndpointOptions(endpoint));
     dev = await developerSession(t.database, t.clock, t.app);
   });
   afterEach(() => {

@@ -4,9 +4,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 import { developerSession } from '../../test/support/factories.js';
 import { json, startHttpsEndpoint, type HttpsEndpoint } from '../../test/support/https-endpoint.js';
-import { createAgent, install } from '../../test/support/invocation-factories.js';
+import { createAgent, install, toolEndpointOptions } from '../../test/support/invocation-factories.js';
 import { createOrgWithKey, orgCaller, type OrgWithKey } from '../../test/support/org-factories.js';
-import { createTool, fixedResolver, publishTool, TEST_DNS } from '../../test/support/tools-factories.js';
+import { createTool, publishTool } from '../../test/support/tools-factories.js';
 
 /**
  * The MCP endpoint driven by the SDK's own client (Streamable HTTP) over real HTTP against the
@@ -41,10 +41,7 @@ describe.each(testDialects())('MCP on %s', (dialect) => {
 
   beforeAll(async () => {
     endpoint = await startHttpsEndpoint();
-    t = await createTestContext(dialect, {
-      env: { TOOL_ALLOW_PRIVATE_ENDPOINTS: '1', TOOL_CA_FILE: endpoint.caFile, TOOL_CALL_TIMEOUT_MS: '2000' },
-      deps: { resolveHost: fixedResolver({ ...TEST_DNS, 'tool.test': ['127.0.0.1'] }) },
-    });
+    t = await createTestContext(dialect, toolEndpointOptions(endpoint));
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     const dev = await developerSession(t.database, t.clock, t.app);

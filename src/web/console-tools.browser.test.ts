@@ -5,7 +5,8 @@ import { createTestContext, type TestContext } from '../../test/support/context.
 import { developerSession } from '../../test/support/factories.js';
 import { json, startHttpsEndpoint, type HttpsEndpoint } from '../../test/support/https-endpoint.js';
 import { freePort } from '../../test/support/net.js';
-import { createTool, fixedResolver, publishTool, TEST_DNS } from '../../test/support/tools-factories.js';
+import { toolEndpointOptions } from '../../test/support/invocation-factories.js';
+import { createTool, publishTool } from '../../test/support/tools-factories.js';
 
 /**
  * The console's Tools pages in real Chromium (Debian's /usr/bin/chromium through playwright-core), as
@@ -38,10 +39,7 @@ describe('the console’s tools pages in Chromium', () => {
     endpoint = await startHttpsEndpoint(json(200, { quote: { amount: 12.5, currency: 'EUR' } }));
     const port = await freePort();
     app = `http://127.0.0.1:${port}`;
-    t = await createTestContext('sqlite', {
-      env: { PUBLIC_URL: app, TOOL_ALLOW_PRIVATE_ENDPOINTS: '1', TOOL_CA_FILE: endpoint.caFile },
-      deps: { resolveHost: fixedResolver({ ...TEST_DNS, 'tool.test': ['127.0.0.1'] }) },
-    });
+    t = await createTestContext('sqlite', toolEndpointOptions(endpoint, { PUBLIC_URL: app }));
     t.clock.now = () => new Date();
     await t.app.listen({ port, host: '127.0.0.1' });
 

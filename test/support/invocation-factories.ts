@@ -1,5 +1,21 @@
 import type { App } from '../../src/http/app-type.js';
+import type { TestContextOptions } from './context.js';
 import type { OrgWithKey } from './org-factories.js';
+import { fixedResolver, TEST_DNS } from './tools-factories.js';
+
+/** DNS for tool endpoints in tests: the fixed table, plus `tool.test` on 127.0.0.1 (where the test's HTTPS endpoint listens). */
+export const toolHostResolver = () => fixedResolver({ ...TEST_DNS, 'tool.test': ['127.0.0.1'] });
+
+/**
+ * A test app whose tool calls reach the loopback HTTPS endpoint: private endpoints allowed (loopback is
+ * one), the endpoint's test CA trusted, `tool.test` resolving to it, calls cut at 2 s; `env` adds or overrides.
+ */
+export function toolEndpointOptions(endpoint: { caFile: string }, env: Record<string, string> = {}): TestContextOptions & { env: Record<string, string> } {
+  return {
+    env: { TOOL_ALLOW_PRIVATE_ENDPOINTS: '1', TOOL_CA_FILE: endpoint.caFile, TOOL_CALL_TIMEOUT_MS: '2000', ...env },
+    deps: { resolveHost: toolHostResolver() },
+  };
+}
 
 export const BRAND = {
   name: 'Acme',
