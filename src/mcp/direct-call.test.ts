@@ -71,9 +71,15 @@ function webRequest(headers: IncomingHttpHeaders): Request {
 async function bothPaths(request: { headers: Record<string, string | undefined>; body: unknown }) {
   const { mcp, calls } = handler();
   const headers = Object.fromEntries(Object.entries(request.headers).filter(([, value]) => value !== undefined)) as IncomingHttpHeaders;
-  const post = await mcp.post({ headers, body: request.body, toRequest: () => webRequest(headers) }, auth);
+  // The SDK path needs the web Request; the direct path never builds one.
+  let sdkRequests = 0;
+  const toRequest = () => {
+    sdkRequests++;
+    return webRequest(headers);
+  };
+  const post = await mcp.post({ headers, body: request.body, toRequest }, auth);
   const sdk = await answerOf(await mcp.fetch(webRequest(headers), { authInfo: auth, parsedBody: request.body }));
-  return { post, sdk, calls, direct: directToolCall(headers, request.body) !== undefined };
+  return { post, sdk, calls, direct: directToolCall(headers, request.body) !== undefined, wentToSdk: sdkRequests > 0 };
 }
 
 const TAKEN: Array<[string, { headers: Record<string, string | undefined>; body: unknown }]> = [
@@ -123,8 +129,9 @@ const LEFT: Array<[string, { headers: Record<string, string | undefined>; body: 
 describe('MCP tools/call: the direct path answers as the SDK does', () => {
   for (const [name, request] of TAKEN) {
     it(`takes and answers alike: ${name}`, async () => {
-      const { post, sdk, calls, direct } = await bothPaths(request);
+      const { post, sdk, calls, direct, wentToSdk } = await bothPaths(request);
       expect(direct).toBe(true);
+      expect(wentToSdk).toBe(false);
       expect(post).toEqual(sdk);
       expect(post.status).toBe(200);
       // Both paths asked the invoker the same thing, once each.
@@ -136,8 +143,9 @@ describe('MCP tools/call: the direct path answers as the SDK does', () => {
 
   for (const [name, request] of LEFT) {
     it(`leaves to the SDK: ${name}`, async () => {
-      const { post, sdk, direct } = await bothPaths(request);
+      const { post, sdk, direct, wentToSdk } = await bothPaths(request);
       expect(direct).toBe(false);
+      expect(wentToSdk).toBe(true);
       expect(post).toEqual(sdk);
     });
   }
