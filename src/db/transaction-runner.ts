@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
+import { createGroupCommit } from './group-commit.js';
 import type { DB } from './tables.js';
 
 /**
@@ -46,9 +47,6 @@ interface Queued<R> {
 export function createGroupCommitRunner<R>(db: Kysely<DB>, bind: BindRepos<R>, options: { maxBatch?: number } = {}): TransactionRunner<R> {
   // Bounds how long the last unit of a batch waits for the first ones.
   const maxBatch = options.maxBatch ?? 32;
-  const queue: Queued<R>[] = [];
-  let scheduled = false;
-  let running = false;
 
   async function runAlone(item: Queued<R>): Promise<void> {
     try {
@@ -72,31 +70,11 @@ export function createGroupCommitRunner<R>(db: Kysely<DB>, bind: BindRepos<R>, o
     batch.forEach((item, index) => item.resolve(results[index]));
   }
 
-  /**
-   * better-sqlite3 is synchronous, so a whole transaction runs in one turn of the event
-   * loop and no request is read meanwhile. Taking a batch from a setImmediate callback
-   * (after the poll phase) lets every request that has arrived reach the queue first.
-   */
-  function schedule(): void {
-    if (scheduled) return;
-    scheduled = true;
-    setImmediate(() => {
-      scheduled = false;
-      running = true;
-      const batch = queue.splice(0, maxBatch);
-      const done = batch.length === 1 ? runAlone(batch[0]!) : runBatch(batch);
-      void done.finally(() => {
-        running = false;
-        if (queue.length > 0) schedule();
-      });
-    });
-  }
+  // Units that queue up while a transaction runs form the next one (db/group-commit.ts).
+  const group = createGroupCommit<Queued<R>>((batch) => (batch.length === 1 ? runAlone(batch[0]!) : runBatch(batch)), { maxBatch });
 
   return {
     run: <T>(unit: Unit<R, T>) =>
-      new Promise<T>((resolve, reject) => {
-        queue.push({ unit, resolve: resolve as (value: unknown) => void, reject });
-        if (!running) schedule();
-      }),
+      new Promise<T>((resolve, reject) => group.add({ unit, resolve: resolve as (value: unknown) => void, reject })),
   };
 }
