@@ -25,8 +25,10 @@ export interface FormLayout {
 
 /**
  * Heights in CSS pixels of the form's parts at the default 16px font and a 640px form (the form's
- * max-width of 40em), from web/form/styles.ts: line height 1.5 (24px), and measured in Chromium on
- * the embed page (src/forms/embed-isolation.browser.test.ts checks the estimate covers the drawn form).
+ * max-width of 40em), from web/form/styles.ts: line height 1.5 (24px). Measured in Chromium on the
+ * embed page: a form with a logo, five inputs, a textarea, a checkbox and two lines of consent is
+ * drawn 831px tall, exactly this estimate less the slack (src/forms/embed-isolation.browser.test.ts
+ * checks the estimate covers the drawn form, with at most 240px to spare).
  */
 const PX = {
   /** Padding (2 × 20), the title (30 + 8), the "Fields marked *" note (21 + 16) and the button (44). */
