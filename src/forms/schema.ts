@@ -167,7 +167,7 @@ export const SubmissionsCsv = named('SubmissionsCsv', Type.String({
 
 export const EmbedSnippets = named('EmbedSnippets', Type.Object({
   directLink: Type.String({ description: '`{base_url}/f/{slug}`' }),
-  iframe: Type.String({ description: 'An <iframe> of the hosted page with `?embed=1`.' }),
+  iframe: Type.String({ description: 'An <iframe> of the hosted page with `?embed=1`, sized by attributes (width 100%, a height fitted to the form), with no inline style, so a host CSP needs only `frame-src`.' }),
   script: Type.String({ description: 'A <div data-svc-form> plus the one async script tag that renders every such div.' }),
 }));
 
