@@ -132,7 +132,7 @@ describe.each(testDialects())('hosted page /f/{slug} on %s', (dialect) => {
         : await get(`/f/${limited.slug}${i % 2 ? '?embed=1' : ''}`, {}, ip);
       expect(res.statusCode).toBe(revalidation ? 304 : 200);
     }
-    for (const headers of [{}, { 'if-none-match': String(first.headers.etag) }]) {
+    for (const headers of [{}, { 'if-none-match': String(first.headers.etag) }] as Record<string, string>[]) {
       const refused = await get(`/f/${limited.slug}`, headers, ip);
       expect(refused.statusCode).toBe(429);
       expect(refused.headers['content-type']).toBe('text/html; charset=utf-8');
