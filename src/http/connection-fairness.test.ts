@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../../test/support/context.js';
+import { clientKey } from './connection-fairness.js';
 
 /**
  * Connection fairness (connection-fairness.ts) against a real server on 127.0.0.1, with clients on
@@ -123,6 +124,17 @@ async function expectRefused(server: Server, from: string): Promise<void> {
   await within(5000, client.closed, `the connection from ${from}`);
   expect(client.received()).toBe('');
 }
+
+describe('the client an address belongs to', () => {
+  it('is the IPv4 address however Node writes it, and an IPv6 address\'s /64, which one host may use all of', () => {
+    expect(clientKey('203.0.113.9')).toBe('203.0.113.9');
+    expect(clientKey('::ffff:203.0.113.9')).toBe('203.0.113.9');
+    expect(clientKey('2001:db8:1:2:aaaa::1')).toBe(clientKey('2001:db8:1:2:ffff:ffff:ffff:ffff'));
+    expect(clientKey('2001:db8:1:2::1')).toBe('2001:db8:1:2::/64');
+    expect(clientKey('2001:db8:1:3::1')).not.toBe(clientKey('2001:db8:1:2::1'));
+    expect(clientKey('::1')).toBe('0:0:0:0::/64');
+  });
+});
 
 describe('a share of the connection cap per client address', () => {
   it('refuses a connection past an address\'s share while its connections are busy, and serves other addresses', async () => {
