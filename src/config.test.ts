@@ -15,7 +15,7 @@ describe('loadConfig', () => {
     expect(config.secretsKey).toHaveLength(32);
     // PostgreSQL's rule of thumb: twice the cores plus a couple.
     expect(config.databasePoolSize).toBe(availableParallelism() * 2 + 2);
-    expect(config.http).toEqual({ headersTimeoutMs: 15_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000, maxConnections: 4096 });
+    expect(config.http).toEqual({ headersTimeoutMs: 15_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000, maxConnections: 4096, maxConnectionsPerAddress: 256 });
     expect(config.sqliteSynchronous).toBe('normal');
     // The generated key is kept, so credentials stay readable after a restart.
     expect(loadConfig({ DATA_DIR: dir }).secretsKey.equals(config.secretsKey)).toBe(true);
@@ -43,13 +43,19 @@ describe('loadConfig', () => {
       DATABASE_URL: 'postgres://u:p@db/sb', REDIS_URL: 'redis://cache:6379', SECRETS_KEY: KEY, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1',
       LOG_LEVEL: 'warn', TOOL_CALL_TIMEOUT_MS: '20000', DATABASE_POOL_SIZE: '40', SQLITE_SYNCHRONOUS: 'FULL',
       HTTP_HEADERS_TIMEOUT_MS: '10000', HTTP_REQUEST_TIMEOUT_MS: '60000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '620000', HTTP_MAX_CONNECTIONS: '20000',
+      HTTP_MAX_CONNECTIONS_PER_ADDRESS: '1000',
     });
     expect(config).toMatchObject({
       env: 'production', port: 8080, host: '0.0.0.0', publicUrl: 'https://sb.example.com', databaseUrl: 'postgres://u:p@db/sb',
       redisUrl: 'redis://cache:6379', databasePoolSize: 40, trustProxy: ['10.0.0.0/8', '127.0.0.1'], logLevel: 'warn', toolCallTimeoutMs: 20000,
-      http: { headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 620_000, maxConnections: 20_000 },
+      http: { headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 620_000, maxConnections: 20_000, maxConnectionsPerAddress: 1000 },
       sqliteSynchronous: 'full',
     });
+  });
+
+  it('shares the connection cap 256 per address by default, or the whole cap when it is smaller', () => {
+    expect(loadConfig({ DATA_DIR: dataDir(), HTTP_MAX_CONNECTIONS: '100' }).http.maxConnectionsPerAddress).toBe(100);
+    expect(loadConfig({ DATA_DIR: dataDir(), HTTP_MAX_CONNECTIONS: '100', HTTP_MAX_CONNECTIONS_PER_ADDRESS: '100' }).http.maxConnectionsPerAddress).toBe(100);
   });
 
   it.each([
@@ -70,6 +76,9 @@ describe('loadConfig', () => {
     [{ HTTP_REQUEST_TIMEOUT_MS: '1h' }, /HTTP_REQUEST_TIMEOUT_MS/],
     [{ HTTP_KEEP_ALIVE_TIMEOUT_MS: '0' }, /HTTP_KEEP_ALIVE_TIMEOUT_MS/],
     [{ HTTP_MAX_CONNECTIONS: '0' }, /HTTP_MAX_CONNECTIONS/],
+    [{ HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0' }, /HTTP_MAX_CONNECTIONS_PER_ADDRESS must be a whole number from 1/],
+    // A share of the cap cannot be larger than the cap.
+    [{ HTTP_MAX_CONNECTIONS: '100', HTTP_MAX_CONNECTIONS_PER_ADDRESS: '101' }, /HTTP_MAX_CONNECTIONS_PER_ADDRESS \(101\) must not exceed HTTP_MAX_CONNECTIONS \(100\)/],
     // Headers are part of the request, so their limit cannot be the longer one.
     [{ HTTP_HEADERS_TIMEOUT_MS: '40000' }, /HTTP_HEADERS_TIMEOUT_MS \(40000\) must not exceed HTTP_REQUEST_TIMEOUT_MS \(30000\)/],
   ])('refuses %o with a message naming the variable', (env, message) => {
