@@ -1,5 +1,4 @@
 import { decodeCursor, toPage } from '../http/cursor.js';
-import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import { checkEndpoint, type EndpointPolicy } from '../net/endpoint-check.js';
