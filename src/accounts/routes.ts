@@ -3,7 +3,7 @@ import type { FastifyReply, onRequestAsyncHookHandler } from 'fastify';
 import type { App } from '../http/app-type.js';
 import { Envelope, errorResponses, ok } from '../http/envelope.js';
 import { AppError } from '../http/errors.js';
-import { jsonBodyParser } from '../http/json-body.js';
+import { addJsonBodyParser } from '../http/json-body.js';
 import { RateLimitedResponse, type RateLimiter, type RateLimitRule } from '../http/rate-limit.js';
 import { createRequestSlot } from '../http/request-slot.js';
 import type { OrgAuth } from '../orgs/auth.js';
@@ -57,7 +57,7 @@ export function registerAccountRoutes(app: App, deps: { operators: OperatorsServ
   app.register(async (plugin) => {
     const r = plugin.withTypeProvider<TypeBoxTypeProvider>();
     r.removeAllContentTypeParsers();
-    r.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser({ allowEmpty: true }));
+    addJsonBodyParser(r, { allowEmpty: true });
 
     r.post('/api/auth/signup', {
       bodyLimit: AUTH_BODY_LIMIT,

@@ -229,6 +229,23 @@ describe.each(testDialects())('hosted page /f/{slug} on %s', (dialect) => {
       expect(res.body).toContain('Too many');
     });
 
+    it('refuses bytes that are not UTF-8, percent-encoded or raw, with a 400 page that says so, and writes nothing', async () => {
+      const before = await countWrites(t.database, org.orgId);
+      const fields = 'email=bytes.nojs%40example.com&consent=on&consentVersion=1&name=';
+      for (const payload of [`${fields}Caf%C3%28`, Buffer.concat([Buffer.from(`${fields}Caf`), Buffer.from([0xc3, 0x28])])]) {
+        const res = await t.app.inject({ method: 'POST', url: `/f/${form.slug}`, remoteAddress: nextClientIp(), headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload });
+        expect(res.statusCode).toBe(400);
+        expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+        expect(res.body).toMatch(/not valid UTF-8/);
+      }
+      expect(await countWrites(t.database, org.orgId)).toEqual(before);
+      expect(await contacts('bytes.nojs@example.com')).toEqual([]);
+      // A real "é" (%C3%A9) is of course fine.
+      const ok = await post(form.slug, { name: 'Café', email: 'bytes.nojs@example.com', consent: 'on', consentVersion: '1' });
+      expect(ok.statusCode).toBe(200);
+      expect((await contacts('bytes.nojs@example.com'))[0]?.name).toBe('Café');
+    });
+
     it('refuses other content types with a page', async () => {
       const res = await t.app.inject({ method: 'POST', url: `/f/${form.slug}`, remoteAddress: nextClientIp(), headers: { 'content-type': 'application/json' }, payload: '{}' });
       expect(res.statusCode).toBe(415);

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { ChangesBody } from '../http/changes.js';
 import { Page } from '../http/envelope.js';
 import { IdParam, withNotFound } from '../http/path-ids.js';
 import { named } from '../http/schema-name.js';
@@ -80,8 +81,7 @@ export const FormCreateBody = named('FormCreate', Type.Object(
 ));
 export type FormCreateInput = Static<typeof FormCreateBody>;
 
-export const FormPatchBody = named('FormPatch', Type.Partial(Type.Object({ slug: Slug, ...formInputProperties }), {
-  additionalProperties: false,
+export const FormPatchBody = named('FormPatch', ChangesBody({ slug: Slug, ...formInputProperties }, {
   description: 'Any subset of the form fields; only those given change.',
 }));
 export type FormPatchInput = Static<typeof FormPatchBody>;
