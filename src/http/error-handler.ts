@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { databaseUnavailable, warnUnavailable } from './database-unavailable.js';
 import { AppError, type ErrorCode } from './errors.js';
 import { describeValidationErrors, summarize } from './validation.js';
 
@@ -86,7 +87,8 @@ export function send(request: FastifyRequest, reply: FastifyReply, error: AppErr
     reply.header('Cache-Control', 'no-store');
     return reply.send({ error: OAUTH_ERRORS[error.code] ?? 'invalid_request', error_description: error.message });
   }
-  if (config?.errorFormat === 'jsonrpc' && error.status < 500) {
+  // 503 too: an MCP client reads a JSON-RPC body whatever the status, and may retry after Retry-After.
+  if (config?.errorFormat === 'jsonrpc' && (error.status < 500 || error.code === 'SERVICE_UNAVAILABLE')) {
     // HTTP-level refusals of the MCP endpoint (auth, Origin, media type, size): the status says
     // what happened, the body is a JSON-RPC error an MCP client can show, with our code in `data`.
     reply.code(error.status);
@@ -110,8 +112,9 @@ export function send(request: FastifyRequest, reply: FastifyReply, error: AppErr
 
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((raw: FastifyError | AppError, request, reply) => {
-    const error = raw instanceof AppError ? raw : fromFastifyError(raw);
-    if (error.status >= 500) request.log.error({ err: raw }, 'request failed');
+    const error = raw instanceof AppError ? raw : (databaseUnavailable(raw) ?? fromFastifyError(raw));
+    if (error.code === 'SERVICE_UNAVAILABLE') warnUnavailable(request.log, error, raw);
+    else if (error.status >= 500) request.log.error({ err: raw }, 'request failed');
     else request.log.info({ code: error.code }, 'request refused');
     return send(request, reply, error);
   });
