@@ -33,7 +33,8 @@ export class FifoLock {
         },
       };
       const timer = setTimeout(() => {
-        this.waiters.splice(this.waiters.indexOf(waiter), 1);
+        const index = this.waiters.indexOf(waiter);
+        if (index >= 0) this.waiters.splice(index, 1);
         reject(new DatabaseUnavailableError(`Waited more than ${timeoutMs} ms for the database connection.`));
       }, timeoutMs);
       this.waiters.push(waiter);
