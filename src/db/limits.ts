@@ -18,8 +18,9 @@ export interface DatabaseLimits {
 /**
  * The defaults, each far above what a healthy database needs and well under what a client or
  * a load balancer waits for:
- * - connect 2 s: a new connection to PostgreSQL on loopback took 4–9 ms here (SCRAM
- *   authentication included); across a data centre with TLS it is tens of ms.
+ * - connect 2 s: a new connection to PostgreSQL on loopback with SCRAM authentication took
+ *   8 ms (median of 40) and at most 72 ms, on this machine with a load average of 10; across
+ *   a data centre with TLS, add a few round trips.
  * - acquire 3 s: under the 50-connection benchmark the slowest 1% of whole requests took at
  *   most 133 ms on a loaded machine (docs/benchmarks.md), queueing for a connection included;
  *   waiting 20 times that means the database is not keeping up, and an answer beats a queue.
@@ -27,9 +28,9 @@ export interface DatabaseLimits {
  *   list or of the CSV export at most) that take milliseconds; a statement still running after
  *   5 s is waiting on something (a lock, a stuck disk) that retrying later handles better.
  * - SQLite busy 1 s: better-sqlite3 is synchronous, so while a write waits for another
- *   process's lock the whole event loop waits with it and no other request is served; another
- *   process's write transaction (the CLI's) holds the lock for a few ms. 1 s leaves /readyz
- *   its 2 s to answer.
+ *   process's lock the whole event loop waits with it and no other request is served. Another
+ *   process's write transaction (a CLI command's) holds the lock only while its few statements
+ *   run. 1 s leaves /readyz its 2 s to answer.
  */
 export const DEFAULT_DATABASE_LIMITS: DatabaseLimits = {
   connectTimeoutMs: 2000,
