@@ -34,7 +34,7 @@ describe('the database unavailable, on SQLite', () => {
     expect(res.json()).toMatchObject({
       success: false,
       code: 'SERVICE_UNAVAILABLE',
-      error: 'The service cannot reach its database right now. Nothing was saved; try again in a few seconds.',
+      error: 'The service cannot reach its database right now. Try again in a few seconds.',
     });
   }
 
@@ -111,7 +111,7 @@ describe('the database unavailable, on SQLite', () => {
       expect(res.statusCode).toBe(503);
       expect(res.headers['retry-after']).toBe('5');
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
-      expect(res.body).toContain('Nothing was saved');
+      expect(res.body).toContain('cannot reach its database');
       expect(await contactsWith('hosted-locked@example.com')).toBe(0);
     });
   });

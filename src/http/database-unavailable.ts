@@ -18,7 +18,7 @@ export function serviceUnavailable(message: string, cause: unknown): AppError {
 /** `error` as a 503 when it means the database is unavailable (db/unavailable.ts), else undefined. */
 export function databaseUnavailable(error: unknown): AppError | undefined {
   if (!isDatabaseUnavailable(error)) return undefined;
-  return serviceUnavailable('The service cannot reach its database right now. Nothing was saved; try again in a few seconds.', error);
+  return serviceUnavailable('The service cannot reach its database right now. Try again in a few seconds.', error);
 }
 
 /** An outage, not a bug: one warning line with the reason, no stack trace. */
