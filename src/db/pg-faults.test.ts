@@ -54,7 +54,9 @@ describe.skipIf(!enabled)('PostgreSQL faults, on a server of this file\'s own', 
 
   describe('one pool, in this process', () => {
     const limits: DatabaseLimits = { connectTimeoutMs: 1000, acquireTimeoutMs: 1000, statementTimeoutMs: 1000, sqliteBusyTimeoutMs: 1000 };
-    const open = () => openDatabase({ databaseUrl: cluster.url, pgSchema: 'probe', pgPoolSize: 1, limits });
+    const warnings: string[] = [];
+    const log = { warn: (_details: object, message: string) => void warnings.push(message), error: (_details: object, message: string) => void warnings.push(message) };
+    const open = () => openDatabase({ databaseUrl: cluster.url, pgSchema: 'probe', pgPoolSize: 1, limits, log });
     const ids = async (database: ReturnType<typeof open>) =>
       (await sql<{ id: number }>`select id from fault_probe order by id`.execute(database.db)).rows.map((row) => row.id);
     const backendPid = async (db: Kysely<DB>) =>
@@ -71,6 +73,7 @@ describe.skipIf(!enabled)('PostgreSQL faults, on a server of this file\'s own', 
         cluster.psql("select pg_terminate_backend(pid) from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()");
         // The connection's error arrives while it sits in the pool (without a listener: an uncaught exception).
         await sleep(300);
+        expect(warnings).toContain('an idle PostgreSQL connection failed; it was dropped and will be replaced');
         expect((await sql<{ one: number }>`select 1 as one`.execute(database.db)).rows).toEqual([{ one: 1 }]);
       } finally {
         await database.close();

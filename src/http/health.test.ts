@@ -23,7 +23,7 @@ describe('/readyz', () => {
     expect(res.statusCode).toBe(503);
     expect(res.headers['retry-after']).toBe('5');
     expect(res.json()).toMatchObject({ success: false, code: 'SERVICE_UNAVAILABLE', error: 'The database is not reachable.' });
-    expect(waited).toBeGreaterThanOrEqual(1400);
+    expect(waited).toBeGreaterThanOrEqual(950);
     expect(waited).toBeLessThan(2000);
     answer = 'now';
     expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
