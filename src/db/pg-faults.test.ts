@@ -133,6 +133,25 @@ describe.skipIf(!enabled)('PostgreSQL faults, on a server of this file\'s own', 
       }
     });
 
+    it('a long statement is cancelled by the server at the statement limit; the connection stays in the pool; migrations have no limit', async () => {
+      const database = open();
+      try {
+        const before = await backendPid(database.db);
+        const started = performance.now();
+        const failure = await sql`select pg_sleep(3)`.execute(database.db).then(() => undefined, (error: unknown) => error);
+        const waited = performance.now() - started;
+        expect((failure as { code?: string }).code).toBe('57014');
+        expect(isDatabaseUnavailable(failure)).toBe(true);
+        expect(waited).toBeGreaterThanOrEqual(950);
+        expect(waited).toBeLessThan(1900);
+        // The server answered: the same connection serves the next query.
+        expect(await backendPid(database.db)).toBe(before);
+        await sql`select pg_sleep(1.5)`.execute(database.migrationDb);
+      } finally {
+        await database.close();
+      }
+    });
+
     it('waiting for a pooled connection is bounded by the acquire limit', async () => {
       const database = open();
       try {
