@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
+import { DEFAULT_DATABASE_LIMITS, type DatabaseLimits } from './db/limits.js';
 import { makeDataDir } from './lib/data-dir.js';
 
 /**
@@ -19,6 +20,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** PostgreSQL connections per node. */
   databasePoolSize: number;
+  /** How long a request waits on the database before it is answered 503 (see databaseLimits). */
+  databaseLimits: DatabaseLimits;
   /** SQLite's `synchronous` in WAL mode: `full` also survives an OS crash or power loss, at a cost per commit. */
   sqliteSynchronous: 'normal' | 'full';
   redisUrl: string | undefined;
@@ -203,6 +206,18 @@ function connectionsPerAddress(env: Env, maxConnections: number): number {
   return perAddress;
 }
 
+/** The database waits (DATABASE_*_TIMEOUT_MS, SQLITE_BUSY_TIMEOUT_MS); the defaults and why are in db/limits.ts. */
+function databaseLimits(env: Env): DatabaseLimits {
+  const d = DEFAULT_DATABASE_LIMITS;
+  return {
+    connectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', d.connectTimeoutMs, 100, 60_000),
+    acquireTimeoutMs: integer(env, 'DATABASE_ACQUIRE_TIMEOUT_MS', d.acquireTimeoutMs, 100, 60_000),
+    statementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', d.statementTimeoutMs, 100, 600_000),
+    // Past a few seconds the frozen event loop (see limits.ts) is worse than the 503.
+    sqliteBusyTimeoutMs: integer(env, 'SQLITE_BUSY_TIMEOUT_MS', d.sqliteBusyTimeoutMs, 0, 10_000),
+  };
+}
+
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 function sessionLimits(env: Env): SessionLimits {
@@ -265,6 +280,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     databaseUrl,
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', defaultPoolSize(), 1, 500),
+    databaseLimits: databaseLimits(env),
     sqliteSynchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', ['normal', 'full'] as const, 'normal'),
     redisUrl,
     secretsKey,

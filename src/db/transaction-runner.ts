@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from './tables.js';
+import { DatabaseUnavailableError, isDatabaseUnavailable } from './unavailable.js';
 
 /**
  * Runs units of work, each atomically in a transaction.
@@ -17,6 +18,14 @@ import type { DB } from './tables.js';
  * written, and every unit is run again alone, so each caller gets exactly the
  * outcome its own unit has by itself. Units must therefore only write through the
  * repos they are given (no other side effects), which makes running one again safe.
+ * Except when the batch failed because the database is unavailable (a lock another process
+ * holds, a full disk: see unavailable.ts): then every unit fails with that error at once.
+ * Running each again alone would fail the same way, one busy wait after another, and with
+ * better-sqlite3 each wait holds the whole event loop.
+ *
+ * A unit waits in the queue at most `maxWaitMs` (DATABASE_ACQUIRE_TIMEOUT_MS) before its
+ * batch begins; past it, it fails with DatabaseUnavailableError rather than wait behind
+ * batches that are all slow.
  *
  * A unit does not get the transaction itself but the repos bound to it (`bind`, given
  * by the composition root): every unit of one transaction gets the same repos.
@@ -39,13 +48,16 @@ export function createDirectRunner<R>(db: Kysely<DB>, bind: BindRepos<R>): Trans
 
 interface Queued<R> {
   unit: Unit<R, unknown>;
+  /** When it was queued (performance.now()). */
+  since: number;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
 
-export function createGroupCommitRunner<R>(db: Kysely<DB>, bind: BindRepos<R>, options: { maxBatch?: number } = {}): TransactionRunner<R> {
+export function createGroupCommitRunner<R>(db: Kysely<DB>, bind: BindRepos<R>, options: { maxBatch?: number; maxWaitMs?: number } = {}): TransactionRunner<R> {
   // Bounds how long the last unit of a batch waits for the first ones.
   const maxBatch = options.maxBatch ?? 32;
+  const maxWaitMs = options.maxWaitMs ?? Infinity;
   const queue: Queued<R>[] = [];
   let scheduled = false;
   let running = false;
@@ -65,11 +77,24 @@ export function createGroupCommitRunner<R>(db: Kysely<DB>, bind: BindRepos<R>, o
         const repos = bind(trx);
         for (const item of batch) results.push(await item.unit(repos));
       });
-    } catch {
+    } catch (error) {
+      if (isDatabaseUnavailable(error)) {
+        for (const item of batch) item.reject(error);
+        return;
+      }
       for (const item of batch) await runAlone(item);
       return;
     }
     batch.forEach((item, index) => item.resolve(results[index]));
+  }
+
+  /** The next batch, after failing the units that have waited too long for one. */
+  function takeBatch(): Queued<R>[] {
+    const now = performance.now();
+    while (queue.length > 0 && now - queue[0]!.since > maxWaitMs) {
+      queue.shift()!.reject(new DatabaseUnavailableError(`Waited more than ${maxWaitMs} ms for the database.`));
+    }
+    return queue.splice(0, maxBatch);
   }
 
   /**
@@ -83,7 +108,11 @@ export function createGroupCommitRunner<R>(db: Kysely<DB>, bind: BindRepos<R>, o
     setImmediate(() => {
       scheduled = false;
       running = true;
-      const batch = queue.splice(0, maxBatch);
+      const batch = takeBatch();
+      if (batch.length === 0) {
+        running = false;
+        return;
+      }
       const done = batch.length === 1 ? runAlone(batch[0]!) : runBatch(batch);
       void done.finally(() => {
         running = false;
@@ -95,7 +124,7 @@ export function createGroupCommitRunner<R>(db: Kysely<DB>, bind: BindRepos<R>, o
   return {
     run: <T>(unit: Unit<R, T>) =>
       new Promise<T>((resolve, reject) => {
-        queue.push({ unit, resolve: resolve as (value: unknown) => void, reject });
+        queue.push({ unit, since: performance.now(), resolve: resolve as (value: unknown) => void, reject });
         if (!running) schedule();
       }),
   };

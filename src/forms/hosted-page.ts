@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { App } from '../http/app-type.js';
+import { databaseUnavailable, warnUnavailable } from '../http/database-unavailable.js';
 import { AppError, isAppError } from '../http/errors.js';
 import { addFormBodyParser } from '../http/form-body.js';
 import type { RateLimiter } from '../http/rate-limit.js';
@@ -188,9 +189,11 @@ export function registerHostedPageRoutes(app: App, deps: HostedPageDeps): void {
     addFormBodyParser(scope, LIMITS.submitBodyBytes, postedByName);
     // Refusals on these routes are pages, not JSON: a 404, a 429 with Retry-After, a 503 before the build exists.
     scope.setErrorHandler((error: FastifyError | AppError, request, reply) => {
-      const appError = isAppError(error) ? error : null;
+      // The database being unavailable is a 503 with Retry-After here too (http/database-unavailable.ts).
+      const appError = isAppError(error) ? error : (databaseUnavailable(error) ?? null);
       const status = appError?.status ?? (error as FastifyError).statusCode ?? 500;
-      if (status >= 500) request.log.error({ err: error }, 'request failed');
+      if (appError?.code === 'SERVICE_UNAVAILABLE') warnUnavailable(request.log, appError, error);
+      else if (status >= 500) request.log.error({ err: error }, 'request failed');
       for (const [name, value] of Object.entries(appError?.headers ?? {})) reply.header(name, value);
       const embed = isEmbed((request.query ?? {}) as Record<string, unknown>);
       const message =

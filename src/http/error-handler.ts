@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { databaseUnavailable, warnUnavailable } from './database-unavailable.js';
 import { AppError, type ErrorCode } from './errors.js';
 import { describeValidationErrors, summarize } from './validation.js';
 
@@ -20,9 +21,11 @@ declare module 'fastify' {
 /**
  * JSON-RPC error codes for failures answered outside the MCP server: -32700 unreadable (not JSON,
  * not UTF-8, empty), -32602 a problem inside `params` (nested too deeply, bad text), -32600 any
- * other problem with the message, -32603 a failure of ours, -32000 a refusal (auth, Origin, size).
+ * other problem with the message, -32603 a failure of ours, -32000 a refusal (auth, Origin, size) or
+ * the database unavailable (a 503 with Retry-After: the client may retry, unlike after -32603).
  */
 function jsonRpcCode(error: AppError): number {
+  if (error.code === 'SERVICE_UNAVAILABLE') return -32000;
   if (error.status >= 500) return -32603;
   if (error.code !== 'VALIDATION_ERROR') return -32000;
   if (/not valid JSON|not valid UTF-8|empty/.test(error.message)) return -32700;
@@ -124,8 +127,9 @@ export function send(request: FastifyRequest, reply: FastifyReply, error: AppErr
 
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((raw: FastifyError | AppError, request, reply) => {
-    const error = raw instanceof AppError ? raw : fromFastifyError(raw);
-    if (error.status >= 500) request.log.error({ err: raw }, 'request failed');
+    const error = raw instanceof AppError ? raw : (databaseUnavailable(raw) ?? fromFastifyError(raw));
+    if (error.code === 'SERVICE_UNAVAILABLE') warnUnavailable(request.log, error, raw);
+    else if (error.status >= 500) request.log.error({ err: raw }, 'request failed');
     else request.log.info({ code: error.code }, 'request refused');
     return send(request, reply, error);
   });
