@@ -6,6 +6,8 @@ export default defineConfig({
     pool: 'forks',
     // dist/web (form-embed.js, the hosted page's script and stylesheet), built once per run.
     globalSetup: ['test/support/build-web.ts'],
+    // No test may open a connection outside loopback (test/support/loopback-only.ts).
+    setupFiles: ['test/support/loopback-only.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Browser suites need Chromium; they run in test:all (see scripts/with-services.mjs).

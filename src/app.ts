@@ -11,6 +11,8 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { newId } from './lib/ids.js';
 import { frameworkErrors, installErrorHandling } from './http/error-handler.js';
 import { clientErrorHandler } from './http/client-error.js';
+import { installConnectionFairness } from './http/connection-fairness.js';
+import { proxyPeerTest } from './http/proxy-peers.js';
 import type { App } from './http/app-type.js';
 import { installJsonBodyParser } from './http/json-body.js';
 import { registerHealthRoutes } from './http/health.js';
@@ -177,8 +179,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // Long ids must reach the handler and answer 404 like any unknown id, not 414 from the router.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
   }).withTypeProvider<TypeBoxTypeProvider>();
-  // Connections past the cap are closed as they arrive, before any byte is read.
-  app.server.maxConnections = limits.maxConnections;
+  // The connection cap, shared fairly: a share per client address (proxies named by TRUST_PROXY have
+  // none), and at the cap the longest-idle connection makes room; otherwise closed on arrival.
+  installConnectionFairness(app.server, {
+    maxConnections: limits.maxConnections,
+    maxPerAddress: limits.maxConnectionsPerAddress,
+    isProxy: proxyPeerTest(trustProxy),
+    log: app.log,
+  });
 
   app.setValidatorCompiler(createValidatorCompiler());
   app.setSerializerCompiler(createSerializerCompiler());
@@ -282,7 +290,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     userAgent: `Switchboard/${VERSION}`,
   });
   // A call is answered once its log row is committed (rows group-committed); the app's close waits for the last ones before the database closes.
-  const callLog = createCallLog({ repo: repos.invocation, log: app.log });
+  const callLog = createCallLog({ repo: repos.invocation, log: app.log, maxWaitMs: database.limits.acquireTimeoutMs });
   const keys = keyRing(config.secretsKey, config.secretsKeyPrevious);
   // Each agent's resolved tools (live revision, credentials opened), per node: installation writes drop the org's
   // entries, tool publish/withdrawal/deletion and org changes (an agent deleted) drop theirs, on every node through Redis.

@@ -421,9 +421,9 @@ async function main(argv: string[]): Promise<number> {
     return -1;
   }
   const [{ openDatabase }, { migrateToLatest }] = await Promise.all([import('./db/database.js'), import('./db/migrate.js')]);
-  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteSynchronous: config.sqliteSynchronous });
+  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteSynchronous: config.sqliteSynchronous, limits: config.databaseLimits });
   try {
-    const { applied } = await migrateToLatest(database.db);
+    const { applied } = await migrateToLatest(database.migrationDb);
     const result = await command.run!({ config, database, migrated: applied, options: values });
     if (json) console.log(JSON.stringify(result, null, 2));
     else printHuman(result);

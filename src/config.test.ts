@@ -15,8 +15,9 @@ describe('loadConfig', () => {
     expect(config.secretsKey).toHaveLength(32);
     // PostgreSQL's rule of thumb: twice the cores plus a couple.
     expect(config.databasePoolSize).toBe(availableParallelism() * 2 + 2);
-    expect(config.http).toEqual({ headersTimeoutMs: 15_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000, maxConnections: 4096 });
+    expect(config.http).toEqual({ headersTimeoutMs: 15_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000, maxConnections: 4096, maxConnectionsPerAddress: 256 });
     expect(config.sqliteSynchronous).toBe('normal');
+    expect(config.databaseLimits).toEqual({ connectTimeoutMs: 2000, acquireTimeoutMs: 3000, statementTimeoutMs: 5000, sqliteBusyTimeoutMs: 1000 });
     // The generated key is kept, so credentials stay readable after a restart.
     expect(loadConfig({ DATA_DIR: dir }).secretsKey.equals(config.secretsKey)).toBe(true);
     expect(Buffer.from(readFileSync(join(dir, 'secrets.key'), 'utf8').trim(), 'base64').equals(config.secretsKey)).toBe(true);
@@ -43,13 +44,21 @@ describe('loadConfig', () => {
       DATABASE_URL: 'postgres://u:p@db/sb', REDIS_URL: 'redis://cache:6379', SECRETS_KEY: KEY, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1',
       LOG_LEVEL: 'warn', TOOL_CALL_TIMEOUT_MS: '20000', DATABASE_POOL_SIZE: '40', SQLITE_SYNCHRONOUS: 'FULL',
       HTTP_HEADERS_TIMEOUT_MS: '10000', HTTP_REQUEST_TIMEOUT_MS: '60000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '620000', HTTP_MAX_CONNECTIONS: '20000',
+      HTTP_MAX_CONNECTIONS_PER_ADDRESS: '1000',
+      DATABASE_CONNECT_TIMEOUT_MS: '1500', DATABASE_ACQUIRE_TIMEOUT_MS: '2500', DATABASE_STATEMENT_TIMEOUT_MS: '30000', SQLITE_BUSY_TIMEOUT_MS: '0',
     });
     expect(config).toMatchObject({
       env: 'production', port: 8080, host: '0.0.0.0', publicUrl: 'https://sb.example.com', databaseUrl: 'postgres://u:p@db/sb',
       redisUrl: 'redis://cache:6379', databasePoolSize: 40, trustProxy: ['10.0.0.0/8', '127.0.0.1'], logLevel: 'warn', toolCallTimeoutMs: 20000,
-      http: { headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 620_000, maxConnections: 20_000 },
+      http: { headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 620_000, maxConnections: 20_000, maxConnectionsPerAddress: 1000 },
       sqliteSynchronous: 'full',
+      databaseLimits: { connectTimeoutMs: 1500, acquireTimeoutMs: 2500, statementTimeoutMs: 30_000, sqliteBusyTimeoutMs: 0 },
     });
+  });
+
+  it('shares the connection cap 256 per address by default, or the whole cap when it is smaller', () => {
+    expect(loadConfig({ DATA_DIR: dataDir(), HTTP_MAX_CONNECTIONS: '100' }).http.maxConnectionsPerAddress).toBe(100);
+    expect(loadConfig({ DATA_DIR: dataDir(), HTTP_MAX_CONNECTIONS: '100', HTTP_MAX_CONNECTIONS_PER_ADDRESS: '100' }).http.maxConnectionsPerAddress).toBe(100);
   });
 
   it.each([
@@ -70,6 +79,13 @@ describe('loadConfig', () => {
     [{ HTTP_REQUEST_TIMEOUT_MS: '1h' }, /HTTP_REQUEST_TIMEOUT_MS/],
     [{ HTTP_KEEP_ALIVE_TIMEOUT_MS: '0' }, /HTTP_KEEP_ALIVE_TIMEOUT_MS/],
     [{ HTTP_MAX_CONNECTIONS: '0' }, /HTTP_MAX_CONNECTIONS/],
+    [{ HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0' }, /HTTP_MAX_CONNECTIONS_PER_ADDRESS must be a whole number from 1/],
+    // A share of the cap cannot be larger than the cap.
+    [{ HTTP_MAX_CONNECTIONS: '100', HTTP_MAX_CONNECTIONS_PER_ADDRESS: '101' }, /HTTP_MAX_CONNECTIONS_PER_ADDRESS \(101\) must not exceed HTTP_MAX_CONNECTIONS \(100\)/],
+    [{ DATABASE_CONNECT_TIMEOUT_MS: '50' }, /DATABASE_CONNECT_TIMEOUT_MS must be a whole number from 100 to 60000/],
+    [{ DATABASE_ACQUIRE_TIMEOUT_MS: '3s' }, /DATABASE_ACQUIRE_TIMEOUT_MS/],
+    [{ DATABASE_STATEMENT_TIMEOUT_MS: '0' }, /DATABASE_STATEMENT_TIMEOUT_MS/],
+    [{ SQLITE_BUSY_TIMEOUT_MS: '60000' }, /SQLITE_BUSY_TIMEOUT_MS must be a whole number from 0 to 10000/],
     // Headers are part of the request, so their limit cannot be the longer one.
     [{ HTTP_HEADERS_TIMEOUT_MS: '40000' }, /HTTP_HEADERS_TIMEOUT_MS \(40000\) must not exceed HTTP_REQUEST_TIMEOUT_MS \(30000\)/],
   ])('refuses %o with a message naming the variable', (env, message) => {

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
+import { DEFAULT_DATABASE_LIMITS, type DatabaseLimits } from './db/limits.js';
 import { makeDataDir } from './lib/data-dir.js';
 
 /**
@@ -19,6 +20,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** PostgreSQL connections per node. */
   databasePoolSize: number;
+  /** How long a request waits on the database before it is answered 503 (see databaseLimits). */
+  databaseLimits: DatabaseLimits;
   /** SQLite's `synchronous` in WAL mode: `full` also survives an OS crash or power loss, at a cost per commit. */
   sqliteSynchronous: 'normal' | 'full';
   redisUrl: string | undefined;
@@ -59,8 +62,10 @@ export interface HttpLimits {
   requestTimeoutMs: number;
   /** How long an idle keep-alive connection stays open between requests. */
   keepAliveTimeoutMs: number;
-  /** Open connections at once; more are closed as they arrive. */
+  /** Open connections at once; at the cap the longest-idle one is closed for a newcomer (http/connection-fairness.ts). */
   maxConnections: number;
+  /** Open connections from one client address (an IPv6 /64), unless TRUST_PROXY names it as a proxy. */
+  maxConnectionsPerAddress: number;
 }
 
 export class ConfigError extends Error {
@@ -170,11 +175,13 @@ function defaultPoolSize(): number {
  *   flood costs at most some 30 MB and a few thousand file descriptors.
  */
 function httpLimits(env: Env): HttpLimits {
+  const maxConnections = integer(env, 'HTTP_MAX_CONNECTIONS', 4096, 1, 1_000_000);
   const limits: HttpLimits = {
     headersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 15_000, 1000, 600_000),
     requestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),
     keepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 1000, 3_600_000),
-    maxConnections: integer(env, 'HTTP_MAX_CONNECTIONS', 4096, 1, 1_000_000),
+    maxConnections,
+    maxConnectionsPerAddress: connectionsPerAddress(env, maxConnections),
   };
   // Node refuses a headers timeout longer than the whole-request one.
   if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
@@ -183,6 +190,32 @@ function httpLimits(env: Env): HttpLimits {
     );
   }
   return limits;
+}
+
+/**
+ * HTTP_MAX_CONNECTIONS_PER_ADDRESS, default 256 (or the cap, if smaller): a sixteenth of the default
+ * cap, so filling it takes sixteen addresses, while a browser opens at most 6 connections to a host,
+ * which leaves room for some forty people behind one NAT address with every connection busy (and
+ * idle ones make room for their own address's newcomers).
+ */
+function connectionsPerAddress(env: Env, maxConnections: number): number {
+  const perAddress = integer(env, 'HTTP_MAX_CONNECTIONS_PER_ADDRESS', Math.min(256, maxConnections), 1, 1_000_000);
+  if (perAddress > maxConnections) {
+    throw new ConfigError(`HTTP_MAX_CONNECTIONS_PER_ADDRESS (${perAddress}) must not exceed HTTP_MAX_CONNECTIONS (${maxConnections}): it is a share of the cap.`);
+  }
+  return perAddress;
+}
+
+/** The database waits (DATABASE_*_TIMEOUT_MS, SQLITE_BUSY_TIMEOUT_MS); the defaults and why are in db/limits.ts. */
+function databaseLimits(env: Env): DatabaseLimits {
+  const d = DEFAULT_DATABASE_LIMITS;
+  return {
+    connectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', d.connectTimeoutMs, 100, 60_000),
+    acquireTimeoutMs: integer(env, 'DATABASE_ACQUIRE_TIMEOUT_MS', d.acquireTimeoutMs, 100, 60_000),
+    statementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', d.statementTimeoutMs, 100, 600_000),
+    // Past a few seconds the frozen event loop (see limits.ts) is worse than the 503.
+    sqliteBusyTimeoutMs: integer(env, 'SQLITE_BUSY_TIMEOUT_MS', d.sqliteBusyTimeoutMs, 0, 10_000),
+  };
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -247,6 +280,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     databaseUrl,
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', defaultPoolSize(), 1, 500),
+    databaseLimits: databaseLimits(env),
     sqliteSynchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', ['normal', 'full'] as const, 'normal'),
     redisUrl,
     secretsKey,

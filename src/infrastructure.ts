@@ -80,7 +80,7 @@ export async function createInfrastructure(deps: {
 
   return {
     limiter: createRateLimiter({ store, clock }),
-    submissions: (database.dialect === 'sqlite' ? createGroupCommitRunner(db, bind) : createDirectRunner(db, bind)).run,
+    submissions: (database.dialect === 'sqlite' ? createGroupCommitRunner(db, bind, { maxWaitMs: database.limits.acquireTimeoutMs }) : createDirectRunner(db, bind)).run,
     transact: transactOn(db),
     changes: createOrgChangeFeed(),
     toolChanges: createToolChangeFeed(),

@@ -19,8 +19,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   if (config.secretsKeyGenerated) {
     log.warn(`SECRETS_KEY is not set: generated a key for tool credentials in ${config.secretsKeyGenerated} (mode 0600). Keep that file; production requires SECRETS_KEY.`);
   }
-  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgPoolSize: config.databasePoolSize, sqliteSynchronous: config.sqliteSynchronous, log });
-  await migrateToLatest(database.db);
+  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgPoolSize: config.databasePoolSize, limits: config.databaseLimits, sqliteSynchronous: config.sqliteSynchronous, log });
+  await migrateToLatest(database.migrationDb);
   const app = await buildApp({ config, database });
   const address = await app.listen({ port: config.port, host: config.host });
   let stopping: Promise<void> | undefined;

@@ -50,6 +50,16 @@ describe.each(testDialects())('console accounts on %s', (dialect) => {
     return { cookie: sessionCookie(res.headers['set-cookie']), csrf: data.csrfToken, user: data.user, organization: data.organization };
   }
 
+  /** GET /api/auth/session as this browser: always 200, with the session or null (signed out). */
+  async function signedIn(browser?: Browser, headers: Record<string, string> = {}): Promise<boolean> {
+    const res = await send('GET', '/api/auth/session', { browser, headers });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.headers['cache-control']).toBe('no-store');
+    const data = res.json().data;
+    if (data !== null) expect(data).toMatchObject({ user: { id: expect.any(String) }, csrfToken: expect.any(String) });
+    return data !== null;
+  }
+
   async function signUp(overrides: Record<string, string> = {}): Promise<Browser & { email: string; password: string }> {
     const email = `owner-${unique()}@example.com`;
     const password = 'violet kettle marathon';
@@ -138,8 +148,15 @@ describe.each(testDialects())('console accounts on %s', (dialect) => {
       const session = await send('GET', '/api/auth/session', { browser });
       expect(session.statusCode).toBe(200);
       expect(session.json().data).toEqual({ user: { id: owner.user.id, email: owner.email, name: 'Olive Owner', role: 'owner' }, organization: owner.organization, csrfToken: browser.csrf });
-      expect((await send('GET', '/api/auth/session')).statusCode).toBe(401);
-      expect((await send('GET', '/api/auth/session', { headers: { cookie: 'svc_session=svc_ses_nonsense' } })).statusCode).toBe(401);
+      // Signed out is a 200 with null (the console asks on every load: no error in the browser's console).
+      const nobody = await send('GET', '/api/auth/session');
+      expect(nobody.statusCode).toBe(200);
+      expect(nobody.json()).toEqual({ success: true, data: null });
+      expect(await signedIn(undefined, { cookie: 'svc_session=svc_ses_nonsense' })).toBe(false);
+      // Every other session route still refuses with 401.
+      expect((await send('POST', '/api/auth/signout')).statusCode).toBe(401);
+      expect((await send('POST', '/api/auth/password', { payload: { currentPassword: 'x', newPassword: 'y' } })).statusCode).toBe(401);
+      expect((await send('GET', '/api/org/organization')).statusCode).toBe(401);
     });
 
     it('gives the same 401 for an unknown email and a wrong password', async () => {
@@ -187,7 +204,7 @@ describe.each(testDialects())('console accounts on %s', (dialect) => {
       expect(out.statusCode).toBe(200);
       expect(out.json().data).toEqual({ signedOut: true });
       expect(String(out.headers['set-cookie'])).toMatch(/^svc_session=; .*Max-Age=0/);
-      expect((await send('GET', '/api/auth/session', { browser: owner })).statusCode).toBe(401);
+      expect(await signedIn(owner)).toBe(false);
       expect((await send('GET', '/api/org/organization', { browser: owner })).statusCode).toBe(401);
     });
 
@@ -215,18 +232,18 @@ describe.each(testDialects())('console accounts on %s', (dialect) => {
     it('ends a session after the idle time, and after the absolute time even when used', async () => {
       const owner = await signUp();
       t.clock.advance(6 * 24 * 3600_000);
-      expect((await send('GET', '/api/auth/session', { browser: owner })).statusCode).toBe(200);
+      expect(await signedIn(owner)).toBe(true);
       t.clock.advance(6 * 24 * 3600_000);
-      expect((await send('GET', '/api/auth/session', { browser: owner })).statusCode).toBe(200);
+      expect(await signedIn(owner)).toBe(true);
       t.clock.advance(8 * 24 * 3600_000);
-      expect((await send('GET', '/api/auth/session', { browser: owner })).statusCode).toBe(401);
+      expect(await signedIn(owner)).toBe(false);
       const again = browserOf(await send('POST', '/api/auth/signin', { payload: { email: owner.email, password: owner.password } }));
       for (let day = 0; day < 4; day++) {
         t.clock.advance(6 * 24 * 3600_000);
-        expect((await send('GET', '/api/auth/session', { browser: again })).statusCode).toBe(200);
+        expect(await signedIn(again)).toBe(true);
       }
       t.clock.advance(6 * 24 * 3600_000);
-      expect((await send('GET', '/api/auth/session', { browser: again })).statusCode).toBe(401);
+      expect(await signedIn(again)).toBe(false);
     });
 
     it('writes last_seen_at at most once a minute', async () => {
@@ -255,9 +272,9 @@ describe.each(testDialects())('console accounts on %s', (dialect) => {
       const changed = await send('POST', '/api/auth/password', { browser: owner, payload: { currentPassword: owner.password, newPassword: 'brand new secret words' } });
       expect(changed.statusCode).toBe(200);
       const fresh = browserOf(changed);
-      expect((await send('GET', '/api/auth/session', { browser: laptop })).statusCode).toBe(401);
-      expect((await send('GET', '/api/auth/session', { browser: owner })).statusCode).toBe(401);
-      expect((await send('GET', '/api/auth/session', { browser: fresh })).statusCode).toBe(200);
+      expect(await signedIn(laptop)).toBe(false);
+      expect(await signedIn(owner)).toBe(false);
+      expect(await signedIn(fresh)).toBe(true);
       expect((await send('POST', '/api/auth/signin', { payload: { email: owner.email, password: owner.password } })).statusCode).toBe(401);
       expect((await send('POST', '/api/auth/signin', { payload: { email: owner.email, password: 'brand new secret words' } })).statusCode).toBe(200);
     });
@@ -291,8 +308,8 @@ describe.each(testDialects())('console accounts on %s', (dialect) => {
       const done = await send('POST', '/api/auth/password-reset/confirm', { payload: { token, password: 'a fresh start today' } });
       expect(done.statusCode).toBe(200);
       expect(done.json().data.user.id).toBe(owner.user.id);
-      expect((await send('GET', '/api/auth/session', { browser: owner })).statusCode).toBe(401);
-      expect((await send('GET', '/api/auth/session', { browser: browserOf(done) })).statusCode).toBe(200);
+      expect(await signedIn(owner)).toBe(false);
+      expect(await signedIn(browserOf(done))).toBe(true);
       const reused = await send('POST', '/api/auth/password-reset/confirm', { payload: { token, password: 'another fresh start' } });
       expect(reused.statusCode).toBe(404);
       const late = await resetToken(owner.email);
@@ -363,7 +380,7 @@ describe.each(testDialects())('console accounts on %s', (dialect) => {
       expect((await send('DELETE', `/api/org/members/${owner.user.id}`, { browser: owner })).statusCode).toBe(409);
       const removed = await send('DELETE', `/api/org/members/${staff.user.id}`, { browser: owner });
       expect(removed.json().data).toEqual({ id: staff.user.id, deleted: true });
-      expect((await send('GET', '/api/auth/session', { browser: staff })).statusCode).toBe(401);
+      expect(await signedIn(staff)).toBe(false);
       expect((await send('GET', '/api/org/members', { browser: owner })).json().data).toHaveLength(1);
     });
 

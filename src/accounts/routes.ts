@@ -3,7 +3,7 @@ import type { FastifyReply, onRequestAsyncHookHandler } from 'fastify';
 import type { App } from '../http/app-type.js';
 import { Envelope, errorResponses, ok } from '../http/envelope.js';
 import { AppError } from '../http/errors.js';
-import { jsonBodyParser } from '../http/json-body.js';
+import { addJsonBodyParser } from '../http/json-body.js';
 import { RateLimitedResponse, type RateLimiter, type RateLimitRule } from '../http/rate-limit.js';
 import { createRequestSlot } from '../http/request-slot.js';
 import type { OrgAuth } from '../orgs/auth.js';
@@ -12,7 +12,7 @@ import { Deleted } from '../orgs/schema.js';
 import type { OperatorsService, SignedIn } from './operators-service.js';
 import {
   CreatedInvitation, InvitationAcceptBody, InvitationCreateBody, InvitationIdParams, InvitationList, InvitationPreview, InvitationTokenParams, MemberIdParams, MemberList,
-  PasswordChangeBody, PasswordResetConfirmBody, PasswordResetRequestBody, ResetRequested, SessionInfo, SignedOut, SignInBody, SignUpBody,
+  MaybeSessionInfo, PasswordChangeBody, PasswordResetConfirmBody, PasswordResetRequestBody, ResetRequested, SessionInfo, SignedOut, SignInBody, SignUpBody,
 } from './schema.js';
 import type { Session, SessionsService } from './sessions-service.js';
 
@@ -57,7 +57,7 @@ export function registerAccountRoutes(app: App, deps: { operators: OperatorsServ
   app.register(async (plugin) => {
     const r = plugin.withTypeProvider<TypeBoxTypeProvider>();
     r.removeAllContentTypeParsers();
-    r.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser({ allowEmpty: true }));
+    addJsonBodyParser(r, { allowEmpty: true });
 
     r.post('/api/auth/signup', {
       bodyLimit: AUTH_BODY_LIMIT,
@@ -79,12 +79,18 @@ export function registerAccountRoutes(app: App, deps: { operators: OperatorsServ
       },
     }, async (request, reply) => signIn(reply, await operators.signIn(request.body), 200));
 
+    // Signed out is an answer here, not an error: the console asks on every first load, and a 401
+    // would be reported by the browser as a failed request. Every other session route keeps its 401.
     r.get('/api/auth/session', {
-      onRequest: requireSession,
-      schema: { ...sessionRoute, operationId: 'getSession', summary: 'Get the session', description: 'Who is signed in, their organization, and the CSRF token to send as X-CSRF-Token. 401 UNAUTHORIZED when not signed in.', response: { 200: Envelope(SessionInfo), ...errorResponses(401) } },
+      schema: {
+        tags: ['Accounts'], security: [{ consoleSession: [] }, {}], operationId: 'getSession', summary: 'Get the session',
+        description: 'Who is signed in, their organization, and the CSRF token to send as X-CSRF-Token; `data` is null when nobody is signed in (no cookie, or a session that ended), still with 200.',
+        response: { 200: Envelope(MaybeSessionInfo) },
+      },
     }, async (request, reply) => {
       reply.header('Cache-Control', 'no-store');
-      return ok(await operators.current(slot.get(request)));
+      const session = await sessions.fromRequest(request);
+      return ok(session ? await operators.current(session) : null);
     });
 
     r.post('/api/auth/signout', {

@@ -26,6 +26,8 @@ export const SessionInfo = named('SessionInfo', Type.Object({
   csrfToken: Type.String({ description: 'Send it as X-CSRF-Token on every change made with the session cookie.' }),
 }));
 export type SessionInfo = Static<typeof SessionInfo>;
+/** `GET /api/auth/session`: the session, or null when nobody is signed in. */
+export const MaybeSessionInfo = named('MaybeSessionInfo', Type.Union([SessionInfo, Type.Null()]));
 
 export const SignUpBody = named('SignUpBody', Type.Object({
   email: Email,

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { ChangesBody } from '../http/changes.js';
 import { ListQuery, Page } from '../http/envelope.js';
 import { IdParam } from '../http/path-ids.js';
 import { named } from '../http/schema-name.js';
@@ -67,9 +68,9 @@ export const CustomFieldCreate = named('CustomFieldCreate', Type.Object(
 ));
 export type CustomFieldCreate = Static<typeof CustomFieldCreate>;
 
-export const CustomFieldPatch = named('CustomFieldPatch', Type.Object(
-  { label: Type.Optional(CustomFieldCreate.properties.label), options: Type.Optional(Options) },
-  { additionalProperties: false, minProperties: 1, description: 'Key, entity and type are fixed once created: values already stored depend on them.' },
+export const CustomFieldPatch = named('CustomFieldPatch', ChangesBody(
+  { label: CustomFieldCreate.properties.label, options: Options },
+  { description: 'Key, entity and type are fixed once created: values already stored depend on them.' },
 ));
 export type CustomFieldPatch = Static<typeof CustomFieldPatch>;
 
@@ -107,20 +108,15 @@ export const PipelineCreate = named('PipelineCreate', Type.Object(
 ));
 export type PipelineCreate = Static<typeof PipelineCreate>;
 
-export const PipelinePatch = named('PipelinePatch', Type.Object(
-  {
-    name: Type.Optional(PipelineCreate.properties.name),
-    stages: Type.Optional(
-      Type.Array(Type.Object({ id: Type.Optional(Type.String({ maxLength: 100 })), name: StageName }, { additionalProperties: false }), {
-        minItems: 1,
-        maxItems: 50,
-        description: 'The complete new list, in order: items with an `id` keep (rename, move) that stage, items without one are added, stages left out are deleted.',
-      }),
-    ),
-    isDefault: Type.Optional(Type.Literal(true, { description: 'Make this the default pipeline. To change the default, set it on another pipeline.' })),
-  },
-  { additionalProperties: false, minProperties: 1 },
-));
+export const PipelinePatch = named('PipelinePatch', ChangesBody({
+  name: PipelineCreate.properties.name,
+  stages: Type.Array(Type.Object({ id: Type.Optional(Type.String({ maxLength: 100 })), name: StageName }, { additionalProperties: false }), {
+    minItems: 1,
+    maxItems: 50,
+    description: 'The complete new list, in order: items with an `id` keep (rename, move) that stage, items without one are added, stages left out are deleted.',
+  }),
+  isDefault: Type.Literal(true, { description: 'Make this the default pipeline. To change the default, set it on another pipeline.' }),
+}));
 export type PipelinePatch = Static<typeof PipelinePatch>;
 export const StageParams = Type.Object({ id: PipelineIdParams.properties.id, stageId: IdParam('stg', stageNotFound, 'The stage id (`stg_…`).') });
 
@@ -199,15 +195,15 @@ export const ContactCreate = named('ContactCreate', Type.Object(
 ));
 export type ContactCreate = Static<typeof ContactCreate>;
 
-export const ContactPatch = named('ContactPatch', Type.Object(
+export const ContactPatch = named('ContactPatch', ChangesBody(
   {
-    email: Type.Optional(Nullable(Email)),
-    phone: Type.Optional(Nullable(Phone)),
-    name: Type.Optional(Nullable(Name)),
-    company: Type.Optional(Nullable(Name)),
-    custom: Type.Optional(CustomValuesPatch),
+    email: Nullable(Email),
+    phone: Nullable(Phone),
+    name: Nullable(Name),
+    company: Nullable(Name),
+    custom: CustomValuesPatch,
   },
-  { additionalProperties: false, minProperties: 1, description: 'Changes only the fields given; null clears one. A contact keeps an email or a phone.' },
+  { description: 'Changes only the fields given; null clears one. A contact keeps an email or a phone.' },
 ));
 export type ContactPatch = Static<typeof ContactPatch>;
 
@@ -235,15 +231,12 @@ export const OpportunityCreate = named('OpportunityCreate', Type.Object(
 ));
 export type OpportunityCreate = Static<typeof OpportunityCreate>;
 
-export const OpportunityPatch = named('OpportunityPatch', Type.Object(
-  {
-    title: Type.Optional(Title),
-    pipelineId: Type.Optional(Type.String({ maxLength: 100, description: "Moving to another pipeline without a stageId lands in that pipeline's first stage." })),
-    stageId: Type.Optional(Type.String({ maxLength: 100, description: 'The new stage; its pipeline follows from it.' })),
-    custom: Type.Optional(CustomValuesPatch),
-  },
-  { additionalProperties: false, minProperties: 1 },
-));
+export const OpportunityPatch = named('OpportunityPatch', ChangesBody({
+  title: Title,
+  pipelineId: Type.String({ maxLength: 100, description: "Moving to another pipeline without a stageId lands in that pipeline's first stage." }),
+  stageId: Type.String({ maxLength: 100, description: 'The new stage; its pipeline follows from it.' }),
+  custom: CustomValuesPatch,
+}));
 export type OpportunityPatch = Static<typeof OpportunityPatch>;
 
 export const OpportunityListQuery = Type.Object(

@@ -1,27 +1,31 @@
 import { chmodSync, closeSync, openSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, sql, type SqliteDatabase } from 'kysely';
+import { Kysely, PostgresDialect, type SqliteDatabase } from 'kysely';
 import { makeDataDir } from '../lib/data-dir.js';
+import { DEFAULT_DATABASE_LIMITS, type DatabaseLimits } from './limits.js';
+import { createPgPool, pingPool } from './pg-pool.js';
 import { withPreparedTemplates } from './pg-prepared.js';
 import { consoleLog, startCheckpointer, type CheckpointerLog } from './sqlite-checkpointer.js';
 import { FifoLock, FifoSqliteDialect } from './sqlite-driver.js';
-import type { Pool } from 'pg';
 import type { DB } from './tables.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
 export interface Database {
   db: Kysely<DB>;
+  /**
+   * For migrations: `db` without the statement limit, since a migration may build an index on
+   * a large table or wait for another node's migration lock. On PostgreSQL a pool of its own
+   * (one connection, opened on first use); on SQLite `db` itself.
+   */
+  migrationDb: Kysely<DB>;
   dialect: Dialect;
-  /** One round trip to the database (readiness checks); rejects when it does not answer. */
-  ping(): Promise<void>;
+  /** The waits it was opened with (the group-commit runner bounds its queue with the acquire limit). */
+  limits: DatabaseLimits;
+  /** One round trip to the database (readiness checks); rejects when it does not answer within `timeoutMs`. */
+  ping(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
-}
-
-function ping(db: Kysely<DB>): Promise<void> {
-  return sql`select 1`.execute(db).then(() => undefined);
 }
 
 export interface DatabaseOptions {
@@ -33,9 +37,11 @@ export interface DatabaseOptions {
   /** PostgreSQL schema to use instead of `public` (tests isolate each file in its own). */
   pgSchema?: string;
   pgPoolSize?: number;
+  /** How long a request may wait on the database (default DEFAULT_DATABASE_LIMITS); the server passes the DATABASE_*_TIMEOUT_MS settings. */
+  limits?: DatabaseLimits;
   /** SQLite's `synchronous` (default `normal`); the server passes SQLITE_SYNCHRONOUS. */
   sqliteSynchronous?: SqliteSynchronous;
-  /** Where background work (the SQLite checkpointer) reports failures; default: stderr. */
+  /** Where background work (the SQLite checkpointer, the PostgreSQL pool) reports failures; default: stderr. */
   log?: CheckpointerLog;
 }
 
@@ -86,24 +92,36 @@ function keepSqliteFilesPrivate(file: string): void {
  * The embedded default is one SQLite file in WAL mode. Kysely's SQLite dialect
  * serializes queries on its single connection, which is what SQLite wants anyway.
  */
-function openSqlite(file: string, synchronous: SqliteSynchronous, log: CheckpointerLog): Database {
+function openSqlite(file: string, synchronous: SqliteSynchronous, limits: DatabaseLimits, log: CheckpointerLog): Database {
   if (file !== ':memory:') keepSqliteFilesPrivate(file);
   const sqlite = new SQLite(file);
+  // Waiting for another process's lock blocks the event loop (see limits.ts); past it, SQLITE_BUSY answers 503.
+  sqlite.pragma(`busy_timeout = ${limits.sqliteBusyTimeoutMs}`);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
   sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
   // Checkpoints run on a worker thread (see sqlite-checkpointer.ts), which sets how far the WAL may grow
   // before this connection steps in.
   const connectionLock = new FifoLock();
   const holdWrites = () => connectionLock.lock().then(() => () => connectionLock.unlock());
   const setAutocheckpoint = (frames: number) => void sqlite.pragma(`wal_autocheckpoint = ${frames}`);
   const checkpointer = file === ':memory:' ? undefined : startCheckpointer(file, { holdWrites, setAutocheckpoint, log });
-  const db = new Kysely<DB>({ dialect: new FifoSqliteDialect({ database: withStatementCache(sqlite) }, connectionLock) });
+  const connection = { lock: connectionLock, acquireTimeoutMs: limits.acquireTimeoutMs, inTransaction: () => sqlite.inTransaction };
+  const db = new Kysely<DB>({ dialect: new FifoSqliteDialect({ database: withStatementCache(sqlite) }, connection) });
+  const select1 = sqlite.prepare('select 1');
   return {
     db,
+    migrationDb: db,
     dialect: 'sqlite',
-    ping: () => ping(db),
+    limits,
+    ping: async (timeoutMs) => {
+      await connectionLock.lock(timeoutMs);
+      try {
+        select1.get();
+      } finally {
+        connectionLock.unlock();
+      }
+    },
     close: async () => {
       await checkpointer?.stop();
       await db.destroy();
@@ -111,27 +129,35 @@ function openSqlite(file: string, synchronous: SqliteSynchronous, log: Checkpoin
   };
 }
 
-// The PostgreSQL driver is loaded only when DATABASE_URL asks for it: the embedded default never pays for it in memory.
-const require = createRequire(import.meta.url);
-
-function openPostgres(url: string, schema: string | undefined, poolSize: number): Database {
-  const pg = require('pg') as { Pool: typeof Pool };
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: poolSize,
-    ...(schema ? { options: `-c search_path=${schema}` } : {}),
-  });
+function openPostgres(url: string, schema: string | undefined, poolSize: number, limits: DatabaseLimits, log: CheckpointerLog): Database {
+  const pool = createPgPool({ url, schema, size: poolSize, limits, limitStatements: true, log });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: withPreparedTemplates(pool) }) });
-  return { db, dialect: 'postgres', ping: () => ping(db), close: () => db.destroy() };
+  // Kysely calls the function on the first query: a server that never migrates opens no second pool.
+  const migrationDb = new Kysely<DB>({
+    dialect: new PostgresDialect({ pool: async () => withPreparedTemplates(createPgPool({ url, schema, size: 1, limits, limitStatements: false, log })) }),
+  });
+  return {
+    db,
+    migrationDb,
+    dialect: 'postgres',
+    limits,
+    ping: (timeoutMs) => pingPool(pool, timeoutMs),
+    close: async () => {
+      await migrationDb.destroy();
+      await db.destroy();
+    },
+  };
 }
 
 export function openDatabase(options: DatabaseOptions): Database {
-  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.pgSchema, options.pgPoolSize ?? 10);
+  const limits = options.limits ?? DEFAULT_DATABASE_LIMITS;
+  const log = options.log ?? consoleLog;
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.pgSchema, options.pgPoolSize ?? 10, limits, log);
   let file = options.sqliteFile;
   if (!file) {
     const dir = options.dataDir ?? './data';
     makeDataDir(dir);
     file = join(dir, 'switchboard.db');
   }
-  return openSqlite(file, options.sqliteSynchronous ?? 'normal', options.log ?? consoleLog);
+  return openSqlite(file, options.sqliteSynchronous ?? 'normal', limits, log);
 }

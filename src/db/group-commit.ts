@@ -15,41 +15,66 @@
  */
 export interface GroupCommit<T> {
   add(item: T): void;
-  /** Resolves once every item added so far has been through `commit`: what a shutdown awaits before the database closes. */
+  /** Resolves once every item added so far has been through `commit` (or `expire`): what a shutdown awaits before the database closes. */
   drained(): Promise<void>;
 }
 
-export function createGroupCommit<T>(commit: (batch: T[]) => Promise<void>, options: { maxBatch: number }): GroupCommit<T> {
-  const queue: T[] = [];
+export interface GroupCommitOptions<T> {
+  maxBatch: number;
+  /**
+   * How long an item may wait for its batch to begin (DATABASE_ACQUIRE_TIMEOUT_MS): an item that
+   * waited longer goes to `expire` instead, so nothing waits behind batches that are all slow
+   * (a database that does not answer). Default: no limit.
+   */
+  maxWaitMs?: number;
+  expire?: (item: T) => void;
+}
+
+export function createGroupCommit<T>(commit: (batch: T[]) => Promise<void>, options: GroupCommitOptions<T>): GroupCommit<T> {
+  const maxWaitMs = options.maxWaitMs ?? Infinity;
+  const queue: Array<{ item: T; since: number }> = [];
   let scheduled = false;
   let running = false;
   let waiters: Array<() => void> = [];
 
   const idle = () => !scheduled && !running && queue.length === 0;
 
+  function settleWaiters(): void {
+    if (!idle()) return;
+    const done = waiters;
+    waiters = [];
+    for (const resolve of done) resolve();
+  }
+
+  /** The next batch, after handing the items that waited too long to `expire`. */
+  function takeBatch(): T[] {
+    if (maxWaitMs !== Infinity) {
+      const now = performance.now();
+      while (queue.length > 0 && now - queue[0]!.since > maxWaitMs) options.expire?.(queue.shift()!.item);
+    }
+    return queue.splice(0, options.maxBatch).map((entry) => entry.item);
+  }
+
   function schedule(): void {
     if (scheduled) return;
     scheduled = true;
     setImmediate(() => {
       scheduled = false;
+      const batch = takeBatch();
+      if (batch.length === 0) return settleWaiters();
       running = true;
-      const batch = queue.splice(0, options.maxBatch);
       // `commit` settles its items; a throw here would leave them waiting, so it is only swallowed.
       void commit(batch).catch(() => undefined).finally(() => {
         running = false;
         if (queue.length > 0) schedule();
-        else if (idle()) {
-          const done = waiters;
-          waiters = [];
-          for (const resolve of done) resolve();
-        }
+        else settleWaiters();
       });
     });
   }
 
   return {
     add(item) {
-      queue.push(item);
+      queue.push({ item, since: maxWaitMs === Infinity ? 0 : performance.now() });
       if (!running) schedule();
     },
     drained: () => (idle() ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),

@@ -4,6 +4,7 @@ import type { Database } from './database.js';
 import type { DB } from './tables.js';
 import { createTestDatabase, testDialects } from '../../test/support/context.js';
 import { createDirectRunner, createGroupCommitRunner } from './transaction-runner.js';
+import { DatabaseUnavailableError } from './unavailable.js';
 
 /** `db` whose transactions are counted: what the runner under test is given. */
 function countingTransactions(db: Kysely<DB>): { db: Kysely<DB>; transactions(): number } {
@@ -78,5 +79,54 @@ describe.each(testDialects())('transaction runners on %s', (dialect) => {
     await sql`delete from batch_probe`.execute(database.db);
     for (const id of ids.slice(0, 3)) await runner.run(insert(id));
     expect(counted.transactions()).toBe(7);
+  });
+
+  it('group commit: a batch that fails because the database is unavailable fails every unit with that error, at once, and writes nothing', async () => {
+    await sql`delete from batch_probe`.execute(database.db);
+    const counted = countingTransactions(database.db);
+    const runner = createGroupCommitRunner(counted.db, bare, { maxBatch: 8 });
+    // As SQLITE_BUSY or SQLITE_FULL would, from the fourth unit's statement.
+    const unavailable = new DatabaseUnavailableError('the database is unavailable');
+    const ids = Array.from({ length: 8 }, (_, i) => i + 1);
+    const outcomes = await Promise.allSettled(
+      ids.map((id) =>
+        runner.run(async (trx) => {
+          await insert(id)(trx);
+          if (id === 4) throw unavailable;
+          return id;
+        }),
+      ),
+    );
+    // Not one acknowledged, every one told why, and no unit run again alone (each would meet the same outage).
+    expect(outcomes).toEqual(ids.map(() => ({ status: 'rejected', reason: unavailable })));
+    expect(counted.transactions()).toBe(1);
+    expect(await rows()).toEqual([]);
+  });
+
+  it('group commit: a unit that waited longer than maxWaitMs for its batch fails unavailable without running', async () => {
+    await sql`delete from batch_probe`.execute(database.db);
+    const runner = createGroupCommitRunner(database.db, bare, { maxBatch: 8, maxWaitMs: 50 });
+    // The first batch holds the writer for 150 ms, as a batch that waits on another process's lock does.
+    const slow = runner.run(async (trx) => {
+      await insert(1)(trx);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      return 1;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    let ran = 0;
+    const late = Array.from({ length: 3 }, (_, i) =>
+      runner.run(async (trx) => {
+        ran++;
+        return insert(i + 2)(trx);
+      }),
+    );
+    expect(await slow).toBe(1);
+    const outcomes = await Promise.allSettled(late);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect((outcomes[0] as PromiseRejectedResult).reason).toBeInstanceOf(DatabaseUnavailableError);
+    expect(ran).toBe(0);
+    expect(await rows()).toEqual([1]);
+    // The queue is not stuck: the next unit runs.
+    expect(await runner.run(insert(9))).toBe(9);
   });
 });

@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { createGroupCommit } from './group-commit.js';
 import type { DB } from './tables.js';
+import { DatabaseUnavailableError, isDatabaseUnavailable } from './unavailable.js';
 
 /**
  * Runs units of work, each atomically in a transaction.
@@ -18,6 +19,14 @@ import type { DB } from './tables.js';
  * written, and every unit is run again alone, so each caller gets exactly the
  * outcome its own unit has by itself. Units must therefore only write through the
  * repos they are given (no other side effects), which makes running one again safe.
+ * Except when the batch failed because the database is unavailable (a lock another process
+ * holds, a full disk: see unavailable.ts): then every unit fails with that error at once.
+ * Running each again alone would fail the same way, one busy wait after another, and with
+ * better-sqlite3 each wait holds the whole event loop.
+ *
+ * A unit waits in the queue at most `maxWaitMs` (DATABASE_ACQUIRE_TIMEOUT_MS) before its
+ * batch begins; past it, it fails with DatabaseUnavailableError rather than wait behind
+ * batches that are all slow.
  *
  * A unit does not get the transaction itself but the repos bound to it (`bind`, given
  * by the composition root): every unit of one transaction gets the same repos.
@@ -44,9 +53,10 @@ interface Queued<R> {
   reject(error: unknown): void;
 }
 
-export function createGroupCommitRunner<R>(db: Kysely<DB>, bind: BindRepos<R>, options: { maxBatch?: number } = {}): TransactionRunner<R> {
+export function createGroupCommitRunner<R>(db: Kysely<DB>, bind: BindRepos<R>, options: { maxBatch?: number; maxWaitMs?: number } = {}): TransactionRunner<R> {
   // Bounds how long the last unit of a batch waits for the first ones.
   const maxBatch = options.maxBatch ?? 32;
+  const maxWaitMs = options.maxWaitMs ?? Infinity;
 
   async function runAlone(item: Queued<R>): Promise<void> {
     try {
@@ -63,15 +73,24 @@ export function createGroupCommitRunner<R>(db: Kysely<DB>, bind: BindRepos<R>, o
         const repos = bind(trx);
         for (const item of batch) results.push(await item.unit(repos));
       });
-    } catch {
+    } catch (error) {
+      if (isDatabaseUnavailable(error)) {
+        for (const item of batch) item.reject(error);
+        return;
+      }
       for (const item of batch) await runAlone(item);
       return;
     }
     batch.forEach((item, index) => item.resolve(results[index]));
   }
 
-  // Units that queue up while a transaction runs form the next one (db/group-commit.ts).
-  const group = createGroupCommit<Queued<R>>((batch) => (batch.length === 1 ? runAlone(batch[0]!) : runBatch(batch)), { maxBatch });
+  // Units that queue up while a transaction runs form the next one (db/group-commit.ts); a unit that
+  // has waited past maxWaitMs for its batch fails instead of waiting behind batches that are all slow.
+  const group = createGroupCommit<Queued<R>>((batch) => (batch.length === 1 ? runAlone(batch[0]!) : runBatch(batch)), {
+    maxBatch,
+    maxWaitMs,
+    expire: (item) => item.reject(new DatabaseUnavailableError(`Waited more than ${maxWaitMs} ms for the database.`)),
+  });
 
   return {
     run: <T>(unit: Unit<R, T>) =>

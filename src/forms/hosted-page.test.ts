@@ -117,6 +117,40 @@ describe.each(testDialects())('hosted page /f/{slug} on %s', (dialect) => {
     expect((await get(`/f/${inactive.slug}`)).statusCode).toBe(404);
   });
 
+  it('limits page loads to 60 a minute per client IP and slug: a 429 page with Retry-After, and no view counted', async () => {
+    const limited = await createForm(t.app, org);
+    const ip = nextClientIp();
+    const first = await get(`/f/${limited.slug}`, {}, ip);
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['ratelimit-limit']).toBe('60');
+    expect(first.headers['ratelimit-remaining']).toBe('59');
+    // The embed and a revalidation spend the same budget.
+    for (let i = 2; i <= 60; i++) {
+      const revalidation = i % 3 === 0;
+      const res = revalidation
+        ? await get(`/f/${limited.slug}`, { 'if-none-match': String(first.headers.etag) }, ip)
+        : await get(`/f/${limited.slug}${i % 2 ? '?embed=1' : ''}`, {}, ip);
+      expect(res.statusCode).toBe(revalidation ? 304 : 200);
+    }
+    for (const headers of [{}, { 'if-none-match': String(first.headers.etag) }] as Record<string, string>[]) {
+      const refused = await get(`/f/${limited.slug}`, headers, ip);
+      expect(refused.statusCode).toBe(429);
+      expect(refused.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(refused.headers['cache-control']).toBe('no-store');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(refused.headers['ratelimit-remaining']).toBe('0');
+      expect(refused.body).toContain('Too many requests for this form from your network.');
+      expect(refused.body).not.toContain('svc-form-config');
+    }
+    // Only the 60 pages served were counted as views.
+    expect((await t.app.inject({ method: 'GET', url: `/api/org/forms/${limited.id}`, headers: org.auth })).json().data.views).toBe(60);
+    // Another IP, or the same IP on another form, has its own budget; the next minute starts afresh.
+    expect((await get(`/f/${limited.slug}`)).statusCode).toBe(200);
+    expect((await get(`/f/${(await createForm(t.app, org)).slug}`, {}, ip)).statusCode).toBe(200);
+    t.clock.advance(60_000);
+    expect((await get(`/f/${limited.slug}`, {}, ip)).statusCode).toBe(200);
+  });
+
   describe('POST /f/{slug} without JavaScript', () => {
     it('creates the lead through the submit rules and answers the success page; a double post makes one lead', async () => {
       const ip = nextClientIp();
@@ -193,6 +227,23 @@ describe.each(testDialects())('hosted page /f/{slug} on %s', (dialect) => {
       expect(res.headers['retry-after']).toMatch(/^\d+$/);
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
       expect(res.body).toContain('Too many');
+    });
+
+    it('refuses bytes that are not UTF-8, percent-encoded or raw, with a 400 page that says so, and writes nothing', async () => {
+      const before = await countWrites(t.database, org.orgId);
+      const fields = 'email=bytes.nojs%40example.com&consent=on&consentVersion=1&name=';
+      for (const payload of [`${fields}Caf%C3%28`, Buffer.concat([Buffer.from(`${fields}Caf`), Buffer.from([0xc3, 0x28])])]) {
+        const res = await t.app.inject({ method: 'POST', url: `/f/${form.slug}`, remoteAddress: nextClientIp(), headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload });
+        expect(res.statusCode).toBe(400);
+        expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+        expect(res.body).toMatch(/not valid UTF-8/);
+      }
+      expect(await countWrites(t.database, org.orgId)).toEqual(before);
+      expect(await contacts('bytes.nojs@example.com')).toEqual([]);
+      // A real "é" (%C3%A9) is of course fine.
+      const ok = await post(form.slug, { name: 'Café', email: 'bytes.nojs@example.com', consent: 'on', consentVersion: '1' });
+      expect(ok.statusCode).toBe(200);
+      expect((await contacts('bytes.nojs@example.com'))[0]?.name).toBe('Café');
     });
 
     it('refuses other content types with a page', async () => {

@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { App } from '../http/app-type.js';
+import { databaseUnavailable, warnUnavailable } from '../http/database-unavailable.js';
 import { AppError, isAppError } from '../http/errors.js';
+import { addFormBodyParser } from '../http/form-body.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { CONSENT, controlsToMark } from '../../web/form/values.js';
 import { publicFormNotFound } from './errors.js';
@@ -83,11 +85,9 @@ function utmOf(query: Record<string, unknown>): Record<string, string> {
 
 const isEmbed = (query: Record<string, unknown>) => query.embed === '1' || query.embed === 'true';
 
-/** Reads the urlencoded body: last value wins for a repeated name; `__proto__` is just a name in a null-prototype map. */
-function parseFormBody(body: string): Map<string, string> {
-  const posted = new Map<string, string>();
-  for (const [name, value] of new URLSearchParams(body)) posted.set(name, value);
-  return posted;
+/** The posted pairs by name: last value wins for a repeated name; `__proto__` is just a name in a Map. */
+function postedByName(pairs: [string, string][]): Map<string, string> {
+  return new Map(pairs);
 }
 
 /** What the visitor typed, by control key, to redraw the form with it. */
@@ -186,14 +186,14 @@ export function registerHostedPageRoutes(app: App, deps: HostedPageDeps): void {
   app.register(async (scope) => {
     // Only these routes read form posts; the limit is the submit API's.
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: LIMITS.submitBodyBytes }, (_request, body, done) => {
-      done(null, parseFormBody(body as string));
-    });
+    addFormBodyParser(scope, LIMITS.submitBodyBytes, postedByName);
     // Refusals on these routes are pages, not JSON: a 404, a 429 with Retry-After, a 503 before the build exists.
     scope.setErrorHandler((error: FastifyError | AppError, request, reply) => {
-      const appError = isAppError(error) ? error : null;
+      // The database being unavailable is a 503 with Retry-After here too (http/database-unavailable.ts).
+      const appError = isAppError(error) ? error : (databaseUnavailable(error) ?? null);
       const status = appError?.status ?? (error as FastifyError).statusCode ?? 500;
-      if (status >= 500) request.log.error({ err: error }, 'request failed');
+      if (appError?.code === 'SERVICE_UNAVAILABLE') warnUnavailable(request.log, appError, error);
+      else if (status >= 500) request.log.error({ err: error }, 'request failed');
       for (const [name, value] of Object.entries(appError?.headers ?? {})) reply.header(name, value);
       const embed = isEmbed((request.query ?? {}) as Record<string, unknown>);
       const message =

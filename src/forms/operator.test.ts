@@ -367,5 +367,30 @@ describe.each(testDialects())('Operator forms API on %s', (dialect) => {
       expect(snippets.iframe).not.toContain('<script>');
       expect(snippets.script).toBe(`<div data-svc-form="${form.slug}"></div>\n<script async src="http://localhost:3000/form-embed.js"></script>`);
     });
+
+    it('gives snippets a strict host CSP admits: no inline style or script, the iframe sized by attributes to fit the form', async () => {
+      const off = { enabled: false, required: false };
+      const on = { enabled: true, required: false };
+      const small = await createForm(t.app, org, { fields: { name: off, email: on, phone: off, company: off, message: off } });
+      const field = await createCustomField(t.app, org, { label: 'Notes', type: 'textarea' });
+      const large = await createForm(t.app, org, {
+        fields: { name: on, email: on, phone: on, company: on, message: on },
+        customFields: [{ key: field.key }],
+        consentText: 'I agree to be contacted about my request. '.repeat(6),
+      });
+      const heights: number[] = [];
+      for (const form of [small, large]) {
+        const snippets = (await call('GET', `/api/org/forms/${form.id}/embed`, org)).json().data as { directLink: string; iframe: string; script: string };
+        for (const snippet of Object.values(snippets)) {
+          expect(snippet).not.toMatch(/\sstyle\s*=/i);
+          expect(snippet).not.toMatch(/<script(?![^>]*\ssrc=)/i);
+          expect(snippet).not.toMatch(/\son[a-z]+\s*=/i);
+        }
+        expect(snippets.iframe).toMatch(/^<iframe src="[^"]+" title="[^"]*" width="100%" height="\d+" frameborder="0" loading="lazy"><\/iframe>$/);
+        heights.push(Number(/height="(\d+)"/.exec(snippets.iframe)![1]));
+      }
+      // Two textareas, three more inputs and four more lines of consent text: taller by at least their height.
+      expect(heights[1]! - heights[0]!).toBeGreaterThanOrEqual(2 * 156 + 3 * 88 + 3 * 24);
+    });
   });
 });

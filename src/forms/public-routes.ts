@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../http/app-type.js';
 import { Envelope, errorResponses } from '../http/envelope.js';
 import { AppError } from '../http/errors.js';
-import { jsonBodyParser } from '../http/json-body.js';
+import { addJsonBodyParser } from '../http/json-body.js';
 import { RATE_LIMIT_HEADERS, RateLimitedResponse, type RateLimiter, type RateLimitRule } from '../http/rate-limit.js';
 import { isPlainObject } from '../lib/json.js';
 import type { FormCache } from './form-cache.js';
@@ -71,7 +71,7 @@ export function registerPublicFormRoutes(
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
     // The spec's Content-Type is application/json: anything else is a 415, not text that fails later.
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser());
+    addJsonBodyParser(scope);
     // First hook of every public route, so even a 404 or a 429 carries the CORS headers.
     scope.addHook('onRequest', (_request, reply, done) => {
       reply.header('Access-Control-Allow-Origin', '*');

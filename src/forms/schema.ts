@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { ChangesBody } from '../http/changes.js';
 import { Page } from '../http/envelope.js';
 import { IdParam, withNotFound } from '../http/path-ids.js';
 import { named } from '../http/schema-name.js';
@@ -80,8 +81,7 @@ export const FormCreateBody = named('FormCreate', Type.Object(
 ));
 export type FormCreateInput = Static<typeof FormCreateBody>;
 
-export const FormPatchBody = named('FormPatch', Type.Partial(Type.Object({ slug: Slug, ...formInputProperties }), {
-  additionalProperties: false,
+export const FormPatchBody = named('FormPatch', ChangesBody({ slug: Slug, ...formInputProperties }, {
   description: 'Any subset of the form fields; only those given change.',
 }));
 export type FormPatchInput = Static<typeof FormPatchBody>;
@@ -167,7 +167,7 @@ export const SubmissionsCsv = named('SubmissionsCsv', Type.String({
 
 export const EmbedSnippets = named('EmbedSnippets', Type.Object({
   directLink: Type.String({ description: '`{base_url}/f/{slug}`' }),
-  iframe: Type.String({ description: 'An <iframe> of the hosted page with `?embed=1`.' }),
+  iframe: Type.String({ description: 'An <iframe> of the hosted page with `?embed=1`, sized by attributes (width 100%, a height fitted to the form), with no inline style, so a host CSP needs only `frame-src`.' }),
   script: Type.String({ description: 'A <div data-svc-form> plus the one async script tag that renders every such div.' }),
 }));
 

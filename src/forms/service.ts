@@ -13,12 +13,12 @@ import type { FormViews } from './views-service.js';
 import { parseCustomFieldRefs, type LiveForm, type StoredCustomFieldRef } from './public-form.js';
 import type { OrgsService } from '../orgs/service.js';
 import type { FormChanges, FormsRepo } from './repo.js';
-import { escapeHtml } from '../lib/html.js';
 import { httpUrl } from '../lib/text.js';
 import { requiredText } from '../lib/required-text.js';
 import { BUILT_IN_FIELDS, DEFAULT_FIELDS, DEFAULT_SUCCESS_MESSAGE, UTM_KEYS, type FieldSettings } from './rules.js';
 import type { ConsentVersion, FormCreateInput, FormPatchInput, FormRecord } from './schema.js';
 import { csvRow } from './csv.js';
+import { embedSnippets, type EmbedSnippets } from './embed-snippets.js';
 
 /** Submissions read per query of a CSV export. */
 const EXPORT_PAGE = 500;
@@ -347,14 +347,16 @@ export function createFormsService(deps: {
     };
   }
 
-  async function embed(orgId: string, id: string) {
+  async function embed(orgId: string, id: string): Promise<EmbedSnippets> {
     const form = await find(orgId, id);
-    const link = `${publicUrl}/f/${form.slug}`;
-    return {
-      directLink: link,
-      iframe: `<iframe src="${escapeHtml(`${link}?embed=1`)}" title="${escapeHtml(form.title)}" style="width:100%;min-height:480px;border:0" loading="lazy"></iframe>`,
-      script: `<div data-svc-form="${escapeHtml(form.slug)}"></div>\n<script async src="${escapeHtml(`${publicUrl}/form-embed.js`)}"></script>`,
-    };
+    const fields = JSON.parse(form.fields) as FieldSettings;
+    const custom = await crm.activeCustomFields(orgId, parseCustomFieldRefs(form.custom_fields).map((ref) => ref.customFieldId));
+    return embedSnippets(publicUrl, form, {
+      builtIn: BUILT_IN_FIELDS.filter((name) => fields[name].enabled),
+      customTypes: custom.map((field) => field.type),
+      consentText: form.consent_text,
+      logo: form.agent_id !== null,
+    });
   }
 
   return { create, get: getWithCounts, update, remove, list, submissions, consentVersions, exportSubmissions, embed, stats };

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 import { countWrites, createCustomField, createForm, createPipeline, getConfig, nextClientIp, submit, type FormRecordJson } from '../../test/support/form-factories.js';
 import { createOrgWithKey, type OrgWithKey } from '../../test/support/org-factories.js';
+import { MAX_JSON_DEPTH } from '../lib/json.js';
 
 describe.each(testDialects())('POST /api/public/forms/{slug}/submit on %s', (dialect) => {
   let t: TestContext;
@@ -490,6 +491,29 @@ describe.each(testDialects())('POST /api/public/forms/{slug}/submit on %s', (dia
         expect(res.json().code).toBe('VALIDATION_ERROR');
       }
       expect(({} as Record<string, unknown>).isAdmin).toBeUndefined();
+    });
+
+    it(`custom values may make the body ${MAX_JSON_DEPTH} levels deep; ${MAX_JSON_DEPTH + 1} or 10,000 levels are a 400 that writes nothing`, async () => {
+      // Body, custom and the value's own brackets: the value nests 62 levels in a 64-level body.
+      const body = (levels: number) => `{"consentVersion":"1","email":"deep-${levels}@example.com","custom":{"extra":${'['.repeat(levels)}${']'.repeat(levels)}}}`;
+      const accepted = await submit(t.app, form.slug, body(MAX_JSON_DEPTH - 2));
+      expect(accepted.statusCode).toBe(200);
+      for (const levels of [MAX_JSON_DEPTH - 1, 10_000]) {
+        const res = await raw(body(levels), { 'content-type': 'application/json' });
+        expect(res.statusCode, `${levels}`).toBe(400);
+        expect(res.json()).toMatchObject({
+          code: 'VALIDATION_ERROR', field: 'custom',
+          error: `The request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep (in "custom"). Send at most ${MAX_JSON_DEPTH} levels.`,
+        });
+      }
+    });
+
+    it('bytes that are not UTF-8 are a 400 naming the problem, not a name stored with U+FFFD', async () => {
+      const payload = Buffer.concat([Buffer.from('{"consentVersion":"1","email":"bytes@example.com","name":"Caf'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]);
+      const res = await raw(payload, { 'content-type': 'application/json' });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'VALIDATION_ERROR', error: 'The request body is not valid UTF-8 (at byte 61). Send text encoded as UTF-8.' });
+      expect(await contactByEmail('bytes@example.com')).toBeUndefined();
     });
 
     it('a value named like an Object property is just an unknown key', async () => {

@@ -3,15 +3,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 import { developerSession } from '../../test/support/factories.js';
 import { dereference } from '../../test/support/openapi.js';
-import { createAgent, createForm, uniqueSlug } from '../../test/support/form-factories.js';
+import { createAgent, createForm, nextClientIp, uniqueSlug } from '../../test/support/form-factories.js';
 import { createOrgWithKey, type OrgWithKey } from '../../test/support/org-factories.js';
-import { createTool, fixedResolver } from '../../test/support/tools-factories.js';
+import { createTool, fixedResolver, publishTool } from '../../test/support/tools-factories.js';
 
 /**
- * Walks /openapi.json and sends bad text to every parameter of every operation — each path
- * and query parameter and each string field of each body — as NUL, as a lone UTF-16
- * surrogate and as an over-long value. No answer may be a 5xx, and nothing may be logged
- * at error level: bad input is the client's problem, never a stack trace in our logs.
+ * Walks /openapi.json and sends bad input to every operation, authenticated as each needs:
+ * bad text to every parameter — each path and query parameter and each string field of each
+ * body — as NUL, as a lone UTF-16 surrogate and as an over-long value; JSON nested thousands of
+ * levels deep and bytes that are not UTF-8 to every body; `{}` to every partial update. No answer
+ * may be a 5xx, and nothing may be logged at error level: bad input is the client's problem,
+ * never a stack trace in our logs.
  */
 
 type Json = Record<string, unknown>;
@@ -20,7 +22,7 @@ interface Operation {
   path: string;
   parameters: { in: string; name: string; schema: Json; example?: unknown }[];
   body?: { type: string; schema: Json };
-  auth: 'developer' | 'org' | 'session' | 'none';
+  auth: 'developer' | 'org' | 'session' | 'agent' | 'none';
 }
 
 const NUL = 'a\u0000b';
@@ -70,7 +72,9 @@ function stringFields(schema: Json, at: (string | number)[] = [], depth = 0): (s
   if (depth > 4) return [];
   const union = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
   if (union) return union.flatMap((variant) => stringFields(variant, at, depth + 1)).filter((p, i, all) => all.findIndex((q) => q.join('.') === p.join('.')) === i);
-  if (schema.type === 'string' || (schema.type === undefined && Object.keys(schema).length === 0)) return [at];
+  // Strings, and values of open shape (no type, no union, no reference: tool-call `arguments`).
+  const open = schema.type === undefined && !['anyOf', 'oneOf', 'allOf', '$ref', 'properties', 'enum', 'const'].some((key) => key in schema);
+  if (schema.type === 'string' || open) return [at];
   if (schema.type === 'object') {
     const properties = (schema.properties ?? {}) as Record<string, Json>;
     const fields = Object.entries(properties).flatMap(([name, property]) => stringFields(property, [...at, name], depth + 1));
@@ -115,7 +119,7 @@ function operationsOf(doc: Json): Operation[] {
         path,
         parameters: ((op.parameters ?? []) as Operation['parameters']).filter((p) => p.in === 'path' || p.in === 'query'),
         ...(type && media ? { body: { type, schema: media.schema } } : {}),
-        auth: security.includes('oauth2') ? 'developer' : security.includes('orgApiKey') ? 'org' : security.includes('consoleSession') ? 'session' : 'none',
+        auth: security.includes('oauth2') ? 'developer' : security.includes('orgApiKey') ? 'org' : security.includes('consoleSession') ? 'session' : security.includes('agentKey') ? 'agent' : 'none',
       });
     }
   }
@@ -129,6 +133,10 @@ describe.each(testDialects())('bad text on every operation (%s)', (dialect) => {
   let developerAuth: { authorization: string };
   /** A console session's cookie and CSRF token, for the routes only a session reaches (/api/auth/session, /password…). */
   let sessionAuth: Record<string, string>;
+  /** An agent key, for /mcp. */
+  let agentAuth: { authorization: string };
+  /** The name the org's agents call the installed tool by. */
+  let toolName: string;
   const ids: Record<string, string> = {};
   const lines: string[] = [];
   let operations: Operation[];
@@ -147,7 +155,9 @@ describe.each(testDialects())('bad text on every operation (%s)', (dialect) => {
       return (res.json() as { data: Json }).data;
     };
     ids.tool = (await createTool(t.app, developerAuth)).id;
+    await publishTool(t.app, developerAuth, ids.tool);
     ids.agt = (await createAgent(t.app, org)).id;
+    agentAuth = { authorization: `Bearer ${(await call('POST', `/api/org/agents/${ids.agt}/keys`, { name: 'MCP' })).key as string}` };
     ids.key = (await call('POST', '/api/org/api-keys', { name: 'Zapier' })).id as string;
     ids.cf = (await call('POST', '/api/org/custom-fields', { key: 'budget', label: 'Budget', entity: 'contact', type: 'text' })).id as string;
     const pipeline = await call('POST', '/api/org/pipelines', { name: 'Partners', stages: [{ name: 'New' }, { name: 'Won' }] });
@@ -155,6 +165,9 @@ describe.each(testDialects())('bad text on every operation (%s)', (dialect) => {
     ids.stg = ((pipeline.stages as Json[])[1] as Json).id as string;
     ids.ct = (await call('POST', '/api/org/contacts', { email: 'lead@example.com' })).id as string;
     ids.opp = (await call('POST', '/api/org/opportunities', { title: 'Deal', contactId: ids.ct })).id as string;
+    const installation = await call('POST', '/api/org/installations', { toolId: ids.tool });
+    ids.inst = installation.id as string;
+    toolName = installation.name as string;
     const form = await createForm(t.app, org, { slug: uniqueSlug() });
     ids.frm = form.id;
     ids.slug = form.slug;
@@ -165,6 +178,7 @@ describe.each(testDialects())('bad text on every operation (%s)', (dialect) => {
   afterAll(async () => t.close());
 
   function headersFor(op: Operation): Record<string, string> {
+    if (op.auth === 'agent') return { ...agentAuth, accept: 'application/json, text/event-stream' };
     return op.auth === 'developer' ? developerAuth : op.auth === 'org' ? org.auth : op.auth === 'session' ? sessionAuth : {};
   }
 
@@ -226,5 +240,129 @@ describe.each(testDialects())('bad text on every operation (%s)', (dialect) => {
     const errors = lines.filter((line) => (JSON.parse(line) as { level: number }).level >= 50);
     expect(errors).toEqual([]);
     expect(lines.join('')).not.toContain('"stack"');
+  });
+
+  /** Bodies the size checks answer before the parser reads them: each JSON operation's limit is one of these. */
+  const BODY_LIMITS = [8 * 1024, 64 * 1024, 128 * 1024, 256 * 1024];
+  const deepArrays = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
+  const deepObjects = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
+  /** Arrays (or objects) nested as deep as `bytes` bytes allow, padded with leading spaces to exactly that size. */
+  function deepOfSize(kind: 'arrays' | 'objects', bytes: number): string {
+    const text = kind === 'arrays' ? deepArrays(Math.floor(bytes / 2)) : deepObjects(Math.floor((bytes - 1) / 6));
+    return ' '.repeat(bytes - text.length) + text;
+  }
+  const HOLE = 'x-hole-x';
+  /** The valid body as JSON text, with `value` (raw bytes or JSON text) in place of the field at `path`, or as the whole body. */
+  function withHole(body: unknown, path: (string | number)[] | 'root', value: Buffer): Buffer {
+    if (path === 'root') return value;
+    const [before, after] = JSON.stringify(setAt(body, path, HOLE)).split(`"${HOLE}"`) as [string, string];
+    return Buffer.concat([Buffer.from(before), value, Buffer.from(after)]);
+  }
+  /** A string holding 0xC3 0x28: a two-byte sequence whose second byte is not a continuation byte. */
+  const NOT_UTF8 = Buffer.concat([Buffer.from('"Caf'), Buffer.from([0xc3, 0x28]), Buffer.from(' Flore"')]);
+
+  async function send(op: Operation, payload: Buffer, contentType = 'application/json') {
+    // A fresh client address each time: the per-address limits of the public and sign-in routes stay out of it.
+    return t.app.inject({ method: op.method as 'POST', url: url(op), remoteAddress: nextClientIp(), headers: { ...headersFor(op), 'content-type': contentType }, payload });
+  }
+
+  /** What is wrong with an answer to a body that must be refused as the client's mistake, if anything. */
+  function notRefused(op: Operation, res: { statusCode: number; body: string }, bytes: number, limit: number): string | undefined {
+    if (bytes > limit) return res.statusCode === 413 ? undefined : `expected 413 past the ${limit}-byte limit, got ${res.statusCode}`;
+    if (res.statusCode !== 400) return `expected 400, got ${res.statusCode} ${res.body.slice(0, 160)}`;
+    const body = JSON.parse(res.body) as Json;
+    if (op.path === '/mcp') {
+      // JSON-RPC, never the REST shape: unreadable (-32700), inside params (-32602), or not a valid request (-32600).
+      const error = body.error as Json | undefined;
+      return body.jsonrpc === '2.0' && [-32700, -32602, -32600].includes(error?.code as number) && !('success' in body) ? undefined : `not a JSON-RPC error: ${res.body.slice(0, 160)}`;
+    }
+    if (op.body?.type === FORM) return body.error === 'invalid_request' ? undefined : `not invalid_request: ${res.body.slice(0, 160)}`;
+    return body.code === 'VALIDATION_ERROR' && typeof body.error === 'string' ? undefined : `not VALIDATION_ERROR: ${res.body.slice(0, 160)}`;
+  }
+
+  /** The operation's body limit: the one of BODY_LIMITS whose size is still read and whose next byte is refused with 413. */
+  async function bodyLimitOf(op: Operation): Promise<number | undefined> {
+    for (const limit of BODY_LIMITS) {
+      const at = await send(op, Buffer.from(deepOfSize('arrays', limit)));
+      if (at.statusCode === 413) continue;
+      const past = await send(op, Buffer.from(deepOfSize('arrays', limit + 1)));
+      if (past.statusCode === 413) return limit;
+    }
+    return undefined;
+  }
+
+  it('refuses JSON nested thousands of levels deep and bytes that are not UTF-8 in every body with 400 (413 only past the size limit)', async () => {
+    const failures: string[] = [];
+    const jsonOperations = operations.filter((op) => op.body?.type === 'application/json');
+    let sent = 0;
+    for (const op of jsonOperations) {
+      const limit = await bodyLimitOf(op);
+      if (limit === undefined) {
+        failures.push(`${op.method} ${op.path}: no body limit among ${BODY_LIMITS.join(', ')}`);
+        continue;
+      }
+      // A call of the installed tool, so deep arguments reach what a call runs through; weightKg is left out,
+      // so even a body the depth check let through would stop at INVALID_ARGUMENTS and no request would leave.
+      const mcp = op.path === '/mcp';
+      const validBody = mcp
+        ? { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: toolName, arguments: { country: 'PT' } } }
+        : op.path.endsWith('/tool-calls') ? { name: toolName, arguments: { country: 'PT' } } : sample(op.body!.schema);
+      // The whole body, and each field a client fills (open-shaped ones like `arguments` and `custom` included).
+      const places: ((string | number)[] | 'root')[] = mcp
+        ? ['root', ['params'], ['params', 'arguments'], ['params', 'arguments', 'country'], ['params', '_meta']]
+        : ['root', ...stringFields(op.body!.schema)];
+      if (op.path.endsWith('/tool-calls')) places.push(['arguments', 'country']);
+      const attempts: { what: string; payload: Buffer }[] = [];
+      for (const place of places) {
+        const where = place === 'root' ? 'the body' : place.join('.');
+        for (const levels of [3_000, 10_000]) {
+          attempts.push({ what: `${where}: arrays ${levels} deep`, payload: withHole(validBody, place, Buffer.from(deepArrays(levels))) });
+          attempts.push({ what: `${where}: objects ${levels} deep`, payload: withHole(validBody, place, Buffer.from(deepObjects(levels))) });
+        }
+        if (place !== 'root') attempts.push({ what: `${where}: bytes that are not UTF-8`, payload: withHole(validBody, place, NOT_UTF8) });
+      }
+      attempts.push({ what: 'objects as deep as the body limit allows', payload: Buffer.from(deepOfSize('objects', limit)) });
+      for (const attempt of attempts) {
+        const res = await send(op, attempt.payload);
+        sent++;
+        const problem = notRefused(op, res, attempt.payload.length, limit);
+        if (problem) failures.push(`${op.method} ${op.path} — ${attempt.what}: ${problem}`);
+      }
+    }
+    // Form bodies (the OAuth endpoints): percent-encoded bytes that are not UTF-8, and raw ones.
+    for (const op of operations.filter((candidate) => candidate.body?.type === FORM)) {
+      for (const [what, payload] of [['percent-encoded', Buffer.from('grant_type=client_credentials&client_id=Caf%C3%28')], ['raw', Buffer.concat([Buffer.from('grant_type=client_credentials&client_id=Caf'), Buffer.from([0xc3, 0x28])])]] as const) {
+        const res = await send(op, payload, FORM);
+        sent++;
+        const problem = notRefused(op, res, payload.length, Infinity);
+        if (problem) failures.push(`${op.method} ${op.path} — ${what} bytes that are not UTF-8: ${problem}`);
+      }
+    }
+    expect(failures).toEqual([]);
+    expect(jsonOperations.map((op) => `${op.method} ${op.path}`)).toEqual(expect.arrayContaining(['POST /mcp', 'POST /api/org/agents/{id}/tool-calls', 'POST /api/dev/tools/{tool_id}/test', 'POST /api/public/forms/{slug}/submit']));
+    expect(sent).toBeGreaterThan(500);
+    const errors = lines.filter((line) => (JSON.parse(line) as { level: number }).level >= 50);
+    expect(errors).toEqual([]);
+  });
+
+  it('refuses an empty change on every partial update (every PATCH, and PUT of any subset) and changes nothing', async () => {
+    const partial = operations.filter((op) => op.body && (op.method === 'PATCH' || (op.method === 'PUT' && !((op.body.schema.required as string[] | undefined)?.length))));
+    expect(partial.map((op) => `${op.method} ${op.path}`)).toEqual(expect.arrayContaining(['PATCH /api/org/forms/{id}', 'PUT /api/dev/tools/{tool_id}']));
+    const failures: string[] = [];
+    for (const op of partial) {
+      // The API reference says so too: one mechanism (changes.ts), not a check in each route.
+      if (op.body!.schema.minProperties !== 1) failures.push(`${op.method} ${op.path}: the body schema does not require a field (minProperties: 1)`);
+      const read = operations.find((candidate) => candidate.method === 'GET' && candidate.path === op.path);
+      const readData = async () => (read ? (await t.app.inject({ method: 'GET', url: url(read), headers: headersFor(read) })).json().data as unknown : undefined);
+      const before = await readData();
+      if (read && before === undefined) failures.push(`${op.method} ${op.path}: no record to read back (give the test one)`);
+      const res = await send(op, Buffer.from('{}'));
+      const body = res.json() as Json;
+      if (res.statusCode !== 400 || body.code !== 'VALIDATION_ERROR' || !/must name at least one field to change: \w+/.test(String(body.error))) {
+        failures.push(`${op.method} ${op.path}: ${res.statusCode} ${res.body.slice(0, 200)}`);
+      }
+      if (read && JSON.stringify(await readData()) !== JSON.stringify(before)) failures.push(`${op.method} ${op.path}: the record changed (updatedAt or a field)`);
+    }
+    expect(failures).toEqual([]);
   });
 });

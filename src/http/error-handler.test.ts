@@ -1,6 +1,7 @@
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installErrorHandling } from './error-handler.js';
+import { AppError } from './errors.js';
 
 describe('errors that are not ours', () => {
   const app = Fastify();
@@ -25,5 +26,93 @@ describe('errors that are not ours', () => {
     expect(res.statusCode).toBe(status);
     expect(res.json()).toMatchObject({ success: false, code });
     expect(res.body).not.toContain('svc_cs_secret123');
+  });
+});
+
+describe('the JSON-RPC shape (errorFormat: jsonrpc): every failure, ours included', () => {
+  const app = Fastify();
+  beforeAll(async () => {
+    installErrorHandling(app);
+    const config = { errorFormat: 'jsonrpc' as const };
+    app.post('/rpc/bug', { config }, async () => {
+      throw new Error('connection to 10.0.0.7 refused: password authentication failed');
+    });
+    app.post('/rpc/params', { config }, async () => {
+      throw new AppError('VALIDATION_ERROR', 'Invalid request: params.arguments.x contains a control character.', { field: 'params.arguments.x' });
+    });
+    app.post('/rpc/message', { config }, async () => {
+      throw new AppError('VALIDATION_ERROR', 'The request body may not contain "__proto__" or "constructor.prototype" keys.');
+    });
+    await app.ready();
+  });
+  afterAll(async () => app.close());
+
+  it('answers our own failure as -32603 for the request\'s id, never in the REST shape and never with the internal message', async () => {
+    const res = await app.inject({ method: 'POST', url: '/rpc/bug', payload: { jsonrpc: '2.0', id: 'call-9', method: 'tools/call' } });
+    expect(res.statusCode).toBe(500);
+    expect(res.json()).toEqual({
+      jsonrpc: '2.0', id: 'call-9',
+      error: { code: -32603, message: expect.stringMatching(/^Something went wrong on our side/), data: { code: 'INTERNAL_ERROR', requestId: expect.any(String) } },
+    });
+    expect(res.body).not.toMatch(/10\.0\.0\.7|password|success/);
+  });
+
+  it('answers a problem inside params as -32602 and any other problem with the message as -32600, with the id', async () => {
+    const params = await app.inject({ method: 'POST', url: '/rpc/params', payload: { jsonrpc: '2.0', id: 3, method: 'tools/call' } });
+    expect(params.statusCode).toBe(400);
+    expect(params.json()).toMatchObject({ jsonrpc: '2.0', id: 3, error: { code: -32602, data: { code: 'VALIDATION_ERROR' } } });
+    const message = await app.inject({ method: 'POST', url: '/rpc/message', payload: [{ jsonrpc: '2.0', id: 4 }] });
+    // A batch has no one id to answer.
+    expect(message.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+  });
+});
+
+
+describe('the database unavailable', () => {
+  const lines: string[] = [];
+  const app = Fastify({ logger: { level: 'info', stream: { write: (line: string) => void lines.push(line) } } });
+  const busy = () => Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+  beforeAll(async () => {
+    installErrorHandling(app);
+    app.get('/sqlite-busy', async () => {
+      throw busy();
+    });
+    app.get('/pg-terminated', async () => {
+      throw new Error('Connection terminated unexpectedly');
+    });
+    app.post('/rpc', { config: { errorFormat: 'jsonrpc' } }, async () => {
+      throw busy();
+    });
+    app.get('/bug', async () => {
+      throw new TypeError('undefined is not a function');
+    });
+    await app.ready();
+  });
+  afterAll(async () => app.close());
+
+  it.each(['/sqlite-busy', '/pg-terminated'])('%s: 503 SERVICE_UNAVAILABLE with Retry-After, and a warning without a stack trace', async (url) => {
+    lines.length = 0;
+    const res = await app.inject({ method: 'GET', url });
+    expect(res.statusCode).toBe(503);
+    expect(res.headers['retry-after']).toBe('5');
+    expect(res.json()).toMatchObject({ success: false, code: 'SERVICE_UNAVAILABLE' });
+    const logged = lines.map((line) => JSON.parse(line) as { level: number; msg: string; err?: unknown });
+    expect(logged.filter((line) => line.msg.startsWith('request answered 503'))).toEqual([expect.objectContaining({ level: 40 })]);
+    expect(lines.join('')).not.toContain('"stack"');
+  });
+
+  it('on a JSON-RPC route: a JSON-RPC error body with the 503 and Retry-After', async () => {
+    const res = await app.inject({ method: 'POST', url: '/rpc', payload: {} });
+    expect(res.statusCode).toBe(503);
+    expect(res.headers['retry-after']).toBe('5');
+    expect(res.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000, data: { code: 'SERVICE_UNAVAILABLE' } } });
+  });
+
+  it('anything else is still a 500, logged as the bug it is', async () => {
+    lines.length = 0;
+    const res = await app.inject({ method: 'GET', url: '/bug' });
+    expect(res.statusCode).toBe(500);
+    expect(res.headers['retry-after']).toBeUndefined();
+    expect(lines.some((line) => line.includes('"level":50') && line.includes('"stack"'))).toBe(true);
   });
 });

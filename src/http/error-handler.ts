@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { databaseUnavailable, warnUnavailable } from './database-unavailable.js';
 import { AppError, type ErrorCode } from './errors.js';
 import { describeValidationErrors, summarize } from './validation.js';
 
@@ -17,10 +18,24 @@ declare module 'fastify' {
   }
 }
 
-/** JSON-RPC error codes for failures answered before a message is read: -32700 unparseable, -32600 not a request, -32000 anything else. */
+/**
+ * JSON-RPC error codes for failures answered outside the MCP server: -32700 unreadable (not JSON,
+ * not UTF-8, empty), -32602 a problem inside `params` (nested too deeply, bad text), -32600 any
+ * other problem with the message, -32603 a failure of ours, -32000 a refusal (auth, Origin, size) or
+ * the database unavailable (a 503 with Retry-After: the client may retry, unlike after -32603).
+ */
 function jsonRpcCode(error: AppError): number {
-  if (error.code === 'VALIDATION_ERROR') return /not valid JSON|empty/.test(error.message) ? -32700 : -32600;
-  return -32000;
+  if (error.code === 'SERVICE_UNAVAILABLE') return -32000;
+  if (error.status >= 500) return -32603;
+  if (error.code !== 'VALIDATION_ERROR') return -32000;
+  if (/not valid JSON|not valid UTF-8|empty/.test(error.message)) return -32700;
+  return error.field === 'params' || error.field?.startsWith('params.') ? -32602 : -32600;
+}
+
+/** The id of the JSON-RPC request being refused, when its body was read far enough to tell (a string or an integer), else null. */
+function jsonRpcIdOf(body: unknown): string | number | null {
+  const id = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { id?: unknown }).id : undefined;
+  return typeof id === 'string' || Number.isSafeInteger(id) ? (id as string | number) : null;
 }
 
 const BY_STATUS: Record<number, [ErrorCode, string]> = {
@@ -86,13 +101,15 @@ export function send(request: FastifyRequest, reply: FastifyReply, error: AppErr
     reply.header('Cache-Control', 'no-store');
     return reply.send({ error: OAUTH_ERRORS[error.code] ?? 'invalid_request', error_description: error.message });
   }
-  if (config?.errorFormat === 'jsonrpc' && error.status < 500) {
-    // HTTP-level refusals of the MCP endpoint (auth, Origin, media type, size): the status says
-    // what happened, the body is a JSON-RPC error an MCP client can show, with our code in `data`.
+  if (config?.errorFormat === 'jsonrpc') {
+    // Failures of the MCP endpoint outside the MCP server (auth, Origin, media type, size, a body
+    // refused while reading it, and our own failures): the status says what happened, the body is
+    // a JSON-RPC error an MCP client can show, for the request's id when it could be read, with
+    // our code in `data`. Never the REST shape, whatever the status.
     reply.code(error.status);
     return reply.send({
       jsonrpc: '2.0',
-      id: null,
+      id: jsonRpcIdOf(request.body),
       error: { code: jsonRpcCode(error), message: error.message, data: { code: error.code, requestId: String(request.id) } },
     });
   }
@@ -110,8 +127,9 @@ export function send(request: FastifyRequest, reply: FastifyReply, error: AppErr
 
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((raw: FastifyError | AppError, request, reply) => {
-    const error = raw instanceof AppError ? raw : fromFastifyError(raw);
-    if (error.status >= 500) request.log.error({ err: raw }, 'request failed');
+    const error = raw instanceof AppError ? raw : (databaseUnavailable(raw) ?? fromFastifyError(raw));
+    if (error.code === 'SERVICE_UNAVAILABLE') warnUnavailable(request.log, error, raw);
+    else if (error.status >= 500) request.log.error({ err: raw }, 'request failed');
     else request.log.info({ code: error.code }, 'request refused');
     return send(request, reply, error);
   });

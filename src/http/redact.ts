@@ -78,11 +78,17 @@ interface LoggedRequest {
   socket?: { remotePort?: number } | null;
 }
 
+function callIdOf(extra: unknown): { callId?: unknown } {
+  const callId = typeof extra === 'object' && extra !== null ? (extra as { callId?: unknown }).callId : undefined;
+  return typeof callId === 'string' ? { callId } : {};
+}
+
 /**
  * Serializers for the Fastify logger. `req` has the fields of Fastify's own serializer
  * with the URL redacted, so "incoming request" and every other line carrying `req` are
  * safe. `err` is pino's, without the `rawPacket` Node attaches to a malformed request's
- * error: those raw bytes (headers and all) would reach the "client error" line at trace.
+ * error (those raw bytes, headers and all, would reach the "client error" line at trace), and
+ * without an AppError's payload (`extra` but its call id, `details`).
  */
 export const logSerializers = {
   req: (req: LoggedRequest) => ({
@@ -95,7 +101,13 @@ export const logSerializers = {
   }),
   err: (err: Error) => {
     const serialized = stdSerializers.err(err);
-    if (serialized !== (err as unknown) && 'rawPacket' in serialized) serialized.rawPacket = REDACTED;
+    if (serialized === (err as unknown)) return serialized;
+    if ('rawPacket' in serialized) serialized.rawPacket = REDACTED;
+    // An AppError's `extra` and `details` are its answer to the client: for a failed tool call, the
+    // endpoint's error body (the call's result), logged at error level with every 502 until this.
+    // The log keeps the call id, which leads to the call log, and no payload.
+    if ('extra' in serialized) serialized.extra = callIdOf(serialized.extra);
+    if ('details' in serialized) serialized.details = REDACTED;
     return serialized;
   },
 };

@@ -140,8 +140,9 @@ describe('a thousand trickling clients', () => {
   const REQUEST_MS = 6000;
   let server: Listening;
   const sockets: Socket[] = [];
+  // All from 127.0.0.1, so that one address may hold them all (its share is tested in connection-fairness.test.ts).
   beforeAll(async () => {
-    server = await listen({ HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_MS), HTTP_MAX_CONNECTIONS: String(CLIENTS + 100) });
+    server = await listen({ HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_MS), HTTP_MAX_CONNECTIONS: String(CLIENTS + 100), HTTP_MAX_CONNECTIONS_PER_ADDRESS: String(CLIENTS + 100) });
   });
   afterAll(async () => {
     for (const socket of sockets) socket.destroy();
@@ -170,63 +171,7 @@ describe('a thousand trickling clients', () => {
   });
 });
 
-describe('the connection cap', () => {
-  const CAP = 3;
-  let server: Listening;
-  const sockets: Socket[] = [];
-  beforeAll(async () => {
-    server = await listen({ HTTP_MAX_CONNECTIONS: String(CAP) });
-  });
-  afterAll(async () => {
-    for (const socket of sockets) socket.destroy();
-    await server.close();
-  });
-
-  /** One request on a kept-alive connection; resolves with the response's status line. */
-  function get(client: Client): Promise<string> {
-    const before = client.received().length;
-    client.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-    const answered = new Promise<string>((resolve) => {
-      const check = () => {
-        const text = client.received().slice(before);
-        if (text.includes('"status":"ok"')) {
-          client.socket.off('data', check);
-          resolve(text.slice(0, text.indexOf('\r\n')));
-        }
-      };
-      client.socket.on('data', check);
-    });
-    return within(5000, answered, 'GET /healthz');
-  }
-
-  async function connectionCount(): Promise<number> {
-    return new Promise((resolve, reject) => server.t.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
-  }
-
-  it('closes connections past the cap at once, while those within it keep working', async () => {
-    // Each connection is counted once the server has answered on it.
-    const held = await Promise.all(Array.from({ length: CAP }, () => open(server.port, sockets)));
-    for (const client of held) expect(await get(client)).toBe('HTTP/1.1 200 OK');
-
-    let dropped = 0;
-    server.t.app.server.on('drop', () => dropped++);
-    const refused = await open(server.port, sockets);
-    refused.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-    await within(5000, refused.closed, 'the connection past the cap');
-    expect(refused.received()).toBe('');
-    expect(dropped).toBe(1);
-
-    // The connections within the cap still answer.
-    expect(await get(held[0] as Client)).toBe('HTTP/1.1 200 OK');
-
-    // Once one closes, a new connection is accepted.
-    held[1]?.socket.destroy();
-    await within(5000, (async () => {
-      while ((await connectionCount()) >= CAP) await new Promise((resolve) => setTimeout(resolve, 20));
-    })(), 'the server seeing the connection close');
-    expect(await get(await open(server.port, sockets))).toBe('HTTP/1.1 200 OK');
-  });
-});
+// The connection cap and its per-address share: connection-fairness.test.ts.
 
 describe('requests too large to parse', () => {
   let server: Listening;

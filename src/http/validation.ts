@@ -69,6 +69,10 @@ export function describeValidationErrors(errors: ErrorObject[], part: string): E
       const extra = String((error.params as { additionalProperty?: string }).additionalProperty ?? '');
       path = path ? `${path}.${extra}` : extra;
       message = 'is not a known field';
+    } else if (error.keyword === 'minProperties' && (error.params as { limit?: number }).limit === 1) {
+      // A partial update with nothing in it (changes.ts): say what may be sent.
+      const fields = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+      message = `must name at least one field to change${fields.length > 0 ? `: ${fields.join(', ')}` : ''}`;
     } else if (error.keyword === 'enum') {
       const allowed = (error.params as { allowedValues?: unknown[] }).allowedValues ?? [];
       message = `must be one of: ${allowed.join(', ')}`;

@@ -1,8 +1,10 @@
+import { Type } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 import { createDeveloperWithApp } from '../../test/support/factories.js';
 import { createAgent, createCustomField } from '../../test/support/form-factories.js';
 import { createOrgWithKey, orgCaller, type OrgWithKey } from '../../test/support/org-factories.js';
+import { createValidatorCompiler } from './validation.js';
 
 /** The wire-text rule (wire-text.ts) and path ids that cannot exist (path-ids.ts), as a client meets them. */
 describe.each(testDialects())('text on the wire (%s)', (dialect) => {
@@ -42,6 +44,33 @@ describe.each(testDialects())('text on the wire (%s)', (dialect) => {
     expect(body.field).toBe('name');
     expect(body.error).toMatch(message);
     expect(await agentCount()).toBe(before);
+  });
+
+  it('refuses bytes that are not UTF-8 with a 400 naming the problem, and stores nothing (no U+FFFD in their place)', async () => {
+    const before = await agentCount();
+    const branding = '"branding":{"name":"Acme","primaryColor":"#1a73e8","backgroundColor":"#ffffff","textColor":"#202124","logoUrl":"https://acme.example/logo.png"}';
+    // 0xC3 starts a two-byte character; 0x28 "(" cannot continue it. Then a lone continuation byte, an overlong "/" and an encoded surrogate.
+    for (const [bad, at] of [[[0xc3, 0x28], 11], [[0x80], 11], [[0xc0, 0xaf], 11], [[0xed, 0xa0, 0x80], 11]] as const) {
+      const payload = Buffer.concat([Buffer.from('{"name":"Fr'), Buffer.from(bad), Buffer.from(`nt desk",${branding}}`)]);
+      const res = await t.app.inject({ method: 'POST', url: '/api/org/agents', headers: { ...org.auth, 'content-type': 'application/json' }, payload });
+      expect(res.statusCode, String(bad)).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'VALIDATION_ERROR', error: `The request body is not valid UTF-8 (at byte ${at}). Send text encoded as UTF-8.` });
+    }
+    expect(await agentCount()).toBe(before);
+    // U+FFFD itself, sent as its valid bytes, is just a character.
+    const replacement = await postRaw('/api/org/agents', `{"name":"Fr\uFFFDnt desk",${branding}}`);
+    expect(replacement.statusCode).toBe(201);
+    expect(replacement.json().data.name).toBe('Fr\uFFFDnt desk');
+  });
+
+  it('refuses an empty PATCH of a form with 400 and changes nothing, updatedAt included', async () => {
+    const form = (await call('POST', '/api/org/forms', org, { slug: `wire-${Date.now()}`, title: 'Visit', consentText: 'I agree.' })).json().data as { id: string; updatedAt: string };
+    t.clock.advance(60_000);
+    const res = await call('PATCH', `/api/org/forms/${form.id}`, org, {});
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'VALIDATION_ERROR', error: expect.stringMatching(/^Invalid request: body must name at least one field to change: slug, title, /) });
+    const read = await call('GET', `/api/org/forms/${form.id}`, org);
+    expect(read.json().data).toMatchObject({ updatedAt: form.updatedAt, title: 'Visit' });
   });
 
   it('answers what it stored: text is normalized to NFC before it is saved', async () => {
@@ -98,6 +127,15 @@ describe.each(testDialects())('text on the wire (%s)', (dialect) => {
     expect(malformed.json()).toMatchObject({ code: 'VALIDATION_ERROR', error: 'The request URL is malformed (check its percent-encoding).' });
   });
 
+  it('refuses form-encoded bytes that are not UTF-8 on the token endpoint as invalid_request', async () => {
+    const { app } = await createDeveloperWithApp(t.database, t.clock);
+    for (const payload of [`grant_type=client_credentials&client_id=${app.clientId}&client_secret=${app.clientSecret}&scope=tools%C3%28`, Buffer.from([0x67, 0x72, 0xff])]) {
+      const res = await t.app.inject({ method: 'POST', url: '/api/dev/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ error: 'invalid_request', error_description: expect.stringMatching(/not valid UTF-8/) });
+    }
+  });
+
   it('refuses bad text on the token endpoint in RFC 6749 terms', async () => {
     const { app } = await createDeveloperWithApp(t.database, t.clock);
     const form = (clientId: string) => `grant_type=client_credentials&client_id=${clientId}&client_secret=${app.clientSecret}`;
@@ -125,5 +163,22 @@ describe('a path id that cannot exist', () => {
     const wellFormed = await t.app.inject({ method: 'GET', url: '/api/catalog/tools/tool_00000000000000000000' });
     expect(wellFormed.statusCode).toBe(500);
     await t.app.close();
+  });
+});
+
+describe('the wire-text walk of open values', () => {
+  it('reaches every string however deep the value, without recursion (no stack to overflow)', () => {
+    const validate = createValidatorCompiler()({ schema: Type.Object({ custom: Type.Unknown() }), method: 'POST', url: '/x', httpPart: 'body' }) as (data: unknown) => boolean;
+    // Far past MAX_JSON_DEPTH: the walk does not rely on the body parser's limit.
+    let deep: unknown = ['a\u0000b'];
+    for (let level = 0; level < 100_000; level++) deep = { next: deep };
+    expect(validate({ custom: deep })).toBe(false);
+    let clean: unknown = ['Cafe\u0301'];
+    for (let level = 0; level < 100_000; level++) clean = [clean];
+    const body = { custom: clean };
+    expect(validate(body)).toBe(true);
+    let node: unknown = body.custom;
+    while (Array.isArray(node) && Array.isArray(node[0])) node = node[0];
+    expect(node).toEqual(['Caf\u00e9']);
   });
 });

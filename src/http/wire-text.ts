@@ -72,35 +72,32 @@ function replaceInParent(cxt: DataValidationCxt | undefined, value: string): voi
   }
 }
 
-/** Checks and normalizes every string and key inside an open value; the first problem found, if any. */
-function checkDeep(value: unknown, path: string): ErrorObject | undefined {
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const item: unknown = value[i];
+/**
+ * Checks and normalizes every string and key inside an open value; the first problem found, if any.
+ * Iterative, with its own stack of containers still to visit: a value's depth is the client's to
+ * choose, and a recursive walk overflowed the call stack at a few thousand levels (a 500). Bodies
+ * are held to MAX_JSON_DEPTH when parsed (json-body.ts), but this walk needs no such promise.
+ */
+function checkDeep(root: unknown, rootPath: string): ErrorObject | undefined {
+  const pending: { container: unknown[] | Record<string, unknown>; path: string }[] = [];
+  if (Array.isArray(root) || isSchema(root)) pending.push({ container: root as unknown[] | Record<string, unknown>, path: rootPath });
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { container, path } = next;
+    const record = container as Record<string | number, unknown>;
+    const keys: (string | number)[] = Array.isArray(container) ? Array.from(container.keys()) : Object.keys(container);
+    for (const key of keys) {
+      if (typeof key === 'string') {
+        const keyProblem = textProblem(key, 'line');
+        if (keyProblem) return problemAt(`${path}/${key}`, `has a key that ${keyProblem}`);
+      }
+      const item = record[key];
       if (typeof item === 'string') {
         const problem = textProblem(item, 'multiline');
-        if (problem) return problemAt(`${path}/${i}`, problem);
-        value[i] = toNfc(item);
-      } else {
-        const found = checkDeep(item, `${path}/${i}`);
-        if (found) return found;
+        if (problem) return problemAt(`${path}/${key}`, problem);
+        record[key] = toNfc(item);
+      } else if (Array.isArray(item) || isSchema(item)) {
+        pending.push({ container: item as unknown[] | Record<string, unknown>, path: `${path}/${key}` });
       }
-    }
-    return undefined;
-  }
-  if (!isSchema(value)) return undefined;
-  const record = value as Record<string, unknown>;
-  for (const key of Object.keys(record)) {
-    const keyProblem = textProblem(key, 'line');
-    if (keyProblem) return problemAt(`${path}/${key}`, `has a key that ${keyProblem}`);
-    const item = record[key];
-    if (typeof item === 'string') {
-      const problem = textProblem(item, 'multiline');
-      if (problem) return problemAt(`${path}/${key}`, problem);
-      record[key] = toNfc(item);
-    } else {
-      const found = checkDeep(item, `${path}/${key}`);
-      if (found) return found;
     }
   }
   return undefined;

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { createGroupCommit } from '../db/group-commit.js';
+import { DatabaseUnavailableError } from '../db/unavailable.js';
 import type { ToolCallsTable } from '../db/tables.js';
 import { AppError } from '../http/errors.js';
 import { CALLS_PER_STATEMENT } from './repo.js';
@@ -31,6 +32,8 @@ export function createCallLog(deps: {
   log: Pick<FastifyBaseLogger, 'error'>;
   /** At most one statement's worth (repo.ts), so a batch is written or refused as a whole. */
   maxBatch?: number;
+  /** How long a row may wait for its insert to begin (DATABASE_ACQUIRE_TIMEOUT_MS); past it, its call fails like a refused row. */
+  maxWaitMs?: number;
 }): CallLog {
   const maxBatch = Math.min(deps.maxBatch ?? CALLS_PER_STATEMENT, CALLS_PER_STATEMENT);
 
@@ -45,7 +48,11 @@ export function createCallLog(deps: {
     for (const pending of batch) pending.resolve();
   }
 
-  const group = createGroupCommit(commit, { maxBatch });
+  const group = createGroupCommit(commit, {
+    maxBatch,
+    ...(deps.maxWaitMs !== undefined ? { maxWaitMs: deps.maxWaitMs } : {}),
+    expire: (pending) => pending.reject(new DatabaseUnavailableError(`Waited more than ${deps.maxWaitMs} ms for the database.`)),
+  });
 
   return {
     write: (row) => new Promise<void>((resolve, reject) => group.add({ row, resolve, reject })),

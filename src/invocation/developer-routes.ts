@@ -3,7 +3,7 @@ import type { App } from '../http/app-type.js';
 import { Envelope, errorResponses, ok } from '../http/envelope.js';
 import type { DeveloperAuth } from '../oauth/bearer.js';
 import { ToolIdParams } from '../tools/schema.js';
-import { jsonBodyParser } from '../http/json-body.js';
+import { addJsonBodyParser } from '../http/json-body.js';
 import type { DeveloperCallsService } from './developer-calls.js';
 import { DeveloperCallListQuery, DeveloperToolCallPage, ToolCallStats, ToolTestBody, ToolTestResult } from './schema.js';
 import type { ToolTester } from './tool-test.js';
@@ -17,7 +17,7 @@ export function registerDeveloperCallRoutes(app: App, deps: { developerCalls: De
   app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser({ allowEmpty: true }));
+    addJsonBodyParser(scope, { allowEmpty: true });
     scope.addHook('onRoute', auth.requireDeclaredScope);
 
     scope.post('/api/dev/tools/:tool_id/test', {

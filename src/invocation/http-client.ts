@@ -4,6 +4,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import * as tls from 'node:tls';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
+import { jsonTooDeep, MAX_JSON_DEPTH } from '../lib/json.js';
 import { classifyAddress, describeReason, type AddressVerdict } from '../net/address-policy.js';
 import type { HostResolver } from '../net/resolver.js';
 
@@ -338,9 +339,16 @@ function exchange(agent: Agent, options: Dispatcher.DispatchOptions, limits: { c
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-function parseJson(bytes: Buffer): { ok: true; value: unknown } | { ok: false } {
+/**
+ * The endpoint's JSON, or why not. Nesting past MAX_JSON_DEPTH is refused as for request bodies:
+ * the value goes on to JSON.stringify, the response serializer and MCP's zod checks, all recursive
+ * (a 10,000-deep answer made the Operator API answer 500).
+ */
+function parseJson(bytes: Buffer): { ok: true; value: unknown } | { ok: false; tooDeep?: true } {
   try {
-    return { ok: true, value: JSON.parse(UTF8.decode(bytes)) as unknown };
+    const text = UTF8.decode(bytes);
+    if (jsonTooDeep(text)) return { ok: false, tooDeep: true };
+    return { ok: true, value: JSON.parse(text) as unknown };
   } catch {
     return { ok: false };
   }
@@ -515,7 +523,9 @@ export function createToolHttpClient(options: ToolHttpClientOptions): ToolHttpCl
         status,
         message: read.bytes.length === 0
           ? `The tool's endpoint answered ${statusText(status)} with an empty body. A tool must answer with a JSON value.`
-          : `The tool's endpoint answered ${statusText(status)} with a body that is not valid JSON.`,
+          : parsed.tooDeep
+            ? `The tool's endpoint answered ${statusText(status)} with JSON nested more than ${MAX_JSON_DEPTH} levels deep, the limit for a tool's response. The response was discarded.`
+            : `The tool's endpoint answered ${statusText(status)} with a body that is not valid JSON.`,
       });
     }
     return { ok: true, status, json: parsed.value, ...measured() };

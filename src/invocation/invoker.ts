@@ -2,6 +2,7 @@ import type { ToolCallsTable } from '../db/tables.js';
 import { AppError } from '../http/errors.js';
 import type { Clock } from '../lib/clock.js';
 import { newTimeOrderedId } from '../lib/ids.js';
+import { jsonTooDeep, MAX_JSON_DEPTH } from '../lib/json.js';
 import { checkArguments, summarizeArgumentProblems } from './arguments.js';
 import { callNotLogged, type CallLog } from './call-log.js';
 import type { ToolHttpClient, ToolHttpOutcome } from './http-client.js';
@@ -40,14 +41,18 @@ export function authHeaders(tool: Pick<CallableTool, 'live' | 'credentials'>, ti
   }
 }
 
-/** OpenAI sends arguments as a JSON string; everyone else as an object. */
-export function parseArguments(raw: unknown): { ok: true; value: unknown } | { ok: false } {
+/**
+ * OpenAI sends arguments as a JSON string; everyone else as an object. A string is a JSON document
+ * of its own, read past the body parser, so it is held to the same depth limit here.
+ */
+export function parseArguments(raw: unknown): { ok: true; value: unknown } | { ok: false; problem: string } {
   if (typeof raw !== 'string') return { ok: true, value: raw };
   if (raw.trim() === '') return { ok: true, value: undefined };
+  if (jsonTooDeep(raw)) return { ok: false, problem: `the arguments string nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep; send at most ${MAX_JSON_DEPTH} levels` };
   try {
     return { ok: true, value: JSON.parse(raw) as unknown };
   } catch {
-    return { ok: false };
+    return { ok: false, problem: 'the arguments string is not valid JSON; send a JSON object keyed by parameter name' };
   }
 }
 
@@ -97,7 +102,7 @@ export function createInvoker(deps: { installations: Pick<InstallationsService, 
     const parsed = parseArguments(request.arguments);
     const checked = parsed.ok
       ? checkArguments(definition.parameters, parsed.value)
-      : { ok: false as const, details: [{ path: 'arguments', message: 'the arguments string is not valid JSON; send a JSON object keyed by parameter name' }] };
+      : { ok: false as const, details: [{ path: 'arguments', message: parsed.problem }] };
     if (!checked.ok) {
       await log('INVALID_ARGUMENTS', false);
       throw new AppError('INVALID_ARGUMENTS', summarizeArgumentProblems(checked.details), { details: checked.details, extra: { callId } });

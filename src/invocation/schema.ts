@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { ChangesBody } from '../http/changes.js';
 import { ListQuery, Page } from '../http/envelope.js';
 import { IdParam } from '../http/path-ids.js';
 import { named } from '../http/schema-name.js';
@@ -47,14 +48,11 @@ export const InstallationCreate = named('InstallationCreate', Type.Object(
 ));
 export type InstallationCreate = Static<typeof InstallationCreate>;
 
-export const InstallationPatch = named('InstallationPatch', Type.Object(
-  {
-    agentIds: Type.Optional(Type.Union([AgentIds, Type.Null()], { description: 'Replaces the agents; null for every agent.' })),
-    alias: Type.Optional(Type.Union([Alias, Type.Null()], { description: 'Replaces the alias; null for the tool\'s own name.' })),
-    credentials: Type.Optional(Type.Union([Credentials, Type.Null()], { description: 'Replaces every stored credential; null removes them.' })),
-  },
-  { additionalProperties: false, minProperties: 1 },
-));
+export const InstallationPatch = named('InstallationPatch', ChangesBody({
+  agentIds: Type.Union([AgentIds, Type.Null()], { description: 'Replaces the agents; null for every agent.' }),
+  alias: Type.Union([Alias, Type.Null()], { description: 'Replaces the alias; null for the tool\'s own name.' }),
+  credentials: Type.Union([Credentials, Type.Null()], { description: 'Replaces every stored credential; null removes them.' }),
+}));
 export type InstallationPatch = Static<typeof InstallationPatch>;
 
 export const Installation = named('Installation', Type.Object({

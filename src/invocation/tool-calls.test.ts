@@ -7,6 +7,7 @@ import { closedPort, delayed, json, raw, redirect, startHttpsEndpoint, streamed,
 import { createAgent, install, toolEndpointOptions } from '../../test/support/invocation-factories.js';
 import { createOrgWithKey, orgCaller, type OrgWithKey } from '../../test/support/org-factories.js';
 import { createTool, fixedResolver, publishTool, TEST_DNS, updateTool } from '../../test/support/tools-factories.js';
+import { MAX_JSON_DEPTH } from '../lib/json.js';
 import { VERSION } from '../version.js';
 
 /**
@@ -150,6 +151,69 @@ describe.each(testDialects())('tool calls on %s', (dialect) => {
     expect(error.details.map((d: { path: string }) => d.path).sort()).toEqual(['_svc_context', 'country', 'extra', 'weightKg']);
     expect(endpoint.requests).toHaveLength(0);
     expect(endpoint.connections).toBe(0);
+  });
+
+  describe(`nesting depth: ${MAX_JSON_DEPTH} levels per JSON document, the body's own braces counting as the first`, () => {
+    const nested = (levels: number): unknown => {
+      let value: unknown = [];
+      for (let level = 1; level < levels; level++) value = [value];
+      return value;
+    };
+    const depthOf = (value: unknown): number => {
+      let depth = 0;
+      for (let node = value; Array.isArray(node); node = node[0]) depth++;
+      return depth;
+    };
+    const LIST = { parameters: [{ name: 'items', type: 'array', description: 'Anything, nested.', required: true }] };
+
+    it(`takes arguments that make a ${MAX_JSON_DEPTH}-level body and refuses ${MAX_JSON_DEPTH + 1} levels with 400, sending nothing`, async () => {
+      const { tool } = await installed({ name: 'nested_list', ...LIST });
+      // {name, arguments: {items: …}}: the body and `arguments` are two levels, so items may nest 62.
+      const deepest = await run(tool.name, { items: nested(MAX_JSON_DEPTH - 2) });
+      expect(deepest.statusCode).toBe(200);
+      expect(depthOf((JSON.parse(only().body.toString()) as { items: unknown }).items)).toBe(MAX_JSON_DEPTH - 2);
+      endpoint.reset();
+
+      const past = await run(tool.name, { items: nested(MAX_JSON_DEPTH - 1) });
+      expect(past.statusCode).toBe(400);
+      expect(past.json()).toMatchObject({
+        code: 'VALIDATION_ERROR', field: 'arguments',
+        error: `The request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep (in "arguments"). Send at most ${MAX_JSON_DEPTH} levels.`,
+      });
+      expect(endpoint.requests).toHaveLength(0);
+    });
+
+    it('holds arguments sent as a JSON string to the same limit, on their own', async () => {
+      const { tool } = await installed({ name: 'nested_string', ...LIST });
+      // Written out, not JSON.stringify'd: V8's stringify itself overflows its stack at a few thousand levels.
+      const argumentsText = (levels: number) => `{"items":${'['.repeat(levels)}${']'.repeat(levels)}}`;
+      expect((await run(tool.name, argumentsText(MAX_JSON_DEPTH - 1))).statusCode).toBe(200);
+      endpoint.reset();
+      for (const levels of [MAX_JSON_DEPTH, 10_000]) {
+        const res = await run(tool.name, argumentsText(levels));
+        expect(res.statusCode, `${levels}`).toBe(400);
+        expect(res.json()).toMatchObject({ code: 'INVALID_ARGUMENTS', error: expect.stringContaining(`more than ${MAX_JSON_DEPTH} levels deep`) });
+      }
+      expect(endpoint.requests).toHaveLength(0);
+    });
+
+    it(`answers 502 TOOL_INVALID_RESPONSE, not 500, when the endpoint's JSON nests deeper than ${MAX_JSON_DEPTH} levels`, async () => {
+      const { tool } = await installed({ name: 'deep_answer' });
+      endpoint.respond(raw(200, '['.repeat(MAX_JSON_DEPTH) + ']'.repeat(MAX_JSON_DEPTH), 'application/json'));
+      expect((await run(tool.name, { weightKg: 1, country: 'PT' })).statusCode).toBe(200);
+      for (const levels of [MAX_JSON_DEPTH + 1, 10_000]) {
+        endpoint.respond(raw(200, '['.repeat(levels) + ']'.repeat(levels), 'application/json'));
+        const res = await run(tool.name, { weightKg: 1, country: 'PT' });
+        expect(res.statusCode, `${levels}`).toBe(502);
+        expect(res.json()).toMatchObject({ code: 'TOOL_INVALID_RESPONSE', error: expect.stringContaining(`nested more than ${MAX_JSON_DEPTH} levels deep`) });
+      }
+      // An error answer's body is only echoed when it is within the limit too.
+      endpoint.respond(raw(500, '['.repeat(10_000) + ']'.repeat(10_000), 'application/json'));
+      const failed = await run(tool.name, { weightKg: 1, country: 'PT' });
+      expect(failed.statusCode).toBe(502);
+      expect(failed.json()).toMatchObject({ code: 'TOOL_HTTP_ERROR', status: 500 });
+      expect(failed.json().body).toBeUndefined();
+    });
   });
 
   it('answers 409 TOOL_CREDENTIALS_MISSING when the installation has no credentials, and sends nothing', async () => {

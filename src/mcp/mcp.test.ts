@@ -7,6 +7,7 @@ import { json, startHttpsEndpoint, type HttpsEndpoint } from '../../test/support
 import { createAgent, install, toolEndpointOptions } from '../../test/support/invocation-factories.js';
 import { createOrgWithKey, orgCaller, type OrgWithKey } from '../../test/support/org-factories.js';
 import { createTool, publishTool } from '../../test/support/tools-factories.js';
+import { MAX_JSON_DEPTH } from '../lib/json.js';
 
 /**
  * The MCP endpoint driven by the SDK's own client (Streamable HTTP) over real HTTP against the
@@ -175,6 +176,66 @@ describe.each(testDialects())('MCP on %s', (dialect) => {
       });
     });
   }
+
+  describe('bodies refused while reading them, and params the SDK refuses: JSON-RPC errors with the id, in our words', () => {
+    const rpc = (body: string | Buffer, headers: Record<string, string> = {}) => fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${agentKey}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25', ...headers },
+      body,
+    });
+    /** A tools/call whose arguments nest so that the whole message is `levels` deep (message, params and arguments are three). */
+    const deepCall = (levels: number) =>
+      `{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"${quoteName}","arguments":{"weightKg":${'['.repeat(levels - 3)}${']'.repeat(levels - 3)}}}}`;
+
+    it.each([
+      ['without protocolVersion or clientInfo', { capabilities: {} }, 'Invalid params: params.protocolVersion is required (a string); params.clientInfo is required (an object).'],
+      ['without clientInfo', { protocolVersion: '2025-11-25', capabilities: {} }, 'Invalid params: params.clientInfo is required (an object).'],
+      ['with protocolVersion 5', { protocolVersion: 5, capabilities: {}, clientInfo: { name: 'raw', version: '1' } }, 'Invalid params: params.protocolVersion must be a string (got a number).'],
+    ])('answers an initialize %s with -32602 and one clean sentence', async (_what, params, message) => {
+      const res = await rpc(JSON.stringify({ jsonrpc: '2.0', id: 'init-1', method: 'initialize', params }));
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ jsonrpc: '2.0', id: 'init-1', error: { code: -32602, message } });
+    });
+
+    it('answers malformed params of other methods the same way, never with the validator\'s raw issue list', async () => {
+      for (const [method, params] of [['tools/list', { cursor: 5 }], ['tools/call', { name: 7, arguments: {} }]] as const) {
+        const text = await (await rpc(JSON.stringify({ jsonrpc: '2.0', id: 5, method, params }))).text();
+        expect(JSON.parse(text), method).toMatchObject({ id: 5, error: { code: -32602, message: expect.stringMatching(/^Invalid .*params\.(cursor|name) must be a string \(got a number\)\.$/) } });
+        expect(text).not.toMatch(/invalid_type|"expected"|\\n/);
+      }
+    });
+
+    it(`reads a ${MAX_JSON_DEPTH}-level tools/call and refuses ${MAX_JSON_DEPTH + 1} or 10,000 levels with 400, -32602 and the id, calling nothing`, async () => {
+      const deepest = await rpc(deepCall(MAX_JSON_DEPTH));
+      expect(deepest.status).toBe(200);
+      // Read and handed to the invoker, which refuses an array for a number: the model's mistake, as a result.
+      expect(await deepest.json()).toMatchObject({ id: 42, result: { isError: true, structuredContent: { code: 'INVALID_ARGUMENTS' } } });
+      for (const levels of [MAX_JSON_DEPTH + 1, 10_000]) {
+        const res = await rpc(deepCall(levels));
+        expect(res.status, `${levels}`).toBe(400);
+        expect(await res.json()).toEqual({
+          jsonrpc: '2.0', id: 42,
+          error: {
+            code: -32602,
+            message: `The request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep (in "params"). Send at most ${MAX_JSON_DEPTH} levels.`,
+            data: { code: 'VALIDATION_ERROR', requestId: expect.stringMatching(/^req_/) },
+          },
+        });
+      }
+      const batch = await rpc(`[${deepCall(10_000)}]`);
+      expect(batch.status).toBe(400);
+      expect(await batch.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+      expect(endpoint.requests).toHaveLength(0);
+    });
+
+    it('refuses bytes that are not UTF-8 with 400 and -32700, answering the id it could read', async () => {
+      const body = Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":"call-8","method":"tools/call","params":{"name":"${quoteName}","arguments":{"weightKg":1,"country":"P`), Buffer.from([0xc3, 0x28]), Buffer.from('"}}}')]);
+      const res = await rpc(body);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ jsonrpc: '2.0', id: 'call-8', error: { code: -32700, message: expect.stringMatching(/^The request body is not valid UTF-8 \(at byte \d+\)/), data: { code: 'VALIDATION_ERROR' } } });
+      expect(endpoint.requests).toHaveLength(0);
+    });
+  });
 
   describe('HTTP-level refusals', () => {
     const initialize = JSON.stringify({

@@ -4,11 +4,12 @@ import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fa
 import type { App } from '../http/app-type.js';
 import type { RouteErrorConfig } from '../http/error-handler.js';
 import { AppError } from '../http/errors.js';
-import { jsonBodyParser } from '../http/json-body.js';
+import { addJsonBodyParser, readJsonBody } from '../http/json-body.js';
 import { createRequestSlot } from '../http/request-slot.js';
 import { named } from '../http/schema-name.js';
 import { bearerToken } from '../oauth/bearer.js';
 import type { AgentKeysService, AgentPrincipal } from '../orgs/agent-keys-service.js';
+import { readableMessageId } from './message-id.js';
 import { agentAuthInfo, type McpAnswer, type McpHandler } from './server.js';
 
 /** A tool call's arguments are at most 100 KB once serialized: the JSON-RPC envelope adds a little. */
@@ -24,9 +25,12 @@ const McpMessage = named('McpMessage', Type.Unknown({
 }));
 const McpError = named('McpError', Type.Object({
   jsonrpc: Type.Literal('2.0'),
-  id: Type.Null(),
+  id: Type.Union([Type.String(), Type.Integer(), Type.Null()], { description: 'The refused request\'s id when its body could be read that far; null before (auth, Origin, size).' }),
   error: Type.Object({
-    code: Type.Integer({ description: '-32700 unparseable body, -32600 not a JSON-RPC request, -32000 refused (auth, Origin, method, size).' }),
+    code: Type.Integer({
+      description: '-32700 unreadable body (not JSON, not UTF-8), -32602 a problem inside params (nested too deeply, bad text), -32600 any other problem ' +
+        'with the message, -32000 refused (auth, Origin, method, size), -32603 a failure on our side.',
+    }),
     message: Type.String(),
     data: Type.Optional(Type.Object({ code: Type.String({ description: 'Our error code (UNAUTHORIZED, INVALID_TOKEN, FORBIDDEN, …).' }), requestId: Type.String() })),
   }),
@@ -53,6 +57,22 @@ function webRequest(request: FastifyRequest, base: string): Request {
   const raw = request.raw.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
   return new Request(`${base}/mcp`, { method: request.method, headers });
+}
+
+/**
+ * Reads the body as every route does (json-body.ts: strict UTF-8, the depth limit, JSON). A body
+ * refused there still tells which request it was when its id can be read from the text: that id
+ * is left as the request's body, where the JSON-RPC error (error-handler.ts) looks for it.
+ */
+function mcpBodyParser(request: FastifyRequest, body: string | Buffer, done: (error: Error | null, body?: unknown) => void): void {
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  try {
+    done(null, readJsonBody(bytes));
+  } catch (error) {
+    const id = readableMessageId(bytes.toString('utf8'));
+    if (id !== undefined) request.body = { id };
+    done(error as Error);
+  }
 }
 
 async function send(reply: FastifyReply, answer: McpAnswer): Promise<FastifyReply> {
@@ -105,7 +125,7 @@ export function registerMcpRoutes(app: App, deps: { mcp: McpHandler; agentKeys: 
   app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser());
+    addJsonBodyParser(scope, {}, mcpBodyParser);
 
     scope.post('/mcp', {
       bodyLimit: MCP_BODY_LIMIT,
@@ -119,7 +139,7 @@ export function registerMcpRoutes(app: App, deps: { mcp: McpHandler; agentKeys: 
           'the endpoint\'s JSON as `structuredContent` and as a text block, or `isError: true` with the code and message. Auth: `Authorization: Bearer svc_agt_…` only ' +
           '(401 with `WWW-Authenticate`; a key in the query string is refused); a present `Origin` other than the service\'s own is 403. See docs/mcp.md.',
         body: McpMessage,
-        response: { 200: McpMessage, 202: McpMessage, 400: McpError, 401: McpError, 403: McpError, 404: McpError, 406: McpError, 413: McpError, 415: McpError },
+        response: { 200: McpMessage, 202: McpMessage, 400: McpError, 401: McpError, 403: McpError, 404: McpError, 406: McpError, 413: McpError, 415: McpError, 500: McpError },
       },
     }, async (request, reply) => {
       const { token, principal } = slot.get(request);

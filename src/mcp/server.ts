@@ -10,6 +10,7 @@ import { formatTools } from '../invocation/formats.js';
 import type { Invoker } from '../invocation/invoker.js';
 import type { InstallationsService } from '../invocation/service.js';
 import { directToolCall, type DirectToolCall } from './direct-call.js';
+import { cleanProtocolErrors, INTERNAL_MESSAGE } from './protocol-errors.js';
 
 /** What a tool failure tells the model: the code, the message, and whatever else lets it correct the call. */
 export interface ToolFailure {
@@ -67,7 +68,7 @@ function protocolFailure(error: unknown, log: McpServerDeps['log']): ProtocolErr
     return new ProtocolError(ProtocolErrorCode.InternalError, error.message, { code: error.code, ...error.extra });
   }
   log.error({ err: error }, 'MCP request failed');
-  return new ProtocolError(ProtocolErrorCode.InternalError, 'Something went wrong on our side. Please try again.');
+  return new ProtocolError(ProtocolErrorCode.InternalError, INTERNAL_MESSAGE);
 }
 
 const PRINCIPAL = 'switchboard/agent';
@@ -204,11 +205,12 @@ export function createMcpServerHandler(deps: McpServerDeps) {
 
   return {
     fetch,
-    /** An MCP POST: a plain tools/call answered directly, anything else by the SDK. */
+    /** An MCP POST: a plain tools/call answered directly, anything else by the SDK (its errors in our words: protocol-errors.ts). */
     async post(post: McpPost, authInfo: AuthInfo): Promise<McpAnswer> {
       const call = directToolCall(post.headers, post.body);
       if (call) return answerDirectly(call, principalOf(authInfo));
-      return answerOf(await fetch(post.toRequest(), { authInfo, parsedBody: post.body }));
+      const answer = await answerOf(await fetch(post.toRequest(), { authInfo, parsedBody: post.body }));
+      return { ...answer, body: cleanProtocolErrors(answer.body, log) };
     },
     close: () => modern.close(),
   };

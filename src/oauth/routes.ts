@@ -4,6 +4,7 @@ import type { App } from '../http/app-type.js';
 import type { Config } from '../config.js';
 import { AppError } from '../http/errors.js';
 import type { RouteErrorConfig } from '../http/error-handler.js';
+import { addFormBodyParser } from '../http/form-body.js';
 import { OAuthError, RevokeRequest, ServerMetadata, TokenRequest, TokenResponse } from './schema.js';
 import { SCOPES } from './scopes.js';
 import type { ClientCredentials, OAuthService } from './service.js';
@@ -15,10 +16,9 @@ const oauthConfig: RouteErrorConfig = { errorFormat: 'oauth' };
 const KNOWN_PARAMETERS = new Set(['grant_type', 'scope', 'client_id', 'client_secret', 'token', 'token_type_hint']);
 
 /** RFC 6749 §3.2: parameters sent more than once are an invalid_request. */
-function parseForm(body: string): Record<string, string> {
-  const params = new URLSearchParams(body);
+function parseForm(pairs: [string, string][]): Record<string, string> {
   const out: Record<string, string> = Object.create(null);
-  for (const [key, value] of params) {
+  for (const [key, value] of pairs) {
     if (key in out) {
       // A name we do not know is client text (a mis-encoded secret, say) and is not quoted.
       throw new AppError('INVALID_REQUEST', KNOWN_PARAMETERS.has(key) ? `The ${key} parameter was sent more than once.` : 'A parameter was sent more than once.');
@@ -69,13 +69,7 @@ export function registerOAuthRoutes(app: App, deps: { oauth: OAuthService; confi
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
     // Only the OAuth endpoints read form bodies (RFC 6749 §4.4.2).
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser(FORM, { parseAs: 'string', bodyLimit: 8 * 1024 }, (_request, body, done) => {
-      try {
-        done(null, parseForm(body as string));
-      } catch (error) {
-        done(error as Error, undefined);
-      }
-    });
+    addFormBodyParser(scope, 8 * 1024, parseForm);
     scope.addHook('onSend', async (_request, reply) => {
       reply.header('Cache-Control', 'no-store');
       reply.header('Pragma', 'no-cache');

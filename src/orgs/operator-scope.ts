@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../http/app-type.js';
-import { jsonBodyParser } from '../http/json-body.js';
+import { addJsonBodyParser } from '../http/json-body.js';
 import type { OrgAuth } from './auth.js';
 
 /** Operator API request bodies are small JSON documents. */
@@ -21,7 +21,7 @@ export function registerOperatorScope(app: App, orgAuth: OrgAuth, register: (sco
     // JSON only: a text/plain body is a 415, not a string that fails validation. Clients often
     // send Content-Type: application/json on bodiless actions (revoke, archive): that is allowed.
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser({ allowEmpty: true }));
+    addJsonBodyParser(scope, { allowEmpty: true });
     register(scope, (request) => orgAuth.principal(request).orgId);
   });
 }

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { ChangesBody } from '../http/changes.js';
 import { ListQuery, Page } from '../http/envelope.js';
 import { IdParam } from '../http/path-ids.js';
 import { named } from '../http/schema-name.js';
@@ -21,20 +22,15 @@ export const Organization = named('Organization', Type.Object({
 }));
 export type Organization = Static<typeof Organization>;
 
-export const OrganizationPatch = named('OrganizationPatch', Type.Object(
-  {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'The organization\'s name.' })),
-    defaultCountry: Type.Optional(
-      Type.String({
-        pattern: '^[A-Za-z]{2}$',
-        errorMessage: 'must be a two-letter country code such as US, GB or FR',
-        description: 'An ISO 3166-1 alpha-2 code the phone library knows (`GB`, not `UK`), in any case; stored in capitals. Applies to numbers written from now on.',
-        examples: ['GB'],
-      }),
-    ),
-  },
-  { additionalProperties: false, minProperties: 1 },
-));
+export const OrganizationPatch = named('OrganizationPatch', ChangesBody({
+  name: Type.String({ minLength: 1, maxLength: 100, description: 'The organization\'s name.' }),
+  defaultCountry: Type.String({
+    pattern: '^[A-Za-z]{2}$',
+    errorMessage: 'must be a two-letter country code such as US, GB or FR',
+    description: 'An ISO 3166-1 alpha-2 code the phone library knows (`GB`, not `UK`), in any case; stored in capitals. Applies to numbers written from now on.',
+    examples: ['GB'],
+  }),
+}));
 export type OrganizationPatch = Static<typeof OrganizationPatch>;
 
 // ── API keys ──
@@ -109,10 +105,7 @@ export const AgentCreate = named('AgentCreate', Type.Object(
 ));
 export type AgentCreate = Static<typeof AgentCreate>;
 
-export const AgentPatch = named('AgentPatch', Type.Object(
-  { name: Type.Optional(AgentCreate.properties.name), branding: Type.Optional(BrandingPatch) },
-  { additionalProperties: false, minProperties: 1 },
-));
+export const AgentPatch = named('AgentPatch', ChangesBody({ name: AgentCreate.properties.name, branding: BrandingPatch }));
 export type AgentPatch = Static<typeof AgentPatch>;
 
 // ── Agent keys (MCP) ──

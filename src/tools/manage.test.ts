@@ -215,7 +215,7 @@ describe.each(testDialects())('listing, reading, updating and deleting tools on 
     });
 
     it.each<[string, unknown, string, string]>([
-      ['an empty body', {}, 'VALIDATION_ERROR', 'Send at least one field'],
+      ['an empty body', {}, 'VALIDATION_ERROR', 'body must name at least one field to change: name, description, endpoint'],
       ['an unknown field', { status: 'published' }, 'VALIDATION_ERROR', 'status is not a known field'],
       ['a read-only field', { version: 2 }, 'VALIDATION_ERROR', 'version is not a known field'],
       ['a bad name', { name: 'has space' }, 'VALIDATION_ERROR', 'name'],

@@ -1,12 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../http/app-type.js';
 import { Envelope, Page, errorResponses, ok } from '../http/envelope.js';
-import { jsonBodyParser } from '../http/json-body.js';
+import { addJsonBodyParser } from '../http/json-body.js';
 import type { DeveloperAuth } from '../oauth/bearer.js';
 import { CreateToolBody, DeletedTool, ToolIdParams, ToolListQuery, ToolRecord, UpdateToolBody } from './schema.js';
 import type { ToolsService } from './service.js';
 
-const JSON_TYPE = 'application/json';
 const TAGS = ['Tools'];
 
 /** The Developer API for tools: `/api/dev/tools…`, each route behind the OAuth scope its `security` names. */
@@ -18,7 +17,7 @@ export function registerToolRoutes(app: App, deps: { tools: ToolsService; develo
     // JSON only: text/plain gets a 415 instead of reaching validation as a string.
     scope.removeAllContentTypeParsers();
     // Clients often send Content-Type: application/json on bodiless calls like publish.
-    scope.addContentTypeParser(JSON_TYPE, { parseAs: 'string' }, jsonBodyParser({ allowEmpty: true }));
+    addJsonBodyParser(scope, { allowEmpty: true });
     // Each route's `security` states its scope once: for the OpenAPI document and as its bearer check.
     scope.addHook('onRoute', auth.requireDeclaredScope);
 

@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { ChangesBody } from '../http/changes.js';
 import { ListQuery } from '../http/envelope.js';
 import { IdParam } from '../http/path-ids.js';
 import { named } from '../http/schema-name.js';
@@ -77,18 +78,18 @@ export const CreateToolBody = named('ToolCreate', Type.Object(
 export type CreateToolBody = Static<typeof CreateToolBody>;
 
 /** Any subset of the editable fields; only those given change. `apiKeyHeader: null` removes it. */
-export const UpdateToolBody = named('ToolUpdate', Type.Object(
+export const UpdateToolBody = named('ToolUpdate', ChangesBody(
   {
-    name: Type.Optional(ToolName),
-    description: Type.Optional(Description),
-    endpoint: Type.Optional(Endpoint),
-    method: Type.Optional(StringEnum(TOOL_METHODS)),
-    authType: Type.Optional(StringEnum(AUTH_TYPES)),
-    apiKeyHeader: Type.Optional(Nullable(ApiKeyHeader)),
-    category: Type.Optional(StringEnum(TOOL_CATEGORIES)),
-    parameters: Type.Optional(Parameters),
+    name: ToolName,
+    description: Description,
+    endpoint: Endpoint,
+    method: StringEnum(TOOL_METHODS),
+    authType: StringEnum(AUTH_TYPES),
+    apiKeyHeader: Nullable(ApiKeyHeader),
+    category: StringEnum(TOOL_CATEGORIES),
+    parameters: Parameters,
   },
-  { additionalProperties: false, description: 'Any subset of the editable fields; only those given change. `apiKeyHeader: null` removes it.' },
+  { description: 'Any subset of the editable fields; only those given change. `apiKeyHeader: null` removes it.' },
 ));
 export type UpdateToolBody = Static<typeof UpdateToolBody>;
 

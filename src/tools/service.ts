@@ -1,5 +1,4 @@
 import { decodeCursor, toPage } from '../http/cursor.js';
-import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import { checkEndpoint, type EndpointPolicy } from '../net/endpoint-check.js';
@@ -75,11 +74,8 @@ export function createToolsService(deps: ToolsServiceDeps) {
     return presentTool(await ownedRow(developerId, toolId));
   }
 
-  /** Partial: only the fields given change. On a published tool this edits the working copy only. */
+  /** Partial: only the fields given change (at least one: the body schema says so). On a published tool this edits the working copy only. */
   async function update(developerId: string, toolId: string, input: UpdateToolBody): Promise<ToolRecord> {
-    if (Object.keys(input).length === 0) {
-      throw new AppError('VALIDATION_ERROR', 'Send at least one field to change: name, description, endpoint, method, authType, apiKeyHeader, category or parameters.');
-    }
     const row = await ownedRow(developerId, toolId);
     const current = definitionFromRow(row);
     const authType = input.authType ?? current.authType;

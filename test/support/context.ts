@@ -6,6 +6,7 @@ import { buildApp, type AppDeps } from '../../src/app.js';
 import type { App } from '../../src/http/app-type.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { openDatabase, type Database, type Dialect } from '../../src/db/database.js';
+import type { DatabaseLimits } from '../../src/db/limits.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { randomBase62 } from '../../src/lib/ids.js';
 import type { Clock } from '../../src/lib/clock.js';
@@ -52,10 +53,10 @@ export const TEST_ENV: Record<string, string> = {
  * An isolated, migrated database: a temp SQLite file, or a fresh PostgreSQL schema (`url` then
  * reaches that schema, as a DATABASE_URL for a server run as a child process).
  */
-export async function createTestDatabase(dialect: Dialect): Promise<{ database: Database; url?: string; dispose(): Promise<void> }> {
+export async function createTestDatabase(dialect: Dialect, limits?: DatabaseLimits): Promise<{ database: Database; url?: string; dispose(): Promise<void> }> {
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'switchboard-test-'));
-    const database = openDatabase({ sqliteFile: join(dir, 'test.db') });
+    const database = openDatabase({ sqliteFile: join(dir, 'test.db'), ...(limits ? { limits } : {}) });
     await migrateToLatest(database.db);
     return { database, dispose: async () => { await database.close(); rmSync(dir, { recursive: true, force: true }); } };
   }
@@ -66,7 +67,7 @@ export async function createTestDatabase(dialect: Dialect): Promise<{ database: 
   await admin.connect();
   await admin.query(`create schema ${schema}`);
   await admin.end();
-  const database = openDatabase({ databaseUrl: url, pgSchema: schema, pgPoolSize: 5 });
+  const database = openDatabase({ databaseUrl: url, pgSchema: schema, pgPoolSize: 5, ...(limits ? { limits } : {}) });
   await migrateToLatest(database.db);
   const scoped = new URL(url);
   scoped.searchParams.set('options', `-c search_path=${schema}`);
@@ -85,11 +86,13 @@ export async function createTestDatabase(dialect: Dialect): Promise<{ database: 
 
 export interface TestContextOptions {
   env?: Record<string, string>;
+  /** The database's waits (default: DEFAULT_DATABASE_LIMITS). */
+  limits?: DatabaseLimits;
   deps?: Partial<Omit<AppDeps, 'config' | 'database' | 'clock'>>;
 }
 
 export async function createTestContext(dialect: Dialect, options: TestContextOptions = {}): Promise<TestContext> {
-  const { database, dispose } = await createTestDatabase(dialect);
+  const { database, dispose } = await createTestDatabase(dialect, options.limits);
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-data-'));
   const config = loadConfig({ ...TEST_ENV, DATA_DIR: dataDir, ...options.env });
   const clock = new TestClock();

@@ -56,7 +56,7 @@ type Attrs = Record<string, string>;
 
 let forms = 0;
 
-/** Sets the brand's colors (checked for contrast) and font as custom properties of the form's root. */
+/** Sets the brand's colors (checked for contrast) and font as custom properties of the form's root: every one, brand or not. */
 export function applyBranding(element: HTMLElement, branding: Branding | null): void {
   const colors = palette(branding);
   const style = element.style;
@@ -66,8 +66,10 @@ export function applyBranding(element: HTMLElement, branding: Branding | null): 
   style.setProperty('--sf-on-pri', colors.onPrimary);
   style.setProperty('--sf-ring', colors.ring);
   style.setProperty('--sf-err', colors.error);
+  // Always set, so a `--sf-font` of the host page never inherits into the embed: `initial` makes
+  // the stylesheet's own font stack apply.
   const font = branding?.fontFamily;
-  if (font && FONT_FAMILY.test(font)) style.setProperty('--sf-font', font);
+  style.setProperty('--sf-font', font && FONT_FAMILY.test(font) ? font : 'initial');
 }
 
 /**

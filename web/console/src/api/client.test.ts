@@ -105,7 +105,7 @@ describe('api client', () => {
     const onUnauthorized = vi.fn();
     const { fetch } = recorder(() => Promise.resolve(json(401, { success: false, error: 'Sign in first.', code: 'UNAUTHORIZED' })));
     const client = createClient({ fetch, onUnauthorized });
-    await client.get('/api/auth/session').catch(() => undefined);
+    await client.post('/api/auth/signout').catch(() => undefined);
     expect(onUnauthorized).not.toHaveBeenCalled();
     await client.get('/api/org/forms').catch(() => undefined);
     expect(onUnauthorized).toHaveBeenCalledTimes(1);

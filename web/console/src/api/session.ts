@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import { api, ApiError, sessionOwner } from './client';
+import { api, sessionOwner } from './client';
 import type { Session } from './types';
 
 export const SESSION_KEY = ['session'] as const;
@@ -23,20 +23,19 @@ function rememberBrowser(): void {
   }
 }
 
-/** The signed-in session, or null when nobody is signed in (401). */
+/**
+ * The signed-in session, or null when nobody is signed in: the server answers 200 with `data: null`
+ * then, so a signed-out visit makes no request the browser reports as failed.
+ */
 export async function fetchSession(): Promise<Session | null> {
-  try {
-    const session = await api.get<Session>('/api/auth/session');
-    api.setCsrfToken(session.csrfToken, sessionOwner(session.user.id, session.organization.id));
-    rememberBrowser();
-    return session;
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 401) {
-      api.setCsrfToken(null);
-      return null;
-    }
-    throw error;
+  const session = await api.get<Session | null>('/api/auth/session');
+  if (!session) {
+    api.setCsrfToken(null);
+    return null;
   }
+  api.setCsrfToken(session.csrfToken, sessionOwner(session.user.id, session.organization.id));
+  rememberBrowser();
+  return session;
 }
 
 export function useSession() {
