@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { ToolCallsTable } from '../db/tables.js';
+import { DatabaseUnavailableError } from '../db/unavailable.js';
 import { AppError } from '../http/errors.js';
 import { callNotLogged, createCallLog } from './call-log.js';
 
@@ -106,6 +107,29 @@ describe('call log', () => {
     expect(c.error).toBe(refused);
     expect(error).toHaveBeenCalledTimes(1);
     expect(error).toHaveBeenCalledWith(expect.objectContaining({ err: refused, rows: 2 }), expect.stringContaining('503'));
+  });
+
+  it('fails the calls whose rows waited past the acquire limit for their insert to begin, and only them', async () => {
+    const held = heldRepo();
+    const log = createCallLog({ repo: held.repo, log: { error: vi.fn() }, maxWaitMs: 50 });
+    const first = track(log.write(row(1)));
+    await settle();
+    // Queued behind an insert that does not finish (a database that stopped answering).
+    const waiting = track(log.write(row(2)));
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    held.inserts[0]!.succeed();
+    await settle();
+    expect(first.settled).toBe('fulfilled');
+    expect(waiting.settled).toBe('rejected');
+    expect(waiting.error).toBeInstanceOf(DatabaseUnavailableError);
+    expect(held.batches()).toEqual([['call_1']]);
+    // The next row is written as usual.
+    const next = track(log.write(row(3)));
+    await settle();
+    held.inserts[1]!.succeed();
+    await settle();
+    expect(next.settled).toBe('fulfilled');
+    await expect(log.close()).resolves.toBeUndefined();
   });
 
   it('closes only once every row handed to it is written', async () => {
