@@ -65,6 +65,7 @@ import { createInfrastructure } from './infrastructure.js';
 import { createBackgroundQueue, type BackgroundQueue } from './lib/background-queue.js';
 import { createMemoryRateLimitStore } from './http/rate-limit-memory.js';
 import { createRateLimiter } from './http/rate-limit.js';
+import { createMemorySlidingStore } from './http/rate-limit-sliding.js';
 import { Repos, transactOn } from './repos.js';
 import { keyRing, type KeyRing } from './lib/secrets.js';
 import { createToolHttpClient } from './invocation/http-client.js';
@@ -123,7 +124,7 @@ export function createStandaloneOperatorsService(db: Kysely<DB>, clock: Clock, c
     orgs: createStandaloneOrgsService(db, clock),
     sessions,
     passwords: createPasswordPolicy(loadCommonPasswords()),
-    limiter: createRateLimiter({ store: createMemoryRateLimitStore(), clock }),
+    limiter: createRateLimiter({ store: createMemoryRateLimitStore(), sliding: createMemorySlidingStore(), clock }),
     mailer: undefined,
     background: createBackgroundQueue({ log }),
     clock,
