@@ -19,12 +19,15 @@ import type { Session, SessionsService } from './sessions-service.js';
 /** Account bodies are a few short strings. */
 const AUTH_BODY_LIMIT = 8 * 1024;
 const MINUTES_15 = 15 * 60_000;
-/** Per client address; the per-account limits are in operators-service.ts. */
-const PER_IP: Record<'signin' | 'signup' | 'reset' | 'token', RateLimitRule> = {
-  signin: { name: 'signin-ip', limit: 30, windowMs: MINUTES_15, message: 'Too many sign-in attempts from your network.' },
-  signup: { name: 'signup-ip', limit: 20, windowMs: MINUTES_15, message: 'Too many sign-ups from your network.' },
-  reset: { name: 'reset-ip', limit: 10, windowMs: MINUTES_15, message: 'Too many password-reset requests from your network.' },
-  token: { name: 'account-token-ip', limit: 30, windowMs: MINUTES_15, message: 'Too many attempts from your network.' },
+/**
+ * Per client address, in any 15 minutes (sliding windows: no burst across a window's edge); the per-account
+ * limits are in operators-service.ts. `token`: the endpoints that take a reset or invitation token.
+ */
+export const PER_IP: Record<'signin' | 'signup' | 'reset' | 'token', RateLimitRule> = {
+  signin: { name: 'signin-ip', limit: 30, windowMs: MINUTES_15, message: 'Too many sign-in attempts from your network.', sliding: true },
+  signup: { name: 'signup-ip', limit: 20, windowMs: MINUTES_15, message: 'Too many sign-ups from your network.', sliding: true },
+  reset: { name: 'reset-ip', limit: 10, windowMs: MINUTES_15, message: 'Too many password-reset requests from your network.', sliding: true },
+  token: { name: 'account-token-ip', limit: 30, windowMs: MINUTES_15, message: 'Too many attempts from your network.', sliding: true },
 };
 
 const accountsRoute = { tags: ['Accounts'] };
