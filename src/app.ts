@@ -64,8 +64,10 @@ import { registerAssetRoutes } from './forms/asset-routes.js';
 import { createFormViews } from './forms/views-service.js';
 import { createWebAssets, type WebAssets } from './forms/web-assets.js';
 import { createInfrastructure } from './infrastructure.js';
+import { createBackgroundQueue, type BackgroundQueue } from './lib/background-queue.js';
 import { createMemoryRateLimitStore } from './http/rate-limit-memory.js';
 import { createRateLimiter } from './http/rate-limit.js';
+import { createMemorySlidingStore } from './http/rate-limit-sliding.js';
 import { Repos, transactOn } from './repos.js';
 import { keyRing, type KeyRing } from './lib/secrets.js';
 import { createToolHttpClient } from './invocation/http-client.js';
@@ -100,6 +102,8 @@ export interface AppDeps {
   consoleFiles?: ConsoleFiles;
   /** When expired rows are purged (db/expiry-purger.ts); `false` leaves it to the caller (tests that purge by hand). */
   expiryPurge?: Partial<PurgeSchedule> | false;
+  /** Work done after the answer (password-reset lookups and emails); tests pass theirs to wait for it. Drained on close either way. */
+  background?: BackgroundQueue;
 }
 
 /** The orgs service outside the HTTP app (the CLI's `org create`, tests, benchmarks): no form cache listens to its changes. */
@@ -122,8 +126,9 @@ export function createStandaloneOperatorsService(db: Kysely<DB>, clock: Clock, c
     orgs: createStandaloneOrgsService(db, clock),
     sessions,
     passwords: createPasswordPolicy(loadCommonPasswords()),
-    limiter: createRateLimiter({ store: createMemoryRateLimitStore(), clock }),
+    limiter: createRateLimiter({ store: createMemoryRateLimitStore(), sliding: createMemorySlidingStore(), clock }),
     mailer: undefined,
+    background: createBackgroundQueue({ log }),
     clock,
     publicUrl: config.publicUrl,
     logLinks: false,
@@ -233,6 +238,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const orgs = createOrgsService({ repo: repos.orgs, transact, clock, changes });
 
   // ── Console accounts ── (sign-up makes an org through `orgs`, as the CLI's org create does)
+  // Reset requests do their lookup, writes and email here, after the answer (operators-service.ts says why).
+  // Drained on close before the mailer closes (onClose hooks run in the order they are added) and before the database.
+  const background = deps.background ?? createBackgroundQueue({ log: app.log });
+  app.addHook('onClose', () => background.idle());
   const mailer = deps.mailer ?? (config.smtpUrl ? createSmtpMailer({ url: config.smtpUrl, from: config.mailFrom }) : undefined);
   if (mailer && !deps.mailer) app.addHook('onClose', async () => mailer.close());
   const operators = createOperatorsService({
@@ -243,6 +252,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     passwords: createPasswordPolicy(loadCommonPasswords()),
     limiter: infra.limiter,
     mailer,
+    background,
     clock,
     publicUrl: config.publicUrl,
     logLinks: config.env === 'development',

@@ -4,7 +4,9 @@ import type { Database } from './db/database.js';
 import { createDirectRunner, createGroupCommitRunner, type BindRepos, type Transact } from './db/transaction-runner.js';
 import { createRedisInvalidationBus } from './forms/cache-bus.js';
 import { createMemoryRateLimitStore } from './http/rate-limit-memory.js';
-import { createRateLimiter, createRedisRateLimitStore, type RateLimiter, type RateLimitStore } from './http/rate-limit.js';
+import { createRedisRateLimitStore, createRedisSlidingStore } from './http/rate-limit-redis.js';
+import { createMemorySlidingStore } from './http/rate-limit-sliding.js';
+import { createRateLimiter, type RateLimiter, type RateLimitStore, type SlidingWindowStore } from './http/rate-limit.js';
 import type { Clock } from './lib/clock.js';
 import { closeRedis, createRedisConnection, waitUntilReady, type Redis } from './lib/redis.js';
 import { createOrgChangeFeed, type OrgChangeFeed } from './orgs/changes.js';
@@ -55,12 +57,15 @@ export async function createInfrastructure(deps: {
   const bind: BindRepos<Repos> = (trx) => new Repos(trx);
 
   const memoryStore = createMemoryRateLimitStore();
+  const memorySliding = createMemorySlidingStore();
   let store: RateLimitStore = memoryStore;
+  let sliding: SlidingWindowStore = memorySliding;
   let redis: { commands: Redis; subscriber: Redis } | undefined;
   if (config.redisUrl) {
     redis = { commands: createRedisConnection(config.redisUrl, 'forms'), subscriber: createRedisConnection(config.redisUrl, 'forms-invalidation') };
     if (!(await waitUntilReady(redis.commands, 3000))) log.warn('Redis is not reachable yet: rate limits count per node until it is');
     store = createRedisRateLimitStore(redis.commands, { prefix, fallback: memoryStore, log });
+    sliding = createRedisSlidingStore(redis.commands, { prefix, fallback: memorySliding, log });
   }
 
   async function attachCacheBus<M extends { all?: boolean }>(name: string, cache: InvalidatedCache<M>): Promise<void> {
@@ -79,7 +84,7 @@ export async function createInfrastructure(deps: {
   }
 
   return {
-    limiter: createRateLimiter({ store, clock }),
+    limiter: createRateLimiter({ store, sliding, clock }),
     submissions: (database.dialect === 'sqlite' ? createGroupCommitRunner(db, bind, { maxWaitMs: database.limits.acquireTimeoutMs }) : createDirectRunner(db, bind)).run,
     transact: transactOn(db),
     changes: createOrgChangeFeed(),

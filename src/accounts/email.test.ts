@@ -1,7 +1,9 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
-import { mailBody, startSmtp, type TestSmtp } from '../../test/support/smtp.js';
+import { createRecordingMailer, mailBody, startSmtp, type TestSmtp } from '../../test/support/smtp.js';
+import { createBackgroundQueue } from '../lib/background-queue.js';
+import type { MailMessage } from './mailer.js';
 
 describe.each(testDialects())('emails through SMTP_URL on %s', (dialect) => {
   let t: TestContext;
@@ -54,6 +56,30 @@ describe.each(testDialects())('emails through SMTP_URL on %s', (dialect) => {
   });
 });
 
+describe('password-reset emails after the answer', () => {
+  it('are sent before the app closes, even when it closes right after answering', async () => {
+    const recording = createRecordingMailer();
+    // A slow SMTP server: the email is still being sent when the close begins.
+    const mailer = { ...recording, send: async (message: MailMessage) => { await new Promise((resolve) => setTimeout(resolve, 200)); await recording.send(message); } };
+    const t = await createTestContext('sqlite', { deps: { mailer, background: createBackgroundQueue({ log: { error: () => undefined } }) } });
+    let closed = false;
+    try {
+      const signup = await t.app.inject({ method: 'POST', url: '/api/auth/signup', payload: { email: 'olive@example.com', password: 'violet kettle marathon', name: 'Olive', organizationName: 'Olive Plumbing' } });
+      expect(signup.statusCode).toBe(201);
+      const res = await t.app.inject({ method: 'POST', url: '/api/auth/password-reset', payload: { email: 'olive@example.com' } });
+      expect(res.statusCode).toBe(202);
+      // Nothing is done yet when the answer comes: the lookup, the row and the email run after it.
+      expect(recording.sent).toEqual([]);
+      await t.close();
+      closed = true;
+      expect(recording.sent.map((mail) => mail.to)).toEqual([['olive@example.com']]);
+      expect(mailBody(recording.sent[0]!.raw)).toMatch(/\/app\/reset-password\/svc_rst_\w{40}/);
+    } finally {
+      if (!closed) await t.close();
+    }
+  });
+});
+
 describe('links without SMTP_URL', () => {
   it('logs the link at info level in development, and never in production', async () => {
     for (const env of ['development', 'production'] as const) {
@@ -69,6 +95,7 @@ describe('links without SMTP_URL', () => {
         const url = invite.json().data.url as string;
         expect(url).toContain('/app/invitations/svc_inv_');
         await t.app.inject({ method: 'POST', url: '/api/auth/password-reset', payload: { email: `dev-${env}@example.com` } });
+        await t.background.idle();
         const logged = lines.join('');
         if (env === 'development') {
           expect(logged).toContain(url);

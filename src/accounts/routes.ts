@@ -19,12 +19,15 @@ import type { Session, SessionsService } from './sessions-service.js';
 /** Account bodies are a few short strings. */
 const AUTH_BODY_LIMIT = 8 * 1024;
 const MINUTES_15 = 15 * 60_000;
-/** Per client address; the per-account limits are in operators-service.ts. */
-const PER_IP: Record<'signin' | 'signup' | 'reset' | 'token', RateLimitRule> = {
-  signin: { name: 'signin-ip', limit: 30, windowMs: MINUTES_15, message: 'Too many sign-in attempts from your network.' },
-  signup: { name: 'signup-ip', limit: 20, windowMs: MINUTES_15, message: 'Too many sign-ups from your network.' },
-  reset: { name: 'reset-ip', limit: 10, windowMs: MINUTES_15, message: 'Too many password-reset requests from your network.' },
-  token: { name: 'account-token-ip', limit: 30, windowMs: MINUTES_15, message: 'Too many attempts from your network.' },
+/**
+ * Per client address, in any 15 minutes (sliding windows: no burst across a window's edge); the per-account
+ * limits are in operators-service.ts. `token`: the endpoints that take a reset or invitation token.
+ */
+export const PER_IP: Record<'signin' | 'signup' | 'reset' | 'token', RateLimitRule> = {
+  signin: { name: 'signin-ip', limit: 30, windowMs: MINUTES_15, message: 'Too many sign-in attempts from your network.', sliding: true },
+  signup: { name: 'signup-ip', limit: 20, windowMs: MINUTES_15, message: 'Too many sign-ups from your network.', sliding: true },
+  reset: { name: 'reset-ip', limit: 10, windowMs: MINUTES_15, message: 'Too many password-reset requests from your network.', sliding: true },
+  token: { name: 'account-token-ip', limit: 30, windowMs: MINUTES_15, message: 'Too many attempts from your network.', sliding: true },
 };
 
 const accountsRoute = { tags: ['Accounts'] };
@@ -178,7 +181,7 @@ export function registerAccountRoutes(app: App, deps: { operators: OperatorsServ
       schema: {
         ...operatorRoute, operationId: 'createInvitation', summary: 'Invite a member',
         description: `A single-use link valid 7 days, emailed when SMTP_URL is set; otherwise the answer's \`url\` is the link to give. A new invitation for the same email replaces the open one. 409 CONFLICT when the email has an account. ${ownerOnly}`,
-        body: InvitationCreateBody, response: { 201: Envelope(CreatedInvitation), ...errorResponses(400, 401, 403, 409, 413, 415, 503) },
+        body: InvitationCreateBody, response: { 201: Envelope(CreatedInvitation), ...errorResponses(400, 401, 403, 409, 413, 415) },
       },
     }, async (request, reply) => reply.code(201).send(ok(await operators.invite(orgAuth.principal(request), request.body))));
 

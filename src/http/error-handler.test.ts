@@ -86,6 +86,9 @@ describe('the database unavailable', () => {
     app.get('/bug', async () => {
       throw new TypeError('undefined is not a function');
     });
+    app.get('/mail-down', async () => {
+      throw new AppError('SERVICE_UNAVAILABLE', 'The invitation email could not be sent.');
+    });
     await app.ready();
   });
   afterAll(async () => app.close());
@@ -106,6 +109,13 @@ describe('the database unavailable', () => {
     expect(res.statusCode).toBe(503);
     expect(res.headers['retry-after']).toBe('5');
     expect(res.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000, data: { code: 'SERVICE_UNAVAILABLE' } } });
+  });
+
+  it('every 503 says when to come back, as the API reference promises, even one raised without Retry-After', async () => {
+    const res = await app.inject({ method: 'GET', url: '/mail-down' });
+    expect(res.statusCode).toBe(503);
+    expect(res.headers['retry-after']).toBe('5');
+    expect(res.json()).toMatchObject({ code: 'SERVICE_UNAVAILABLE', error: 'The invitation email could not be sent.' });
   });
 
   it('anything else is still a 500, logged as the bug it is', async () => {

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { databaseUnavailable, warnUnavailable } from './database-unavailable.js';
+import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable, warnUnavailable } from './database-unavailable.js';
 import { AppError, type ErrorCode } from './errors.js';
 import { describeValidationErrors, summarize } from './validation.js';
 
@@ -93,6 +93,8 @@ const OAUTH_ERRORS: Partial<Record<ErrorCode, string>> = {
 
 export function send(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  // Every 503 says when to come back (the API reference promises it): a draining server's, a mail relay's.
+  if (error.status === 503 && error.headers['Retry-After'] === undefined) reply.header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
   const config = request.routeOptions.config as RouteErrorConfig | undefined;
   if (config?.errorFormat === 'oauth' && error.status < 500) {
     // RFC 6749 §5.2: 401 for invalid_client, 400 for everything else, and any

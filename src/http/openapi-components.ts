@@ -22,6 +22,7 @@ const MARK = 'x-switchboard-schema-name';
 /** Swagger's own key for a response's description (from @fastify/swagger's constants). */
 const RESPONSE_DESCRIPTION = 'x-response-description';
 const SCHEMAS = '#/components/schemas/';
+const RESPONSES = '#/components/responses/';
 
 const ERROR_DESCRIPTIONS: Record<string, string> = {
   400: 'The request is invalid.',
@@ -99,14 +100,57 @@ export function documentRoute({ schema, url, route }: RouteInfo): { schema?: Jso
   const out: Json = { ...schema };
   if (schema.body !== undefined) out.body = markNamedSchemas(schema.body);
   const responses: Json = { ...(isObject(schema.response) ? schema.response : {}) };
-  // The error handler answers an unexpected failure with ErrorBody on every route, OAuth ones included.
+  // The error handler answers an unexpected failure with ErrorBody on every route, OAuth ones included,
+  // and so is a 503: the database unavailable (README, "Database outages"), or the server draining.
   if (responses['500'] === undefined) responses['500'] = ErrorBody;
+  if (responses['503'] === undefined) responses['503'] = UnavailableBody;
   out.response = Object.fromEntries(Object.entries(responses).map(([status, response]) => [status, documentResponse(status, response)]));
   if (typeof schema.operationId !== 'string') {
     const method = Array.isArray(route.method) ? (route.method[0] ?? 'get') : route.method;
     out.operationId = operationIdFor(method, url);
   }
   return { schema: out, url };
+}
+
+/** The 503 of every operation: the error body, and when to try again. */
+const UnavailableBody = {
+  ...ErrorBody,
+  headers: { 'Retry-After': { type: 'integer', description: 'Seconds to wait before trying again.' } },
+};
+
+/** Responses every operation shares, by status: written once in components/responses (see hoistSharedResponses). */
+const SHARED_RESPONSES: Record<string, string> = { 500: 'InternalError', 503: 'ServiceUnavailable' };
+
+/**
+ * The response most operations give for a shared status (the 500 and 503 documentRoute adds) moves to
+ * `components/responses/<Name>` and each operation refers to it: written inline, the two cost about
+ * 25 KB of the document. An operation that documents its own (the JSON-RPC errors of /mcp) keeps it.
+ */
+function hoistSharedResponses(paths: Json): Json {
+  const responses: Json = {};
+  for (const [status, name] of Object.entries(SHARED_RESPONSES)) {
+    const seen = new Map<string, { response: unknown; count: number }>();
+    for (const operation of operationsIn(paths)) {
+      const response = (operation.responses as Json | undefined)?.[status];
+      if (response === undefined) continue;
+      const key = canonical(response);
+      const entry = seen.get(key) ?? { response, count: 0 };
+      entry.count += 1;
+      seen.set(key, entry);
+    }
+    const common = [...seen.entries()].sort((a, b) => b[1].count - a[1].count)[0];
+    if (common === undefined || common[1].count < 2) continue;
+    responses[name] = common[1].response;
+    for (const operation of operationsIn(paths)) {
+      const own = operation.responses as Json | undefined;
+      if (own?.[status] !== undefined && canonical(own[status]) === common[0]) own[status] = { $ref: `${RESPONSES}${name}` };
+    }
+  }
+  return responses;
+}
+
+function operationsIn(paths: Json): Json[] {
+  return Object.values(paths).flatMap((item) => (isObject(item) ? Object.values(item).filter(isObject) : []));
 }
 
 /** JSON with sorted keys: equal for equal schemas whatever order their keys were written in. */
@@ -174,5 +218,6 @@ export function hoistNamedSchemas(document: Json): Json {
     if (Object.hasOwn(schemas, name)) throw new Error(`OpenAPI: the schema name ${name} is already taken in components/schemas.`);
     schemas[name] = found.get(name)?.schema;
   }
-  return { ...document, components: { ...components, schemas }, paths };
+  const responses = { ...(isObject(components.responses) ? components.responses : {}), ...hoistSharedResponses(paths) };
+  return { ...document, components: { ...components, schemas, responses }, paths };
 }

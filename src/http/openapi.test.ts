@@ -24,11 +24,14 @@ interface Operation {
   operation: Json;
 }
 
+/** Every operation, its responses read through their `$ref`s (components/responses) as a client generator does. */
 function operationsOf(document: Json): Operation[] {
+  const resolved = (responses: Json) =>
+    Object.fromEntries(Object.entries(responses).map(([status, response]) => [status, isObject(response) && typeof response.$ref === 'string' ? resolvePointer(document, response.$ref) : response]));
   return Object.entries(document.paths as Record<string, Json>).flatMap(([path, item]) =>
     Object.entries(item)
       .filter(([method]) => METHODS.includes(method))
-      .map(([method, operation]) => ({ where: `${method.toUpperCase()} ${path}`, operation: operation as Json })),
+      .map(([method, operation]) => ({ where: `${method.toUpperCase()} ${path}`, operation: { ...(operation as Json), responses: resolved((operation as Json).responses as Json) } })),
   );
 }
 
@@ -42,6 +45,20 @@ function bodySchemas(operation: Json): { what: string; schema: Json }[] {
   }
   return out;
 }
+
+describe('shared responses', () => {
+  it('are written once in components/responses, and an operation documenting its own keeps it', () => {
+    const operation = (responses: Json) => ({ responses });
+    const ours = { description: 'The service is unavailable.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    const own = { description: 'A JSON-RPC error.', content: { 'application/json': { schema: { $ref: '#/components/schemas/McpError' } } } };
+    const document = hoistNamedSchemas({ paths: { '/a': { get: operation({ 503: ours }) }, '/b': { post: operation({ 503: { ...ours } }) }, '/mcp': { post: operation({ 503: own }) } } });
+    const paths = document.paths as Record<string, Record<string, { responses: Json }>>;
+    expect(paths['/a']?.get?.responses['503']).toEqual({ $ref: '#/components/responses/ServiceUnavailable' });
+    expect(paths['/b']?.post?.responses['503']).toEqual({ $ref: '#/components/responses/ServiceUnavailable' });
+    expect(paths['/mcp']?.post?.responses['503']).toEqual(own);
+    expect((document.components as Json).responses).toEqual({ ServiceUnavailable: ours });
+  });
+});
 
 describe('schema names', () => {
   it('are PascalCase', () => {
@@ -155,12 +172,14 @@ describe('the API reference, as a client generator reads it', () => {
     }
   });
 
-  it('declares success and error responses with schemas, 500 on every operation', () => {
+  it('declares success and error responses with schemas, 500 and 503 (with Retry-After) on every operation', () => {
     for (const { where, operation } of operationsOf(document)) {
       const responses = operation.responses as Record<string, Json>;
       const statuses = Object.keys(responses).map(Number);
       expect(statuses.some((status) => status >= 200 && status < 400), `${where} success`).toBe(true);
       expect(statuses, where).toContain(500);
+      expect(statuses, where).toContain(503);
+      expect(Object.keys((responses['503']?.headers ?? {}) as Json), where).toContain('Retry-After');
       for (const [status, response] of Object.entries(responses)) {
         expect(String(response.description ?? ''), `${where} ${status} description`).not.toBe('');
         if (Number(status) >= 400) expect((response.content as Record<string, Json> | undefined)?.['application/json']?.schema, `${where} ${status}`).toBeDefined();

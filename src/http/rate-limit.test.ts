@@ -5,7 +5,9 @@ import { freePort } from '../../test/support/net.js';
 import { randomBase62 } from '../lib/ids.js';
 import { closeRedis, createRedisConnection, waitUntilReady, type Redis } from '../lib/redis.js';
 import { createMemoryRateLimitStore } from './rate-limit-memory.js';
-import { createRateLimiter, createRedisRateLimitStore, type RateLimitDecision, type RateLimitRule } from './rate-limit.js';
+import { createRedisRateLimitStore } from './rate-limit-redis.js';
+import { createMemorySlidingStore } from './rate-limit-sliding.js';
+import { createRateLimiter, type RateLimitDecision, type RateLimitRule } from './rate-limit.js';
 
 const RULE: RateLimitRule = { name: 'test', limit: 3, windowMs: 60_000, message: 'Slow down.' };
 const silent = pino({ level: 'silent' });
@@ -21,7 +23,7 @@ function windowStartClock(): TestClock {
 describe('rate limiter, in memory', () => {
   it('counts per key in fixed windows aligned to the epoch', async () => {
     const clock = windowStartClock();
-    const limiter = createRateLimiter({ store: createMemoryRateLimitStore(), clock });
+    const limiter = createRateLimiter({ store: createMemoryRateLimitStore(), sliding: createMemorySlidingStore(), clock });
     const decisions = [];
     for (let i = 0; i < 4; i++) decisions.push(await limiter.check(RULE, 'a'));
     expect(decisions.map((d) => [d.allowed, d.remaining])).toEqual([[true, 2], [true, 1], [true, 0], [false, 0]]);
@@ -38,7 +40,7 @@ describe('rate limiter, in memory', () => {
   it('keeps a fixed size under a flood of distinct clients, and never lets a counted client back under its limit', async () => {
     const clock = windowStartClock();
     const store = createMemoryRateLimitStore({ width: 1 << 17, seeds: SEEDS });
-    const limiter = createRateLimiter({ store, clock });
+    const limiter = createRateLimiter({ store, sliding: createMemorySlidingStore(), clock });
     for (let i = 0; i < 3; i++) await limiter.check(RULE, 'watched');
     const bytes = store.bytes();
     for (let i = 0; i < 20_000; i++) await limiter.check(RULE, `flood-${i}`);
@@ -55,7 +57,7 @@ describe('rate limiter, in memory', () => {
   it('starts every window from zero and reuses the memory of closed ones', async () => {
     const clock = windowStartClock();
     const store = createMemoryRateLimitStore({ width: 1 << 10 });
-    const limiter = createRateLimiter({ store, clock });
+    const limiter = createRateLimiter({ store, sliding: createMemorySlidingStore(), clock });
     for (let i = 0; i < 4; i++) await limiter.check(RULE, 'a');
     expect((await limiter.check(RULE, 'a')).allowed).toBe(false);
     const bytes = store.bytes();
@@ -82,7 +84,7 @@ describe('rate limiter, in memory', () => {
   });
 
   it('answers synchronously, so the hot path needs no promise', () => {
-    const limiter = createRateLimiter({ store: createMemoryRateLimitStore(), clock: windowStartClock() });
+    const limiter = createRateLimiter({ store: createMemoryRateLimitStore(), sliding: createMemorySlidingStore(), clock: windowStartClock() });
     const decision = limiter.check(RULE, 'sync');
     expect(decision).not.toBeInstanceOf(Promise);
   });
@@ -93,7 +95,7 @@ describe('rate limiter over Redis', () => {
     const redis = createRedisConnection(`redis://127.0.0.1:${await freePort()}`, 'test-down');
     try {
       const clock = windowStartClock();
-      const limiter = createRateLimiter({ store: createRedisRateLimitStore(redis, { prefix: 'x:', fallback: createMemoryRateLimitStore(), log: silent }), clock });
+      const limiter = createRateLimiter({ store: createRedisRateLimitStore(redis, { prefix: 'x:', fallback: createMemoryRateLimitStore(), log: silent }), sliding: createMemorySlidingStore(), clock });
       // Each answer comes without waiting for any I/O (a reconnect, a queued command): before the event loop's next turn.
       const nextTurn = () => new Promise<'waited'>((resolve) => setImmediate(() => resolve('waited')));
       const decisions: Array<RateLimitDecision | 'waited'> = [];
@@ -121,8 +123,8 @@ describe('rate limiter over Redis', () => {
       const prefix = `test:${randomBase62(8)}:`;
       const clock = windowStartClock();
       const [a, b] = [await connect(), await connect()];
-      const nodeA = createRateLimiter({ store: createRedisRateLimitStore(a, { prefix, fallback: createMemoryRateLimitStore(), log: silent }), clock });
-      const nodeB = createRateLimiter({ store: createRedisRateLimitStore(b, { prefix, fallback: createMemoryRateLimitStore(), log: silent }), clock });
+      const nodeA = createRateLimiter({ store: createRedisRateLimitStore(a, { prefix, fallback: createMemoryRateLimitStore(), log: silent }), sliding: createMemorySlidingStore(), clock });
+      const nodeB = createRateLimiter({ store: createRedisRateLimitStore(b, { prefix, fallback: createMemoryRateLimitStore(), log: silent }), sliding: createMemorySlidingStore(), clock });
       expect((await nodeA.check(RULE, 'shared')).remaining).toBe(2);
       expect((await nodeB.check(RULE, 'shared')).remaining).toBe(1);
       expect((await nodeA.check(RULE, 'shared')).allowed).toBe(true);

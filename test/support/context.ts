@@ -10,6 +10,7 @@ import type { DatabaseLimits } from '../../src/db/limits.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { randomBase62 } from '../../src/lib/ids.js';
 import type { Clock } from '../../src/lib/clock.js';
+import { createBackgroundQueue, type BackgroundQueue } from '../../src/lib/background-queue.js';
 
 /**
  * Every integration suite runs once per dialect: SQLite always, PostgreSQL when
@@ -39,6 +40,8 @@ export interface TestContext {
   database: Database;
   app: App;
   clock: TestClock;
+  /** What the app does after answering (password-reset emails): `await t.background.idle()` before looking for its effects. */
+  background: BackgroundQueue;
   close(): Promise<void>;
 }
 
@@ -96,8 +99,10 @@ export async function createTestContext(dialect: Dialect, options: TestContextOp
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-data-'));
   const config = loadConfig({ ...TEST_ENV, DATA_DIR: dataDir, ...options.env });
   const clock = new TestClock();
+  // A failed background job fails loudly in a test run rather than in a silent log.
+  const background = options.deps?.background ?? createBackgroundQueue({ log: { error: (object, message) => console.error(message, object.err) } });
   // The background purger runs on real time while tests move a TestClock: tests that purge ask for it.
-  const app = await buildApp({ expiryPurge: false, ...options.deps, config, database, clock });
+  const app = await buildApp({ expiryPurge: false, ...options.deps, config, database, clock, background });
   await app.ready();
   return {
     dialect,
@@ -105,6 +110,7 @@ export async function createTestContext(dialect: Dialect, options: TestContextOp
     database,
     app,
     clock,
+    background,
     close: async () => {
       await app.close();
       await dispose();

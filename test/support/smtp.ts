@@ -1,6 +1,8 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import nodemailer from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
+import type { Mailer } from '../../src/accounts/mailer.js';
 
 export interface ReceivedMail {
   to: string[];
@@ -55,4 +57,26 @@ export async function startSmtp(): Promise<TestSmtp> {
 export function mailBody(raw: string): string {
   const body = raw.slice(raw.indexOf('\r\n\r\n') + 4);
   return body.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
+export interface RecordingMailer extends Mailer {
+  /** Every email sent, in order, as composed. */
+  sent: ReceivedMail[];
+}
+
+/**
+ * A mailer that composes each email with nodemailer, as the SMTP mailer does, and keeps it instead of
+ * sending it: the same work up to the socket, without the network (or the SMTP server's 100 ms greeting delay).
+ */
+export function createRecordingMailer(from = 'Switchboard <hello@example.com>'): RecordingMailer {
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true });
+  const sent: ReceivedMail[] = [];
+  return {
+    sent,
+    async send(message) {
+      const info = await transport.sendMail({ from, to: message.to, subject: message.subject, text: message.text });
+      sent.push({ to: [message.to], raw: String(info.message) });
+    },
+    close: () => transport.close(),
+  };
 }
