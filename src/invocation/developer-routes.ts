@@ -32,7 +32,7 @@ export function registerDeveloperCallRoutes(app: App, deps: { developerCalls: De
           'The call is answered once it is in your call list; 503 SERVICE_UNAVAILABLE (with `callId` and `Retry-After`) when it could not be recorded there, the endpoint having been called.',
         security: [{ oauth2: ['tools:write'] }],
         params: ToolIdParams, body: ToolTestBody,
-        response: { 200: Envelope(ToolTestResult), ...errorResponses(400, 401, 403, 404, 413, 415, 503) },
+        response: { 200: Envelope(ToolTestResult), ...errorResponses(400, 401, 403, 404, 413, 415) },
       },
     }, async (request) => ok(await tester.test(auth.principal(request).developerId, request.params.tool_id, request.body ?? {})));
 

@@ -96,7 +96,7 @@ export function registerInvocationRoutes(app: App, deps: { orgAuth: OrgAuth; ins
           'Every answer that carries a `callId` is given only once the call is in the call log; when it cannot be recorded, 503 SERVICE_UNAVAILABLE with `callId` and `Retry-After` ' +
           'instead of the outcome (the endpoint may have been called: the message says whether).',
         params: AgentIdParams, body: ToolCallBody,
-        response: { 200: Envelope(ToolCallResult), ...errorResponses(400, 401, 403, 404, 409, 413, 415, 502, 503, 504) },
+        response: { 200: Envelope(ToolCallResult), ...errorResponses(400, 401, 403, 404, 409, 413, 415, 502, 504) },
       },
     }, async (request) => ok(await invoker.invoke({
       orgId: orgOf(request), agentId: request.params.id, name: request.body.name, arguments: request.body.arguments, path: 'operator',
