@@ -299,8 +299,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     callTimeoutMs: config.toolCallTimeoutMs,
     userAgent: `Switchboard/${VERSION}`,
   });
-  // Calls are logged off the call path, in batches; the app's close writes the last ones before the database closes.
-  const callLog = createCallLog({ repo: repos.invocation, log: app.log });
+  // A call is answered once its log row is committed (rows group-committed); the app's close waits for the last ones before the database closes.
+  const callLog = createCallLog({ repo: repos.invocation, log: app.log, maxWaitMs: database.limits.acquireTimeoutMs });
   const keys = keyRing(config.secretsKey, config.secretsKeyPrevious);
   // Each agent's resolved tools (live revision, credentials opened), per node: installation writes drop the org's
   // entries, tool publish/withdrawal/deletion and org changes (an agent deleted) drop theirs, on every node through Redis.

@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
+import { createGroupCommit } from './group-commit.js';
 import type { DB } from './tables.js';
 import { DatabaseUnavailableError, isDatabaseUnavailable } from './unavailable.js';
 
@@ -48,8 +49,6 @@ export function createDirectRunner<R>(db: Kysely<DB>, bind: BindRepos<R>): Trans
 
 interface Queued<R> {
   unit: Unit<R, unknown>;
-  /** When it was queued (performance.now()). */
-  since: number;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
@@ -58,9 +57,6 @@ export function createGroupCommitRunner<R>(db: Kysely<DB>, bind: BindRepos<R>, o
   // Bounds how long the last unit of a batch waits for the first ones.
   const maxBatch = options.maxBatch ?? 32;
   const maxWaitMs = options.maxWaitMs ?? Infinity;
-  const queue: Queued<R>[] = [];
-  let scheduled = false;
-  let running = false;
 
   async function runAlone(item: Queued<R>): Promise<void> {
     try {
@@ -88,44 +84,16 @@ export function createGroupCommitRunner<R>(db: Kysely<DB>, bind: BindRepos<R>, o
     batch.forEach((item, index) => item.resolve(results[index]));
   }
 
-  /** The next batch, after failing the units that have waited too long for one. */
-  function takeBatch(): Queued<R>[] {
-    const now = performance.now();
-    while (queue.length > 0 && now - queue[0]!.since > maxWaitMs) {
-      queue.shift()!.reject(new DatabaseUnavailableError(`Waited more than ${maxWaitMs} ms for the database.`));
-    }
-    return queue.splice(0, maxBatch);
-  }
-
-  /**
-   * better-sqlite3 is synchronous, so a whole transaction runs in one turn of the event
-   * loop and no request is read meanwhile. Taking a batch from a setImmediate callback
-   * (after the poll phase) lets every request that has arrived reach the queue first.
-   */
-  function schedule(): void {
-    if (scheduled) return;
-    scheduled = true;
-    setImmediate(() => {
-      scheduled = false;
-      running = true;
-      const batch = takeBatch();
-      if (batch.length === 0) {
-        running = false;
-        return;
-      }
-      const done = batch.length === 1 ? runAlone(batch[0]!) : runBatch(batch);
-      void done.finally(() => {
-        running = false;
-        if (queue.length > 0) schedule();
-      });
-    });
-  }
+  // Units that queue up while a transaction runs form the next one (db/group-commit.ts); a unit that
+  // has waited past maxWaitMs for its batch fails instead of waiting behind batches that are all slow.
+  const group = createGroupCommit<Queued<R>>((batch) => (batch.length === 1 ? runAlone(batch[0]!) : runBatch(batch)), {
+    maxBatch,
+    maxWaitMs,
+    expire: (item) => item.reject(new DatabaseUnavailableError(`Waited more than ${maxWaitMs} ms for the database.`)),
+  });
 
   return {
     run: <T>(unit: Unit<R, T>) =>
-      new Promise<T>((resolve, reject) => {
-        queue.push({ unit, since: performance.now(), resolve: resolve as (value: unknown) => void, reject });
-        if (!running) schedule();
-      }),
+      new Promise<T>((resolve, reject) => group.add({ unit, resolve: resolve as (value: unknown) => void, reject })),
   };
 }

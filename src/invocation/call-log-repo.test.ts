@@ -4,7 +4,7 @@ import type { ToolCallsTable } from '../db/tables.js';
 import { createTestDatabase, testDialects } from '../../test/support/context.js';
 import { createInvocationRepo } from './repo.js';
 
-/** The call log's batched insert (templates of 50 rows, then single rows) writes every row of a batch exactly, whatever its size. */
+/** The call log's batched insert (one statement per batch of up to 64 rows) writes every row of a batch exactly, whatever its size, and a batch whole or not at all. */
 describe.each(testDialects())('call log insert on %s', (dialect) => {
   let database: Database;
   let dispose: () => Promise<void>;
@@ -19,10 +19,19 @@ describe.each(testDialects())('call log insert on %s', (dialect) => {
     duration_ms: i, request_bytes: 100 + i, response_bytes: 200 + i, created_at: new Date(Date.UTC(2026, 10, 23, 12, 0, i % 60)).toISOString(),
   });
 
-  it.each([1, 49, 50, 51, 120, 200])('writes a batch of %i rows', async (size) => {
+  it.each([1, 2, 37, 63, 64, 65, 130])('writes a batch of %i rows', async (size) => {
     const rows = Array.from({ length: size }, (_, i) => row(size, i));
     await createInvocationRepo(database.db).insertCalls(rows);
     const stored = await database.db.selectFrom('tool_calls').selectAll().where('org_id', '=', `org_${size}`).orderBy('id').execute();
     expect(stored.map((r) => ({ ...r, http_status: r.http_status === null ? null : Number(r.http_status), duration_ms: Number(r.duration_ms), request_bytes: Number(r.request_bytes), response_bytes: Number(r.response_bytes) }))).toEqual(rows);
+  });
+
+  it('writes a batch whole or not at all: a row the database refuses leaves the others of its statement unwritten', async () => {
+    const repo = createInvocationRepo(database.db);
+    await repo.insertCalls([row(7, 0)]);
+    // Nine new rows, then one whose id is taken.
+    const batch = [...Array.from({ length: 9 }, (_, i) => row(8, i)), { ...row(8, 9), id: row(7, 0).id }];
+    await expect(repo.insertCalls(batch)).rejects.toThrow();
+    expect(await database.db.selectFrom('tool_calls').select('id').where('org_id', '=', 'org_8').execute()).toEqual([]);
   });
 });

@@ -1,60 +1,85 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { createGroupCommit } from '../db/group-commit.js';
+import { DatabaseUnavailableError } from '../db/unavailable.js';
 import type { ToolCallsTable } from '../db/tables.js';
+import { AppError } from '../http/errors.js';
+import { CALLS_PER_STATEMENT } from './repo.js';
 
 /**
- * The call log, written off the call path: `record` queues a row and returns at once;
- * queued rows go to the database in a few multi-row inserts per batch, when `maxBatch` are
- * queued or `flushIntervalMs` after the first, and on `close`. A failed batch is logged
- * and dropped (a log row is never worth failing or slowing a call). Rows carry no payloads.
+ * The call log. A call's answer waits for its row: `write` resolves once the row is committed,
+ * so a caller who received a result (or a failure with a `callId`) can rely on the row being
+ * there, after a crash too. Rows are group-committed (db/group-commit.ts, the mechanism of the
+ * submissions' transaction runner): rows that arrive while a batch is being inserted go together
+ * in the next multi-row insert, one statement and one commit, so the log keeps up with the calls
+ * under load, and an idle database writes a row at once, with no fixed delay. A failed insert
+ * rejects the callers of that batch, and only them. Rows carry no payloads.
  */
 export interface CallLog {
-  record(row: ToolCallsTable): void;
-  /** Writes what is queued now; resolves when it is written (or dropped). */
-  flush(): Promise<void>;
+  /** Resolves once `row` is committed; rejects (with the database's error) when it could not be. */
+  write(row: ToolCallsTable): Promise<void>;
+  /** Resolves once every row handed to `write` so far is committed or refused: the app's close awaits it before the database closes. */
   close(): Promise<void>;
+}
+
+interface Pending {
+  row: ToolCallsTable;
+  resolve(): void;
+  reject(error: unknown): void;
 }
 
 export function createCallLog(deps: {
   repo: { insertCalls(rows: ToolCallsTable[]): Promise<unknown> };
   log: Pick<FastifyBaseLogger, 'error'>;
-  flushIntervalMs?: number;
+  /** At most one statement's worth (repo.ts), so a batch is written or refused as a whole. */
   maxBatch?: number;
+  /** How long a row may wait for its insert to begin (DATABASE_ACQUIRE_TIMEOUT_MS); past it, its call fails like a refused row. */
+  maxWaitMs?: number;
 }): CallLog {
-  const flushIntervalMs = deps.flushIntervalMs ?? 250;
-  const maxBatch = deps.maxBatch ?? 200;
-  let queue: ToolCallsTable[] = [];
-  let timer: NodeJS.Timeout | undefined;
-  let writing: Promise<void> = Promise.resolve();
+  const maxBatch = Math.min(deps.maxBatch ?? CALLS_PER_STATEMENT, CALLS_PER_STATEMENT);
 
-  function flush(): Promise<void> {
-    if (timer) {
-      clearTimeout(timer);
-      timer = undefined;
+  async function commit(batch: Pending[]): Promise<void> {
+    try {
+      await deps.repo.insertCalls(batch.map((pending) => pending.row));
+    } catch (error) {
+      deps.log.error({ err: error, rows: batch.length }, 'could not write tool call log rows; their calls are answered 503 SERVICE_UNAVAILABLE');
+      for (const pending of batch) pending.reject(error);
+      return;
     }
-    if (queue.length === 0) return writing;
-    const batch = queue;
-    queue = [];
-    // Batches are written one after another, in order.
-    writing = writing.then(async () => {
-      try {
-        for (let i = 0; i < batch.length; i += maxBatch) await deps.repo.insertCalls(batch.slice(i, i + maxBatch));
-      } catch (error) {
-        deps.log.error({ err: error, rows: batch.length }, 'could not write tool call log rows; the batch\'s rows from the failed statement on were dropped');
-      }
-    });
-    return writing;
+    for (const pending of batch) pending.resolve();
   }
 
+  const group = createGroupCommit(commit, {
+    maxBatch,
+    ...(deps.maxWaitMs !== undefined ? { maxWaitMs: deps.maxWaitMs } : {}),
+    expire: (pending) => pending.reject(new DatabaseUnavailableError(`Waited more than ${deps.maxWaitMs} ms for the database.`)),
+  });
+
   return {
-    record(row) {
-      queue.push(row);
-      if (queue.length >= maxBatch) void flush();
-      else if (!timer) {
-        timer = setTimeout(() => void flush(), flushIntervalMs);
-        timer.unref();
-      }
-    },
-    flush,
-    close: flush,
+    write: (row) => new Promise<void>((resolve, reject) => group.add({ row, resolve, reject })),
+    close: () => group.drained(),
   };
+}
+
+/**
+ * Seconds a caller is asked to wait when a call's row could not be written: the database has just
+ * refused a write (an outage, a full disk, a lock held elsewhere), which a retry within a second or
+ * two would most likely meet again.
+ */
+export const CALL_LOG_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * What a caller gets when its call's row could not be committed: 503 SERVICE_UNAVAILABLE with
+ * `Retry-After` and the `callId`, instead of the outcome, since an answer is only given for a
+ * logged call. `sent` says whether the tool's endpoint was called, which the caller needs to
+ * know before calling again (the endpoint would see the call twice).
+ */
+export function callNotLogged(callId: string, sent: boolean, cause: unknown): AppError {
+  const what = sent
+    ? 'The tool\'s endpoint was called, but the call could not be recorded in the call log, so its outcome is withheld. Calling again calls the endpoint again.'
+    : 'The call could not be recorded in the call log. Nothing was sent to the tool.';
+  return new AppError('SERVICE_UNAVAILABLE', `${what} Try again in a few seconds.`, {
+    headers: { 'Retry-After': String(CALL_LOG_RETRY_AFTER_SECONDS) },
+    extra: { callId },
+    cause,
+  });
 }

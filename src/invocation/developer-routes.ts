@@ -28,7 +28,8 @@ export function registerDeveloperCallRoutes(app: App, deps: { developerCalls: De
           'Calls your tool\'s working copy — a draft, or with unpublished changes — with `arguments` and test `credentials` for its authType (never stored), exactly as an agent\'s call ' +
           'would be made (argument check, `_svc_context` with agentId `agt_test` and orgId `org_test`, HMAC signature, address check, limits), and answers the exact request sent ' +
           '(credentials masked) and what came back. An endpoint failure is a 200 with `response.ok: false` and its code. Needs `tools:write`. 400 INVALID_ARGUMENTS (no request sent), ' +
-          '400 VALIDATION_ERROR for credentials the authType does not take or lacks, 404 TOOL_NOT_FOUND for an unknown id and for another developer\'s tool.',
+          '400 VALIDATION_ERROR for credentials the authType does not take or lacks, 404 TOOL_NOT_FOUND for an unknown id and for another developer\'s tool. ' +
+          'The call is answered once it is in your call list; 503 SERVICE_UNAVAILABLE (with `callId` and `Retry-After`) when it could not be recorded there, the endpoint having been called.',
         security: [{ oauth2: ['tools:write'] }],
         params: ToolIdParams, body: ToolTestBody,
         response: { 200: Envelope(ToolTestResult), ...errorResponses(400, 401, 403, 404, 413, 415) },

@@ -4,7 +4,7 @@ import type { Clock } from '../lib/clock.js';
 import { newTimeOrderedId } from '../lib/ids.js';
 import { jsonTooDeep, MAX_JSON_DEPTH } from '../lib/json.js';
 import { checkArguments, summarizeArgumentProblems } from './arguments.js';
-import type { CallLog } from './call-log.js';
+import { callNotLogged, type CallLog } from './call-log.js';
 import type { ToolHttpClient, ToolHttpOutcome } from './http-client.js';
 import type { CallPath } from './schema.js';
 import { CREDENTIAL_FIELDS, type CallableTool, type InstallationsService } from './service.js';
@@ -60,10 +60,12 @@ export function parseArguments(raw: unknown): { ok: true; value: unknown } | { o
  * The one path from an agent to a tool's endpoint: the Operator API, MCP and tests all
  * call `invoke`. It resolves the agent's tool by name from the live revision, checks the
  * arguments, builds and serializes the body once, signs exactly those bytes (hmac) or adds
- * the auth header, sends it through the shared HTTP client, and logs the call (no payloads)
- * without waiting for the log.
+ * the auth header, sends it through the shared HTTP client, and logs the call (no payloads).
+ * Every outcome that carries a `callId` is answered only once its call-log row is committed
+ * (call-log.ts); when the row cannot be, the caller gets 503 SERVICE_UNAVAILABLE with the
+ * `callId` instead of the outcome.
  */
-export function createInvoker(deps: { installations: Pick<InstallationsService, 'callable'>; http: ToolHttpClient; callLog: CallLog; clock: Clock }) {
+export function createInvoker(deps: { installations: Pick<InstallationsService, 'callable'>; http: ToolHttpClient; callLog: Pick<CallLog, 'write'>; clock: Clock }) {
   const { installations, http, callLog, clock } = deps;
 
   async function invoke(request: ToolCallRequest): Promise<ToolCallSuccess> {
@@ -73,7 +75,8 @@ export function createInvoker(deps: { installations: Pick<InstallationsService, 
     const callId = newTimeOrderedId('call', timestamp);
     const definition = tool.live.definition;
 
-    const log = (outcome: string, measured: { httpStatus?: number | null; durationMs?: number; requestBytes?: number; responseBytes?: number } = {}) => {
+    /** Commits the call's row; `sent` says whether the endpoint was called, for the 503 when the row cannot be written. */
+    const log = async (outcome: string, sent: boolean, measured: { httpStatus?: number | null; durationMs?: number; requestBytes?: number; responseBytes?: number } = {}) => {
       const row: ToolCallsTable = {
         id: callId,
         org_id: request.orgId,
@@ -89,7 +92,11 @@ export function createInvoker(deps: { installations: Pick<InstallationsService, 
         response_bytes: measured.responseBytes ?? 0,
         created_at: timestamp,
       };
-      callLog.record(row);
+      try {
+        await callLog.write(row);
+      } catch (error) {
+        throw callNotLogged(callId, sent, error);
+      }
     };
 
     const parsed = parseArguments(request.arguments);
@@ -97,7 +104,7 @@ export function createInvoker(deps: { installations: Pick<InstallationsService, 
       ? checkArguments(definition.parameters, parsed.value)
       : { ok: false as const, details: [{ path: 'arguments', message: parsed.problem }] };
     if (!checked.ok) {
-      log('INVALID_ARGUMENTS');
+      await log('INVALID_ARGUMENTS', false);
       throw new AppError('INVALID_ARGUMENTS', summarizeArgumentProblems(checked.details), { details: checked.details, extra: { callId } });
     }
 
@@ -107,7 +114,7 @@ export function createInvoker(deps: { installations: Pick<InstallationsService, 
     }));
     const headers = tool.credentialsUnreadable ? undefined : authHeaders(tool, Math.floor(now.getTime() / 1000), body);
     if (headers === undefined) {
-      log('TOOL_CREDENTIALS_MISSING', { requestBytes: 0 });
+      await log('TOOL_CREDENTIALS_MISSING', false, { requestBytes: 0 });
       const needed = CREDENTIAL_FIELDS[definition.authType].join(' and ');
       throw new AppError(
         'TOOL_CREDENTIALS_MISSING',
@@ -121,11 +128,12 @@ export function createInvoker(deps: { installations: Pick<InstallationsService, 
     const outcome: ToolHttpOutcome = await http.send({ method: definition.method, url: definition.endpoint, headers, body });
     const measured = { durationMs: outcome.durationMs, requestBytes: outcome.requestBytes, responseBytes: outcome.responseBytes };
     if (outcome.ok) {
-      log('OK', { ...measured, httpStatus: outcome.status });
+      await log('OK', true, { ...measured, httpStatus: outcome.status });
       return { callId, status: outcome.status, durationMs: outcome.durationMs, result: outcome.json };
     }
     const status = 'status' in outcome ? outcome.status : null;
-    log(outcome.code, { ...measured, httpStatus: status });
+    // TOOL_BLOCKED is decided before a connection is made: nothing was sent.
+    await log(outcome.code, outcome.code !== 'TOOL_BLOCKED', { ...measured, httpStatus: status });
     const extra: Record<string, unknown> = { callId };
     if (outcome.code === 'TOOL_HTTP_ERROR') {
       extra.status = outcome.status;

@@ -92,7 +92,9 @@ export function registerInvocationRoutes(app: App, deps: { orgAuth: OrgAuth; ins
           'Calls the tool the agent knows as `name` with `arguments` (an object, or the JSON string OpenAI gives) and answers the endpoint\'s JSON as `result`. ' +
           'Failures carry `callId` (and the endpoint\'s `status` and JSON `body` for TOOL_HTTP_ERROR): 400 INVALID_ARGUMENTS with `details` (no request sent), ' +
           '404 AGENT_NOT_FOUND, 404 TOOL_NOT_ENABLED, 409 TOOL_CREDENTIALS_MISSING, 403 TOOL_BLOCKED, 504 TOOL_TIMEOUT, ' +
-          '502 TOOL_UNREACHABLE, TOOL_HTTP_ERROR, TOOL_INVALID_RESPONSE or TOOL_RESPONSE_TOO_LARGE. No automatic retries.',
+          '502 TOOL_UNREACHABLE, TOOL_HTTP_ERROR, TOOL_INVALID_RESPONSE or TOOL_RESPONSE_TOO_LARGE. No automatic retries. ' +
+          'Every answer that carries a `callId` is given only once the call is in the call log; when it cannot be recorded, 503 SERVICE_UNAVAILABLE with `callId` and `Retry-After` ' +
+          'instead of the outcome (the endpoint may have been called: the message says whether).',
         params: AgentIdParams, body: ToolCallBody,
         response: { 200: Envelope(ToolCallResult), ...errorResponses(400, 401, 403, 404, 409, 413, 415, 502, 504) },
       },
@@ -107,7 +109,7 @@ export function registerInvocationRoutes(app: App, deps: { orgAuth: OrgAuth; ins
         description:
           'Every call your agents made, newest first, without arguments or results: tool, revision, agent, installation, path, outcome (`OK` or the error code), ' +
           'the endpoint\'s HTTP status, duration and sizes. Filters: `agentId`, `toolId`, `outcome`, `from` (inclusive) and `to` (exclusive); paged with `limit` and `cursor`. ' +
-          'Calls appear within a second.',
+          'A call is in the log before its answer is sent.',
         querystring: ToolCallListQuery, response: { 200: Envelope(ToolCallPage), ...errorResponses(400, 401) },
       },
     }, async (request) => ok(await calls.list(orgOf(request), request.query)));

@@ -4,7 +4,7 @@ import type { Clock } from '../lib/clock.js';
 import { newTimeOrderedId } from '../lib/ids.js';
 import type { ToolsService } from '../tools/service.js';
 import { checkArguments, summarizeArgumentProblems } from './arguments.js';
-import type { CallLog } from './call-log.js';
+import { callNotLogged, type CallLog } from './call-log.js';
 import { buildRequestHeaders, type ToolHttpClient, type ToolHttpOutcome } from './http-client.js';
 import { authHeaders, parseArguments } from './invoker.js';
 import type { Credentials, ToolTestResult } from './schema.js';
@@ -46,11 +46,11 @@ function mask(name: string, value: string): string {
  * changes) called with the arguments and test credentials given, through the invoker's own
  * pieces (argument check, body and signature, auth headers, the shared HTTP client with its
  * address check and limits). The credentials live only for this request. A call that was sent
- * is logged with path `test` (no payloads, like every call): it belongs to no organization,
+ * is logged with path `test` (no payloads, like every call) before it is answered: it belongs to no organization,
  * agent, installation or revision, so only the developer's own call list shows it, and the
  * daily statistics leave it out.
  */
-export function createToolTester(deps: { tools: Pick<ToolsService, 'get'>; http: ToolHttpClient; callLog: Pick<CallLog, 'record'>; clock: Clock; userAgent: string }) {
+export function createToolTester(deps: { tools: Pick<ToolsService, 'get'>; http: ToolHttpClient; callLog: Pick<CallLog, 'write'>; clock: Clock; userAgent: string }) {
   const { tools, http, callLog, clock, userAgent } = deps;
 
   async function test(developerId: string, toolId: string, input: { arguments?: unknown; credentials?: Credentials | undefined }): Promise<ToolTestResult> {
@@ -82,7 +82,12 @@ export function createToolTester(deps: { tools: Pick<ToolsService, 'get'>; http:
     const shownHeaders = Object.fromEntries(Object.entries(sentHeaders).map(([name, value]) => [name, secretHeaders.has(name.toLowerCase()) ? mask(name, value) : value]));
 
     const outcome = await http.send({ method: tool.method, url: tool.endpoint, headers: auth, body });
-    callLog.record(testCallRow(callId, tool.id, timestamp, outcome));
+    // Answered only once its row is committed, like every logged call (invoker.ts).
+    try {
+      await callLog.write(testCallRow(callId, tool.id, timestamp, outcome));
+    } catch (error) {
+      throw callNotLogged(callId, outcome.ok || outcome.code !== 'TOOL_BLOCKED', error);
+    }
     const response = outcome.ok
       ? { ok: true as const, status: outcome.status, durationMs: outcome.durationMs, result: outcome.json }
       : {

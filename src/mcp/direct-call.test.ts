@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../http/errors.js';
+import { callNotLogged } from '../invocation/call-log.js';
 import type { ToolCallRequest } from '../invocation/invoker.js';
 import { directToolCall } from './direct-call.js';
 import { cleanProtocolErrors } from './protocol-errors.js';
@@ -52,6 +53,7 @@ function handler() {
     http_error: { error: new AppError('TOOL_HTTP_ERROR', 'The endpoint answered 503.', { extra: { callId: 'call_fixed', status: 503, body: { error: 'maintenance' } } }) },
     agent_gone: { error: new AppError('AGENT_NOT_FOUND', 'No agent has that id in your organization.') },
     broken: { error: new Error('database unavailable') },
+    not_logged: { error: callNotLogged('call_fixed', true, new Error('SQLITE_FULL: database or disk is full')) },
   };
   const invoke = async (request: ToolCallRequest) => {
     calls.push(request);
@@ -92,6 +94,7 @@ const TAKEN: Array<[string, { headers: Record<string, string | undefined>; body:
   ['2025-11-25: an unknown tool', legacyCall({ name: 'nope', arguments: {} })],
   ['2025-11-25: our own refusal (a JSON-RPC error in our words)', legacyCall({ name: 'agent_gone', arguments: {} })],
   ['2025-11-25: an unexpected failure (internal error, no detail)', legacyCall({ name: 'broken', arguments: {} })],
+  ['2025-11-25: a call whose log row was refused (internal error in our words, with the callId)', legacyCall({ name: 'not_logged', arguments: {} })],
   ['2025-11-25: a string id', legacyCall({ name: 'shipping_quote', arguments: {} }, { id: 'abc-1' })],
   ['2025-06-18 header', legacyCall({ name: 'shipping_quote', arguments: {} }, { headers: { 'mcp-protocol-version': '2025-06-18' } })],
   ['no protocol version header (the SDK assumes the negotiated one)', legacyCall({ name: 'shipping_quote', arguments: {} }, { headers: { 'mcp-protocol-version': undefined } })],
@@ -103,6 +106,7 @@ const TAKEN: Array<[string, { headers: Record<string, string | undefined>; body:
   [`${MODERN}: an unknown tool`, modernCall({ name: 'nope', arguments: {} })],
   [`${MODERN}: our own refusal`, modernCall({ name: 'agent_gone', arguments: {} })],
   [`${MODERN}: an unexpected failure`, modernCall({ name: 'broken', arguments: {} })],
+  [`${MODERN}: a call whose log row was refused`, modernCall({ name: 'not_logged', arguments: {} })],
   [`${MODERN}: a string id, no arguments`, modernCall({ name: 'shipping_quote' }, { id: 'call-7' })],
 ];
 
@@ -157,5 +161,14 @@ describe('MCP tools/call: the direct path answers as the SDK does', () => {
     const { post } = await bothPaths(legacyCall({ name: 'broken', arguments: {} }));
     expect(post.body).not.toContain('database unavailable');
     expect(JSON.parse(post.body)).toMatchObject({ id: 1, error: { code: -32603 } });
+  });
+
+  it('answers a call whose log row was refused with its callId and our words, never the database\'s', async () => {
+    const { post } = await bothPaths(legacyCall({ name: 'not_logged', arguments: {} }));
+    expect(post.body).not.toContain('SQLITE_FULL');
+    expect(JSON.parse(post.body)).toEqual({
+      jsonrpc: '2.0', id: 1,
+      error: { code: -32603, message: expect.stringContaining('could not be recorded in the call log'), data: { code: 'SERVICE_UNAVAILABLE', callId: 'call_fixed' } },
+    });
   });
 });

@@ -66,7 +66,9 @@ function cleanError(error: Record<string, unknown>, log: Pick<FastifyBaseLogger,
     const prefix = found.prefix && !found.prefix.includes('[') ? found.prefix : 'Invalid params';
     return { code: INVALID_PARAMS, message: `${prefix}: ${describe(found.issues)}.` };
   }
-  if (error.code === INTERNAL_ERROR && error.message !== INTERNAL_MESSAGE) {
+  // Ours, in our words (server.ts protocolFailure): a call whose call-log row could not be written.
+  const ours = isPlainObject(error.data) && error.data.code === 'SERVICE_UNAVAILABLE';
+  if (error.code === INTERNAL_ERROR && error.message !== INTERNAL_MESSAGE && !ours) {
     log.error({ mcpError: error.message }, 'MCP request failed inside the SDK');
     return { code: INTERNAL_ERROR, message: INTERNAL_MESSAGE };
   }

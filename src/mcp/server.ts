@@ -58,11 +58,15 @@ export interface McpServerDeps {
 
 /**
  * A failure that is not the tool call's: our own refusals (an agent key whose agent is gone)
- * keep their words; anything unexpected is logged and answered in general terms, never with
- * an internal message.
+ * keep their words; a call whose log row could not be written (503, invocation/call-log.ts)
+ * keeps its words and `callId` as an internal error, already logged where it happened;
+ * anything unexpected is logged and answered in general terms, never with an internal message.
  */
 function protocolFailure(error: unknown, log: McpServerDeps['log']): ProtocolError {
   if (error instanceof AppError && error.status < 500) return new ProtocolError(ProtocolErrorCode.InvalidRequest, error.message, { code: error.code });
+  if (error instanceof AppError && error.code === 'SERVICE_UNAVAILABLE') {
+    return new ProtocolError(ProtocolErrorCode.InternalError, error.message, { code: error.code, ...error.extra });
+  }
   log.error({ err: error }, 'MCP request failed');
   return new ProtocolError(ProtocolErrorCode.InternalError, INTERNAL_MESSAGE);
 }

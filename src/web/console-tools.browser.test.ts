@@ -183,7 +183,7 @@ describe('the console’s tools pages in Chromium', () => {
     expect(endpoint.requests).toHaveLength(1);
     await axe(owner, 'test call errors');
 
-    // The calls show among the tool's recent calls (the log is written within about a second).
+    // The calls show among the tool's recent calls (answered only once logged, so the list reloads at once).
     const recent = owner.getByRole('region', { name: 'Recent calls' });
     await poll(async () => recent.getByText('Arguments did not fit').count(), { timeout: 20_000 }).toBe(1);
     await recent.getByText('Succeeded').waitFor();

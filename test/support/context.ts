@@ -52,8 +52,11 @@ export const TEST_ENV: Record<string, string> = {
   LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
 };
 
-/** An isolated, migrated database: a temp SQLite file, or a fresh PostgreSQL schema. */
-export async function createTestDatabase(dialect: Dialect, limits?: DatabaseLimits): Promise<{ database: Database; dispose(): Promise<void> }> {
+/**
+ * An isolated, migrated database: a temp SQLite file, or a fresh PostgreSQL schema (`url` then
+ * reaches that schema, as a DATABASE_URL for a server run as a child process).
+ */
+export async function createTestDatabase(dialect: Dialect, limits?: DatabaseLimits): Promise<{ database: Database; url?: string; dispose(): Promise<void> }> {
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'switchboard-test-'));
     const database = openDatabase({ sqliteFile: join(dir, 'test.db'), ...(limits ? { limits } : {}) });
@@ -69,8 +72,11 @@ export async function createTestDatabase(dialect: Dialect, limits?: DatabaseLimi
   await admin.end();
   const database = openDatabase({ databaseUrl: url, pgSchema: schema, pgPoolSize: 5, ...(limits ? { limits } : {}) });
   await migrateToLatest(database.db);
+  const scoped = new URL(url);
+  scoped.searchParams.set('options', `-c search_path=${schema}`);
   return {
     database,
+    url: scoped.toString(),
     dispose: async () => {
       await database.close();
       const cleanup = new pg.Client({ connectionString: url });
