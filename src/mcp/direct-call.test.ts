@@ -61,7 +61,7 @@ function handler() {
     if ('error' in outcome) throw outcome.error;
     return { callId: 'call_fixed', status: 200, durationMs: 3, result: outcome.result };
   };
-  const mcp = createMcpServerHandler({ installations: { agentTools: async () => [] }, invoker: { invoke }, version: '9.9.9', log: { error: () => undefined } });
+  const mcp = createMcpServerHandler({ installations: { agentTools: async () => [] }, invoker: { invoke }, version: '9.9.9', log: { error: () => undefined, warn: () => undefined } });
   return { mcp, calls };
 }
 

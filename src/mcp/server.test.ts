@@ -9,7 +9,7 @@ describe('MCP server failures', () => {
   const call = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'quote', arguments: {} } };
 
   function handler(invoke: () => Promise<never>) {
-    const log = { error: vi.fn() };
+    const log = { error: vi.fn(), warn: vi.fn() };
     const mcp = createMcpServerHandler({ installations: { agentTools: async () => [] }, invoker: { invoke }, version: '0.0.0', log });
     const post = async (extraHeaders: Record<string, string> = {}) =>
       mcp.fetch(new Request('http://localhost/mcp', { method: 'POST', headers: { ...headers, ...extraHeaders } }), { authInfo: auth, parsedBody: call });
@@ -25,6 +25,17 @@ describe('MCP server failures', () => {
     expect(JSON.parse(text)).toMatchObject({ id: 3, error: { code: -32603, message: 'Something went wrong on our side. Please try again.' } });
     expect(text).not.toContain('hunter2');
     expect(log.error).toHaveBeenCalledTimes(1);
+  });
+
+  it('answers the database being unavailable as an outage in our words, logged as a warning without a stack', async () => {
+    const { post, log } = handler(async () => {
+      throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    });
+    const text = await (await post()).text();
+    expect(JSON.parse(text)).toMatchObject({ id: 3, error: { code: -32603, message: expect.stringMatching(/cannot reach its database/), data: { code: 'SERVICE_UNAVAILABLE' } } });
+    expect(text).not.toContain('5432');
+    expect(log.error).not.toHaveBeenCalled();
+    expect(log.warn).toHaveBeenCalledTimes(1);
   });
 
   it('answers our own non-tool refusal as a JSON-RPC error in our words', async () => {

@@ -5,6 +5,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../http/errors.js';
+import { databaseUnavailable, warnUnavailable } from '../http/database-unavailable.js';
 import type { AgentPrincipal } from '../orgs/agent-keys-service.js';
 import { formatTools } from '../invocation/formats.js';
 import type { Invoker } from '../invocation/invoker.js';
@@ -53,7 +54,7 @@ export interface McpServerDeps {
   installations: Pick<InstallationsService, 'agentTools'>;
   invoker: Pick<Invoker, 'invoke'>;
   version: string;
-  log: Pick<FastifyBaseLogger, 'error'>;
+  log: Pick<FastifyBaseLogger, 'error' | 'warn'>;
 }
 
 /**
@@ -66,6 +67,12 @@ function protocolFailure(error: unknown, log: McpServerDeps['log']): ProtocolErr
   if (error instanceof AppError && error.status < 500) return new ProtocolError(ProtocolErrorCode.InvalidRequest, error.message, { code: error.code });
   if (error instanceof AppError && error.code === 'SERVICE_UNAVAILABLE') {
     return new ProtocolError(ProtocolErrorCode.InternalError, error.message, { code: error.code, ...error.extra });
+  }
+  // The database gone (tools/list, an uncached tools/call): an outage, said so, with no stack trace logged.
+  const unavailable = databaseUnavailable(error);
+  if (unavailable) {
+    warnUnavailable(log, unavailable, error);
+    return new ProtocolError(ProtocolErrorCode.InternalError, unavailable.message, { code: unavailable.code });
   }
   log.error({ err: error }, 'MCP request failed');
   return new ProtocolError(ProtocolErrorCode.InternalError, INTERNAL_MESSAGE);
