@@ -6,10 +6,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import type { BrowserContext, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBrowserHarness, poll } from '../../test/support/browser.js';
-import { createTestContext, type TestContext } from '../../test/support/context.js';
+import { createServingTestContext, type TestContext } from '../../test/support/context.js';
 import { createAgent, createCustomField, createForm } from '../../test/support/form-factories.js';
 import { testCertificates } from '../../test/support/https-endpoint.js';
-import { freePort } from '../../test/support/net.js';
 import { createOrgWithKey, type OrgWithKey } from '../../test/support/org-factories.js';
 
 /**
@@ -99,10 +98,9 @@ describe('embeds under a strict host CSP and hostile host CSS', () => {
 
   beforeAll(async () => {
     // PUBLIC_URL is the server's real address: the snippets point at it.
-    const port = await freePort();
-    app = `http://127.0.0.1:${port}`;
-    t = await createTestContext('sqlite', { env: { PUBLIC_URL: app } });
-    await t.app.listen({ port, host: '127.0.0.1' });
+    const served = await createServingTestContext('sqlite');
+    t = served;
+    app = served.url;
 
     // The brand's logo, on an origin of its own (HTTPS, as the API requires of logo URLs).
     const { key, cert } = testCertificates();

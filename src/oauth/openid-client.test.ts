@@ -1,8 +1,7 @@
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
+import { createServingTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 import { createDeveloperWithApp, type DeveloperWithApp } from '../../test/support/factories.js';
-import { freePort } from '../../test/support/net.js';
 
 /** Interop with a real OAuth client library over real HTTP: openid-client's client_credentials grant. */
 describe.each(testDialects())('openid-client interop on %s', (dialect) => {
@@ -11,10 +10,9 @@ describe.each(testDialects())('openid-client interop on %s', (dialect) => {
   let base: string;
 
   beforeAll(async () => {
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    t = await createTestContext(dialect, { env: { PUBLIC_URL: base } });
-    await t.app.listen({ port, host: '127.0.0.1' });
+    const served = await createServingTestContext(dialect);
+    t = served;
+    base = served.url;
     dev = await createDeveloperWithApp(t.database, t.clock);
   });
   afterAll(async () => t.close());

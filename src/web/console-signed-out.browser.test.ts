@@ -1,8 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBrowserHarness, h1, poll } from '../../test/support/browser.js';
-import { createTestContext, type TestContext } from '../../test/support/context.js';
-import { freePort } from '../../test/support/net.js';
+import { createServingTestContext, type TestContext } from '../../test/support/context.js';
 
 /**
  * A signed-out visit to the console, in Chromium: the console asks `GET /api/auth/session` on every
@@ -17,10 +16,9 @@ describe('the console, signed out, in Chromium', () => {
   const { newContext, newPage, pageErrors, blocked } = harness;
 
   beforeAll(async () => {
-    const port = await freePort();
-    app = `http://127.0.0.1:${port}`;
-    t = await createTestContext('sqlite', { env: { PUBLIC_URL: app } });
-    await t.app.listen({ port, host: '127.0.0.1' });
+    const served = await createServingTestContext('sqlite');
+    t = served;
+    app = served.url;
     await harness.start(app);
   }, 120_000);
 

@@ -1,10 +1,9 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBrowserHarness, h1, nav, poll, settled } from '../../test/support/browser.js';
-import { createTestContext, type TestContext } from '../../test/support/context.js';
+import { createServingTestContext, type TestContext } from '../../test/support/context.js';
 import { developerSession } from '../../test/support/factories.js';
 import { json, startHttpsEndpoint, type HttpsEndpoint } from '../../test/support/https-endpoint.js';
-import { freePort } from '../../test/support/net.js';
 import { toolEndpointOptions } from '../../test/support/invocation-factories.js';
 import { createTool, publishTool } from '../../test/support/tools-factories.js';
 
@@ -37,11 +36,10 @@ describe('the console’s tools pages in Chromium', () => {
 
   beforeAll(async () => {
     endpoint = await startHttpsEndpoint(json(200, { quote: { amount: 12.5, currency: 'EUR' } }));
-    const port = await freePort();
-    app = `http://127.0.0.1:${port}`;
-    t = await createTestContext('sqlite', toolEndpointOptions(endpoint, { PUBLIC_URL: app }));
+    const served = await createServingTestContext('sqlite', toolEndpointOptions(endpoint));
+    t = served;
+    app = served.url;
     t.clock.now = () => new Date();
-    await t.app.listen({ port, host: '127.0.0.1' });
 
     // A developer publishes a shipping-quote tool that takes a bearer token.
     const dev = await developerSession(t.database, t.clock, t.app);

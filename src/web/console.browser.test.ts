@@ -2,8 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBrowserHarness, h1, nav, poll, settled } from '../../test/support/browser.js';
-import { createTestContext, type TestContext } from '../../test/support/context.js';
-import { freePort } from '../../test/support/net.js';
+import { createServingTestContext, type TestContext } from '../../test/support/context.js';
 import { mailBody, startSmtp, type TestSmtp } from '../../test/support/smtp.js';
 
 /**
@@ -39,13 +38,12 @@ describe('the operator console in Chromium', () => {
 
   beforeAll(async () => {
     smtp = await startSmtp();
-    // PUBLIC_URL must be the server's real address (snippets, invitation links, the Origin check): pick the port first.
-    const port = await freePort();
-    app = `http://127.0.0.1:${port}`;
-    t = await createTestContext('sqlite', { env: { PUBLIC_URL: app, SMTP_URL: smtp.url, MAIL_FROM: 'Switchboard <hello@brightsmile.example>' } });
+    // PUBLIC_URL is the server's real address (snippets, invitation links, the Origin check).
+    const served = await createServingTestContext('sqlite', { env: { SMTP_URL: smtp.url, MAIL_FROM: 'Switchboard <hello@brightsmile.example>' } });
+    t = served;
+    app = served.url;
     // A server as people use it: records stamped with the real time (the test clock stands still otherwise).
     t.clock.now = () => new Date();
-    await t.app.listen({ port, host: '127.0.0.1' });
 
     siteServer = createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://site');

@@ -8,6 +8,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { openDatabase, type Database, type Dialect } from '../../src/db/database.js';
 import type { DatabaseLimits } from '../../src/db/limits.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import { freePort } from './net.js';
 import { randomBase62 } from '../../src/lib/ids.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { createBackgroundQueue, type BackgroundQueue } from '../../src/lib/background-queue.js';
@@ -117,4 +118,16 @@ export async function createTestContext(dialect: Dialect, options: TestContextOp
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A test context serving on a free loopback port, with PUBLIC_URL its own address so the links and
+ * snippets it gives point at it (browser tests, real OAuth clients). `url` is that address.
+ */
+export async function createServingTestContext(dialect: Dialect, options: TestContextOptions = {}): Promise<TestContext & { url: string }> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const t = await createTestContext(dialect, { ...options, env: { ...options.env, PUBLIC_URL: url } });
+  await t.app.listen({ port, host: '127.0.0.1' });
+  return Object.assign(t, { url });
 }
