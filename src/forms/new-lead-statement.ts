@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { newLeadCtes } from '../crm/new-lead-ctes.js';
 import { queryTemplate, type QueryTemplate } from '../db/query-template.js';
 import { CONTACT_COLUMNS, NOTE_COLUMNS, OPPORTUNITY_COLUMNS, SUBMISSION_COLUMNS } from '../db/tables.js';
 import type { ContactsTable, DB, NotesTable, OpportunitiesTable, SubmissionsTable } from '../db/tables.js';
@@ -24,38 +25,17 @@ function leadTemplate(withNote: boolean, withOpportunity: boolean): QueryTemplat
     ...(withOpportunity ? { opportunity: without(OPPORTUNITY_COLUMNS, 'contact_id') } : {}),
     submission: without(SUBMISSION_COLUMNS, 'contact_id', 'opportunity_id'),
   };
-  // c, n, o, s: the rows of the contact, note, opportunity and submission, named like their CTEs.
-  return queryTemplate(keys, (db, { contact: c, note, opportunity, submission: s }) => {
-    const n = note as NotesTable;
-    const o = opportunity as OpportunitiesTable;
-    const stageGate = withOpportunity
-      ? sql`where exists (select 1 from stages where id = ${o.stage_id} and pipeline_id = ${o.pipeline_id} and org_id = ${o.org_id})`
-      : sql``;
-    const noteInsert = withNote
-      ? sql`, n as (
-          insert into notes (id, org_id, contact_id, body, source, submission_id, created_at)
-          select ${n.id}, ${n.org_id}, c.id, ${n.body}, ${n.source}, ${n.submission_id}, ${n.created_at} from c)`
-      : sql``;
-    const opportunityInsert = withOpportunity
-      ? sql`, o as (
-          insert into opportunities (id, org_id, contact_id, pipeline_id, stage_id, title, source, custom, submission_id, created_at, updated_at)
-          select ${o.id}, ${o.org_id}, c.id, ${o.pipeline_id}, ${o.stage_id}, ${o.title},
-                 ${o.source}, ${o.custom}, ${o.submission_id}, ${o.created_at}, ${o.updated_at} from c
-          returning id)`
-      : sql``;
-    const opportunityId = withOpportunity ? sql`(select id from o)` : sql`null`;
+  // The CRM's CTEs write the contact, note and opportunity (crm/new-lead-ctes.ts); forms adds its
+  // submission (s), which takes the contact (and the opportunity) id from them.
+  return queryTemplate(keys, (db, { contact, note, opportunity, submission: s }) => {
+    const crm = newLeadCtes(contact, withNote ? note : null, withOpportunity ? opportunity : null);
     const statement = sql<{ contact_id: string | null }>`
-      with c as (
-        insert into contacts (id, org_id, email, phone, name, company, source, custom, created_at, updated_at)
-        select ${c.id}, ${c.org_id}, ${c.email}, ${c.phone}, ${c.name}, ${c.company}, ${c.source}, ${c.custom}, ${c.created_at}, ${c.updated_at}
-        ${stageGate}
-        on conflict do nothing
-        returning id)
-      ${noteInsert}
-      ${opportunityInsert}
+      with ${crm.contact}
+      ${crm.note}
+      ${crm.opportunity}
       , s as (
         insert into submissions (id, org_id, form_id, contact_id, opportunity_id, field_values, custom, consent_version, metadata, ip, user_agent, created_at)
-        select ${s.id}, ${s.org_id}, ${s.form_id}, c.id, ${opportunityId}, ${s.field_values}, ${s.custom},
+        select ${s.id}, ${s.org_id}, ${s.form_id}, c.id, ${crm.opportunityId}, ${s.field_values}, ${s.custom},
                ${s.consent_version}, ${s.metadata}, ${s.ip}, ${s.user_agent}, ${s.created_at} from c)
       select (select id from c) as contact_id`;
     return { compile: () => statement.compile(db) };

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { CursorPosition } from '../http/cursor.js';
-import type { AgentKeysTable, AgentsTable, DB, OrgApiKeysTable, OrgsTable, UsersTable } from '../db/tables.js';
+import type { AgentKeysTable, AgentsTable, DB, OrgApiKeysTable, OrgsTable } from '../db/tables.js';
 import { newestFirst } from '../db/query-helpers.js';
 
 /** Kysely queries for organizations, operators, org API keys and agents. Every query on org data takes the org id. */
@@ -13,7 +13,7 @@ export function createOrgsRepo(db: Kysely<DB>) {
     updateOrg: (id: string, changes: Partial<Pick<OrgsTable, 'name' | 'default_country'>>) =>
       db.updateTable('orgs').set(changes).where('id', '=', id).executeTakeFirst(),
 
-    insertUser: (row: UsersTable) => db.insertInto('users').values(row).execute(),
+    // Operators are the accounts feature's rows (accounts/repo.ts writes them); the org's sign-up only checks an email.
     findUserByEmail: (email: string) => db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst(),
 
     // ── API keys ──

@@ -1,0 +1,44 @@
+import type { DB } from './tables.js';
+
+/** The feature folders under src/ that own tables. */
+export type TableOwner = 'accounts' | 'oauth' | 'tools' | 'orgs' | 'crm' | 'forms' | 'invocation';
+
+/**
+ * Which feature writes each table. The rule: a feature's code (its repos, and the one-statement
+ * SQL it composes) inserts, updates and deletes rows only in the tables it owns; another feature
+ * that needs a row written calls the owner's repo (inside a unit of work: the owner's repo from the
+ * `Repos` of that transaction, e.g. org sign-up's `repos.accounts.insertUser`) or service. Reads
+ * may join any table. Keyed by every table of `DB`, so a new table without an owner does not
+ * compile; table-owners.test.ts checks every write in src/ against this map, and that the table in
+ * docs/ARCHITECTURE.md says the same.
+ */
+export const TABLE_OWNERS: { readonly [Table in keyof DB]: TableOwner } = {
+  developers: 'accounts',
+  apps: 'accounts',
+  users: 'accounts',
+  sessions: 'accounts',
+  invitations: 'accounts',
+  password_resets: 'accounts',
+  access_tokens: 'oauth',
+  tools: 'tools',
+  tool_revisions: 'tools',
+  orgs: 'orgs',
+  org_api_keys: 'orgs',
+  agents: 'orgs',
+  agent_keys: 'orgs',
+  custom_fields: 'crm',
+  pipelines: 'crm',
+  stages: 'crm',
+  contacts: 'crm',
+  notes: 'crm',
+  opportunities: 'crm',
+  forms: 'forms',
+  consent_versions: 'forms',
+  submissions: 'forms',
+  idempotency_keys: 'forms',
+  form_views: 'forms',
+  installations: 'invocation',
+  installation_agents: 'invocation',
+  installation_credentials: 'invocation',
+  tool_calls: 'invocation',
+};
