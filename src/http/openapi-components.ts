@@ -8,7 +8,8 @@ import { nameOf } from './schema-name.js';
  * 1. `documentRoute` (swagger's `transform`, once per route) hands swagger a marked copy of each
  *    route's body and response schemas: every named schema (schema-name.ts) carries its name in
  *    an `x-` key, which swagger keeps while it converts the schema to OpenAPI. It also documents
- *    the 500 every operation can answer, a description for each response, and an operationId.
+ *    the 500 every operation can answer (and the CSRF 403 of each change a session cookie may make),
+ *    a description for each response, and an operationId.
  * 2. `hoistNamedSchemas` (swagger's `transformObject`, once per document) moves each marked schema,
  *    as swagger converted it, to `components/schemas/<Name>` and puts a `$ref` in its place. Two
  *    different schemas under one name, or two operations with one operationId, stop it with an

@@ -90,10 +90,11 @@ const OWNED_RESOURCES: Record<string, Factory> = {
 
 const uniqueEmail = (who: string) => `${who}-${randomBase62(8).toLowerCase()}@example.com`;
 
-async function created(t: TestContext, owner: Tenant, url: string, payload: Json): Promise<{ id: string }> {
+/** POST `payload` to `url` as the owner's org; the created record's data. */
+async function created(t: TestContext, owner: Tenant, url: string, payload: Json): Promise<{ id: string; [field: string]: unknown }> {
   const res = await t.app.inject({ method: 'POST', url, headers: owner.org.auth, payload });
   if (res.statusCode !== 201) throw new Error(`POST ${url}: ${res.statusCode} ${res.body}`);
-  return (res.json() as { data: { id: string } }).data;
+  return (res.json() as { data: { id: string; [field: string]: unknown } }).data;
 }
 
 async function pipelineWithStage(t: TestContext, owner: Tenant) {
@@ -171,7 +172,7 @@ describe.each(testDialects())('route security of every documented operation (%s)
     if (signin.statusCode !== 200) throw new Error(`sign-in failed: ${signin.statusCode} ${signin.body}`);
     session = { cookie: String(signin.headers['set-cookie']).split(';')[0]!, csrfToken: (signin.json() as { data: { csrfToken: string } }).data.csrfToken };
     const agent = await createAgent(t.app, a.org);
-    agentKey = { authorization: `Bearer ${(await created(t, a, `/api/org/agents/${agent.id}/keys`, { name: 'MCP' }) as unknown as { key: string }).key}` };
+    agentKey = { authorization: `Bearer ${String((await created(t, a, `/api/org/agents/${agent.id}/keys`, { name: 'MCP' })).key)}` };
     const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as Json;
     operations = documentedOperations(document);
     documentCount = Object.values(document.paths as Record<string, Json>).reduce((n, item) => n + Object.keys(item).filter((key) => ['get', 'post', 'put', 'patch', 'delete'].includes(key)).length, 0);
@@ -180,11 +181,15 @@ describe.each(testDialects())('route security of every documented operation (%s)
   });
   afterAll(async () => t?.close());
 
-  it('reads every operation, each public or under schemes this file knows', () => {
+  it('reads every operation, each public or under schemes this file knows', async () => {
     expect(operations.length).toBe(documentCount);
     expect(operations.length).toBeGreaterThan(80);
     const unknown = operations.flatMap((op) => schemesOf(op).filter((scheme) => !SCHEMES.includes(scheme)).map((scheme) => `${op.name}: ${scheme}`));
     expect(unknown, 'a new security scheme: teach this file what its refusals look like').toEqual([]);
+    // "Nothing written" compares snapshots: they must see the tables (PostgreSQL's included).
+    const snapshot = await databaseSnapshot(t.database);
+    expect(Object.keys(snapshot)).toEqual(expect.arrayContaining(['contacts', 'org_api_keys', 'sessions', 'tools']));
+    expect(snapshot.sessions!.length).toBeGreaterThan(0);
   });
 
   it('without credentials: every protected operation answers its documented 401; public ones need none', async () => {
