@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
+import { randomBase62 } from '../lib/ids.js';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 import { changedTables, databaseSnapshot } from '../../test/support/db-snapshot.js';
 import { developerSession, getAccessToken, type DeveloperWithApp } from '../../test/support/factories.js';
@@ -7,7 +8,6 @@ import { createAgent, createCustomField, createForm, createPipeline } from '../.
 import { BRAND, install } from '../../test/support/invocation-factories.js';
 import { documentedOperations, isObject, sample, type DocumentedOperation, type Json } from '../../test/support/openapi.js';
 import { createOrgWithKey, type OrgWithKey } from '../../test/support/org-factories.js';
-import { randomBase62 } from '../lib/ids.js';
 import { createTool, fixedResolver, publishTool } from '../../test/support/tools-factories.js';
 
 /**
@@ -217,7 +217,7 @@ describe.each(testDialects())('route security of every documented operation (%s)
     expect(visited).toBe(documentCount);
   });
 
-  it('with a credential of the wrong kind: 401, never an answer', async () => {
+  it('with a credential of the wrong kind: 401 (INVALID_TOKEN or UNAUTHORIZED), never 2xx, nothing written', async () => {
     const developerToken = () => a.developer.auth;
     const orgKey = () => a.org.auth;
     // What each scheme's caller might wrongly hold: the other APIs' bearer credentials.
