@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 import { developerSession } from '../../test/support/factories.js';
-import { dereference } from '../../test/support/openapi.js';
+import { dereference, sample } from '../../test/support/openapi.js';
 import { createAgent, createForm, nextClientIp, uniqueSlug } from '../../test/support/form-factories.js';
 import { createOrgWithKey, type OrgWithKey } from '../../test/support/org-factories.js';
 import { createTool, fixedResolver, publishTool } from '../../test/support/tools-factories.js';
@@ -33,38 +33,6 @@ const BAD_VALUES = { nul: NUL, 'lone surrogate': LONE_SURROGATE, 'over-long': OV
 /** In a URL a lone surrogate can only arrive as its (invalid) UTF-8 bytes; encodeURIComponent refuses it. */
 function inUrl(value: string): string {
   return value === LONE_SURROGATE ? 'a%ED%A0%80b' : encodeURIComponent(value);
-}
-
-/** A value the schema accepts, so a request fails only on the field under test. */
-function sample(schema: Json): unknown {
-  const examples = schema.examples as unknown[] | undefined;
-  if (examples?.length) return examples[0];
-  if (schema.default !== undefined) return schema.default;
-  if (Array.isArray(schema.enum)) return schema.enum[0];
-  if (schema.const !== undefined) return schema.const;
-  const union = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
-  if (union?.length) return sample(union[0] as Json);
-  switch (schema.type) {
-    case 'object': {
-      const properties = (schema.properties ?? {}) as Record<string, Json>;
-      const required = (schema.required ?? []) as string[];
-      return Object.fromEntries(required.map((name) => [name, sample(properties[name] ?? {})]));
-    }
-    case 'array':
-      return [];
-    case 'integer':
-    case 'number':
-      return (schema.minimum as number | undefined) ?? 1;
-    case 'boolean':
-      return true;
-    case 'string':
-      if (schema.format === 'email') return 'someone@example.com';
-      if (schema.format === 'uri') return 'https://api.example.com/x';
-      if (schema.format === 'date-time') return new Date().toISOString();
-      return 'abc';
-    default:
-      return 'abc';
-  }
 }
 
 /** Paths (lists of keys) of every string field a body may hold, array items included. */

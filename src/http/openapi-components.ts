@@ -8,7 +8,8 @@ import { nameOf } from './schema-name.js';
  * 1. `documentRoute` (swagger's `transform`, once per route) hands swagger a marked copy of each
  *    route's body and response schemas: every named schema (schema-name.ts) carries its name in
  *    an `x-` key, which swagger keeps while it converts the schema to OpenAPI. It also documents
- *    the 500 every operation can answer, a description for each response, and an operationId.
+ *    the 500 every operation can answer (and the CSRF 403 of each change a session cookie may make),
+ *    a description for each response, and an operationId.
  * 2. `hoistNamedSchemas` (swagger's `transformObject`, once per document) moves each marked schema,
  *    as swagger converted it, to `components/schemas/<Name>` and puts a `$ref` in its place. Two
  *    different schemas under one name, or two operations with one operationId, stop it with an
@@ -104,12 +105,21 @@ export function documentRoute({ schema, url, route }: RouteInfo): { schema?: Jso
   // and so is a 503: the database unavailable (README, "Database outages"), or the server draining.
   if (responses['500'] === undefined) responses['500'] = ErrorBody;
   if (responses['503'] === undefined) responses['503'] = UnavailableBody;
+  // A change made with the console's cookie is refused 403 without its CSRF token or from another
+  // site (accounts/sessions-service.ts), whatever else the route answers.
+  if (responses['403'] === undefined && changesWithSessionCookie(schema, route.method)) responses['403'] = ErrorBody;
   out.response = Object.fromEntries(Object.entries(responses).map(([status, response]) => [status, documentResponse(status, response)]));
   if (typeof schema.operationId !== 'string') {
     const method = Array.isArray(route.method) ? (route.method[0] ?? 'get') : route.method;
     out.operationId = operationIdFor(method, url);
   }
   return { schema: out, url };
+}
+
+function changesWithSessionCookie(schema: Json, method: string | string[]): boolean {
+  const methods = (Array.isArray(method) ? method : [method]).map((m) => m.toUpperCase());
+  const sessions = Array.isArray(schema.security) && schema.security.some((requirement) => isObject(requirement) && 'consoleSession' in requirement);
+  return sessions && methods.some((m) => !['GET', 'HEAD', 'OPTIONS'].includes(m));
 }
 
 /** The 503 of every operation: the error body, and when to try again. */
