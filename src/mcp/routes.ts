@@ -115,8 +115,10 @@ export function registerMcpRoutes(app: App, deps: { mcp: McpHandler; agentKeys: 
     slot.set(request, { token, principal: await agentKeys.authenticate(token) });
   };
 
-  const notAllowed = (what: string) => async (_request: FastifyRequest, reply: FastifyReply) =>
-    reply.code(405).header('Allow', 'POST').send({ jsonrpc: '2.0' as const, id: null, error: { code: -32000, message: `Method not allowed: ${what}` } });
+  /** Streamable HTTP's answer to a method a stateless server does not offer, in the route's JSON-RPC error shape. */
+  const notAllowed = (what: string) => async (): Promise<never> => {
+    throw new AppError('METHOD_NOT_ALLOWED', `Method not allowed: ${what}`, { headers: { Allow: 'POST' } });
+  };
 
   app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
