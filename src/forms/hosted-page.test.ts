@@ -250,6 +250,11 @@ describe.each(testDialects())('hosted page /f/{slug} on %s', (dialect) => {
       const res = await t.app.inject({ method: 'POST', url: `/f/${form.slug}`, remoteAddress: nextClientIp(), headers: { 'content-type': 'application/json' }, payload: '{}' });
       expect(res.statusCode).toBe(415);
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+      // A page in the page's words, not the API's ("Send application/json"), never cached.
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.headers['content-security-policy']).toMatch(/default-src 'none'/);
+      expect(res.body).toContain('The request could not be read.');
+      expect(res.body).not.toContain('application/json');
     });
   });
 

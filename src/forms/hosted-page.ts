@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { App } from '../http/app-type.js';
-import { databaseUnavailable, warnUnavailable } from '../http/database-unavailable.js';
+import type { ErrorPageRenderer, RouteErrorConfig } from '../http/error-handler.js';
 import { AppError, isAppError } from '../http/errors.js';
 import { addFormBodyParser } from '../http/form-body.js';
 import type { RateLimiter } from '../http/rate-limit.js';
@@ -183,34 +183,34 @@ export function registerHostedPageRoutes(app: App, deps: HostedPageDeps): void {
     return { status, html: Buffer.from(html), csp: contentSecurityPolicy(styleHash(style), null) };
   }
 
+  /**
+   * Refusals on these routes are pages, not JSON: a 404, a 429 with Retry-After, a 503 before the
+   * build exists or while the database is unavailable (http/database-unavailable.ts). The one error
+   * handler (http/error-handler.ts) logs them and sets their headers; this is the page.
+   */
+  const errorPage: ErrorPageRenderer = (request, reply, { status, error }) => {
+    const embed = isEmbed((request.query ?? {}) as Record<string, unknown>);
+    const message =
+      error?.code === 'FORM_NOT_FOUND'
+        ? 'This form does not exist or is no longer accepting submissions.'
+        : error && status < 500
+          ? error.message
+          : status === 503 && error
+            ? error.message
+            : status < 500
+              ? 'The request could not be read.'
+              : 'Something went wrong on our side. Please try again in a moment.';
+    const heading = status === 404 ? 'Form not found' : status === 429 ? 'Too many attempts' : 'Something went wrong';
+    return sendPage(request, reply, messagePage(status, heading, message, null, embed), 'no-store');
+  };
+  const config: RouteErrorConfig = { errorFormat: 'html', errorPage };
+
   app.register(async (scope) => {
     // Only these routes read form posts; the limit is the submit API's.
     scope.removeAllContentTypeParsers();
     addFormBodyParser(scope, LIMITS.submitBodyBytes, postedByName);
-    // Refusals on these routes are pages, not JSON: a 404, a 429 with Retry-After, a 503 before the build exists.
-    scope.setErrorHandler((error: FastifyError | AppError, request, reply) => {
-      // The database being unavailable is a 503 with Retry-After here too (http/database-unavailable.ts).
-      const appError = isAppError(error) ? error : (databaseUnavailable(error) ?? null);
-      const status = appError?.status ?? (error as FastifyError).statusCode ?? 500;
-      if (appError?.code === 'SERVICE_UNAVAILABLE') warnUnavailable(request.log, appError, error);
-      else if (status >= 500) request.log.error({ err: error }, 'request failed');
-      for (const [name, value] of Object.entries(appError?.headers ?? {})) reply.header(name, value);
-      const embed = isEmbed((request.query ?? {}) as Record<string, unknown>);
-      const message =
-        appError?.code === 'FORM_NOT_FOUND'
-          ? 'This form does not exist or is no longer accepting submissions.'
-          : appError && status < 500
-            ? appError.message
-            : status === 503 && appError
-              ? appError.message
-              : status < 500
-                ? 'The request could not be read.'
-                : 'Something went wrong on our side. Please try again in a moment.';
-      const heading = status === 404 ? 'Form not found' : status === 429 ? 'Too many attempts' : 'Something went wrong';
-      return sendPage(request, reply, messagePage(status, heading, message, null, embed), 'no-store');
-    });
 
-    scope.get('/f/:slug', { onRequest: pageLimit, schema: { hide: true } }, async (request, reply) => {
+    scope.get('/f/:slug', { onRequest: pageLimit, config, schema: { hide: true } }, async (request, reply) => {
       const { slug } = request.params as { slug: string };
       const query = (request.query ?? {}) as Record<string, unknown>;
       const form = cache.peek(slug) ?? (await cache.get(slug));
@@ -236,7 +236,7 @@ export function registerHostedPageRoutes(app: App, deps: HostedPageDeps): void {
       return sendPage(request, reply, page, 'no-cache');
     });
 
-    scope.post('/f/:slug', { onRequest: submitLimit, schema: { hide: true } }, async (request, reply) => {
+    scope.post('/f/:slug', { onRequest: submitLimit, config, schema: { hide: true } }, async (request, reply) => {
       const { slug } = request.params as { slug: string };
       const embed = isEmbed((request.query ?? {}) as Record<string, unknown>);
       const posted = request.body instanceof Map ? (request.body as Map<string, string>) : new Map<string, string>();

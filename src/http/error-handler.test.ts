@@ -1,6 +1,6 @@
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installErrorHandling } from './error-handler.js';
+import { installErrorHandling, type ErrorPageRenderer } from './error-handler.js';
 import { AppError } from './errors.js';
 
 describe('errors that are not ours', () => {
@@ -124,5 +124,57 @@ describe('the database unavailable', () => {
     expect(res.statusCode).toBe(500);
     expect(res.headers['retry-after']).toBeUndefined();
     expect(lines.some((line) => line.includes('"level":50') && line.includes('"stack"'))).toBe(true);
+  });
+});
+
+describe('the HTML shape (errorFormat: html): the route\'s page, the handler\'s headers', () => {
+  const app = Fastify();
+  const seen: { status: number; code: string | undefined }[] = [];
+  beforeAll(async () => {
+    installErrorHandling(app);
+    const errorPage: ErrorPageRenderer = (_request, reply, failure) => {
+      seen.push({ status: failure.status, code: failure.error?.code });
+      return reply.code(failure.status).type('text/html; charset=utf-8').send(`<p>${failure.error?.message ?? 'The request could not be read.'}</p>`);
+    };
+    const config = { errorFormat: 'html' as const, errorPage };
+    app.get('/page/limited', { config }, async () => {
+      throw new AppError('RATE_LIMIT_EXCEEDED', 'Too many requests.', { headers: { 'Retry-After': '42', 'RateLimit-Remaining': '0' } });
+    });
+    app.get('/page/unbuilt', { config }, async () => {
+      throw new AppError('SERVICE_UNAVAILABLE', 'The page is not built yet.');
+    });
+    app.get('/page/library', { config }, async () => {
+      throw Object.assign(new Error('unsupported media type text/x-secret'), { statusCode: 415, code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE' });
+    });
+    app.get('/json/unbuilt', async () => {
+      throw new AppError('SERVICE_UNAVAILABLE', 'The page is not built yet.');
+    });
+    await app.ready();
+  });
+  afterAll(async () => app.close());
+
+  it('renders an AppError as the page, with the error\'s own headers (Retry-After, RateLimit-*)', async () => {
+    const res = await app.inject({ method: 'GET', url: '/page/limited' });
+    expect(res.statusCode).toBe(429);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.headers['retry-after']).toBe('42');
+    expect(res.headers['ratelimit-remaining']).toBe('0');
+    expect(res.body).toBe('<p>Too many requests.</p>');
+    expect(seen.at(-1)).toEqual({ status: 429, code: 'RATE_LIMIT_EXCEEDED' });
+  });
+
+  it('adds no Retry-After to a 503 page (the JSON answer gets one)', async () => {
+    const page = await app.inject({ method: 'GET', url: '/page/unbuilt' });
+    expect(page.statusCode).toBe(503);
+    expect(page.headers['retry-after']).toBeUndefined();
+    const json = await app.inject({ method: 'GET', url: '/json/unbuilt' });
+    expect(json.headers['retry-after']).toBe('5');
+  });
+
+  it('gives the page Fastify\'s own failures by their own status, without the error (and so without its words)', async () => {
+    const res = await app.inject({ method: 'GET', url: '/page/library' });
+    expect(res.statusCode).toBe(415);
+    expect(res.body).toBe('<p>The request could not be read.</p>');
+    expect(seen.at(-1)).toEqual({ status: 415, code: undefined });
   });
 });

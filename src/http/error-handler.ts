@@ -4,17 +4,38 @@ import { AppError, type ErrorCode } from './errors.js';
 import { describeValidationErrors, summarize } from './validation.js';
 
 /**
+ * A failure on a route answered with HTML: the status to answer, and the AppError when the failure
+ * is one (an AppError thrown, or the database unavailable); undefined for Fastify's own failures
+ * (a wrong media type, a body too large…), which a page describes in general words.
+ */
+export interface PageFailure {
+  status: number;
+  error: AppError | undefined;
+}
+
+/**
+ * Renders and sends the error page of a feature that serves HTML (forms/hosted-page.ts). The handler
+ * has already logged the failure and set the AppError's headers (Retry-After, RateLimit-*…); the
+ * renderer sets the status, its own headers (type, CSP, cache) and the page. The markup stays in the feature.
+ */
+export type ErrorPageRenderer = (request: FastifyRequest, reply: FastifyReply, failure: PageFailure) => FastifyReply;
+
+/**
  * Routes that speak another error shape mark themselves with this config: RFC 6749 §5.2
- * (`{error, error_description}`) on the OAuth endpoints, JSON-RPC 2.0 (`{jsonrpc, id, error}`) on MCP.
+ * (`{error, error_description}`) on the OAuth endpoints, JSON-RPC 2.0 (`{jsonrpc, id, error}`) on MCP,
+ * an HTML page on pages a browser shows (`errorPage` renders it).
  */
 export interface RouteErrorConfig {
-  errorFormat?: 'oauth' | 'jsonrpc';
+  errorFormat?: 'oauth' | 'jsonrpc' | 'html';
+  /** With `errorFormat: 'html'`: the page (without one, the route's errors are JSON). */
+  errorPage?: ErrorPageRenderer;
 }
 
 declare module 'fastify' {
-  // Route options' `config` takes the error format.
+  // Route options' `config` takes the error format (and the page renderer of the HTML one).
   interface FastifyContextConfig {
-    errorFormat?: 'oauth' | 'jsonrpc';
+    errorFormat?: 'oauth' | 'jsonrpc' | 'html';
+    errorPage?: ErrorPageRenderer;
   }
 }
 
@@ -127,12 +148,33 @@ export function send(request: FastifyRequest, reply: FastifyReply, error: AppErr
   });
 }
 
+/** An outage is a warning, a failure of ours an error with its stack, a refusal one info line. */
+function logFailure(request: FastifyRequest, error: AppError | undefined, raw: unknown, status: number): void {
+  if (error?.code === 'SERVICE_UNAVAILABLE') warnUnavailable(request.log, error, raw);
+  else if (status >= 500) request.log.error({ err: raw }, 'request failed');
+  else request.log.info({ code: error?.code }, 'request refused');
+}
+
+/**
+ * A page's failure: an AppError as it is, Fastify's own failures by their own status. Not
+ * fromFastifyError: its words are for API clients ("Send application/json"), the page's renderer
+ * has its own. The AppError's headers are set here; no Retry-After is added to a 503 page (a
+ * browser does not read it).
+ */
+function sendPage(request: FastifyRequest, reply: FastifyReply, render: ErrorPageRenderer, raw: FastifyError | AppError, known: AppError | undefined): FastifyReply {
+  const status = known?.status ?? (raw as FastifyError).statusCode ?? 500;
+  logFailure(request, known, raw, status);
+  for (const [name, value] of Object.entries(known?.headers ?? {})) reply.header(name, value);
+  return render(request, reply, { status, error: known });
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((raw: FastifyError | AppError, request, reply) => {
-    const error = raw instanceof AppError ? raw : (databaseUnavailable(raw) ?? fromFastifyError(raw));
-    if (error.code === 'SERVICE_UNAVAILABLE') warnUnavailable(request.log, error, raw);
-    else if (error.status >= 500) request.log.error({ err: raw }, 'request failed');
-    else request.log.info({ code: error.code }, 'request refused');
+    const known = raw instanceof AppError ? raw : databaseUnavailable(raw);
+    const config = request.routeOptions.config;
+    if (config?.errorFormat === 'html' && config.errorPage) return sendPage(request, reply, config.errorPage, raw, known);
+    const error = known ?? fromFastifyError(raw);
+    logFailure(request, error, raw, error.status);
     return send(request, reply, error);
   });
   app.setNotFoundHandler((request, reply) =>

@@ -292,7 +292,10 @@ describe.each(testDialects())('MCP on %s', (dialect) => {
         const res = await fetch(`${base}/mcp`, { method, headers: { Authorization: `Bearer ${agentKey}`, Accept: 'text/event-stream' } });
         expect(res.status, method).toBe(405);
         expect(res.headers.get('allow')).toBe('POST');
-        expect(await res.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+        const body = await res.json();
+        expect(body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+        // The one error handler's JSON-RPC shape: no id (no body to read one from), our code in data.
+        expect(body).toMatchObject({ id: null, error: { message: expect.stringMatching(/^Method not allowed: /), data: { code: 'METHOD_NOT_ALLOWED', requestId: expect.any(String) } } });
       }
     });
 

@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { App } from '../http/app-type.js';
 import type { RouteErrorConfig } from '../http/error-handler.js';
+import { invalidToken, missingCredentials } from '../http/auth-errors.js';
 import { AppError } from '../http/errors.js';
 import { addJsonBodyParser, readJsonBody } from '../http/json-body.js';
 import { createRequestSlot } from '../http/request-slot.js';
@@ -14,8 +15,6 @@ import { agentAuthInfo, type McpAnswer, type McpHandler } from './server.js';
 
 /** A tool call's arguments are at most 100 KB once serialized: the JSON-RPC envelope adds a little. */
 export const MCP_BODY_LIMIT = 128 * 1024;
-
-const REALM = 'realm="switchboard"';
 
 /** Query parameters that look like a credential: a key in a URL ends up in logs, proxies and browser history. */
 const CREDENTIAL_PARAMS = /^(key|api[_-]?key|access[_-]?token|token|auth|authorization|agent[_-]?key|bearer)$/i;
@@ -101,26 +100,25 @@ export function registerMcpRoutes(app: App, deps: { mcp: McpHandler; agentKeys: 
       throw new AppError('FORBIDDEN', `Requests from the origin ${JSON.stringify(origin)} are not allowed. The MCP endpoint answers browsers only on ${allowedOrigin}; other clients send no Origin header.`);
     }
     if (credentialInQuery(request)) {
-      throw new AppError('INVALID_TOKEN', 'Keys are never accepted in the URL: send the agent key as Authorization: Bearer svc_agt_…, and remove it from the query string (it may be in logs now: delete that key and create another).', {
-        headers: { 'WWW-Authenticate': `Bearer ${REALM}, error="invalid_request"` },
-      });
+      throw invalidToken(
+        'Keys are never accepted in the URL: send the agent key as Authorization: Bearer svc_agt_…, and remove it from the query string (it may be in logs now: delete that key and create another).',
+        { error: 'invalid_request' },
+      );
     }
     if (request.headers.authorization === undefined) {
-      throw new AppError('UNAUTHORIZED', 'The MCP endpoint needs an agent key: send Authorization: Bearer svc_agt_… (create one with POST /api/org/agents/{id}/keys).', {
-        headers: { 'WWW-Authenticate': `Bearer ${REALM}` },
-      });
+      throw missingCredentials('The MCP endpoint needs an agent key: send Authorization: Bearer svc_agt_… (create one with POST /api/org/agents/{id}/keys).');
     }
     const token = bearerToken(request);
     if (token === undefined) {
-      throw new AppError('INVALID_TOKEN', 'Send the agent key as Authorization: Bearer svc_agt_….', {
-        headers: { 'WWW-Authenticate': `Bearer ${REALM}, error="invalid_token"` },
-      });
+      throw invalidToken('Send the agent key as Authorization: Bearer svc_agt_….');
     }
     slot.set(request, { token, principal: await agentKeys.authenticate(token) });
   };
 
-  const notAllowed = (what: string) => async (_request: FastifyRequest, reply: FastifyReply) =>
-    reply.code(405).header('Allow', 'POST').send({ jsonrpc: '2.0' as const, id: null, error: { code: -32000, message: `Method not allowed: ${what}` } });
+  /** Streamable HTTP's answer to a method a stateless server does not offer, in the route's JSON-RPC error shape. */
+  const notAllowed = (what: string) => async (): Promise<never> => {
+    throw new AppError('METHOD_NOT_ALLOWED', `Method not allowed: ${what}`, { headers: { Allow: 'POST' } });
+  };
 
   app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();

@@ -1,10 +1,8 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { AppError } from '../http/errors.js';
+import { insufficientScope, invalidToken, missingCredentials } from '../http/auth-errors.js';
 import { createRequestSlot } from '../http/request-slot.js';
 import type { DeveloperPrincipal, OAuthService } from './service.js';
 import { isScope, type Scope } from './scopes.js';
-
-const REALM = 'realm="switchboard"';
 
 /** The token in `Authorization: Bearer <token>`, or undefined (RFC 6750 §2.1). */
 export function bearerToken(request: FastifyRequest): string | undefined {
@@ -41,20 +39,15 @@ export function createDeveloperAuth(oauth: OAuthService) {
     return async (request) => {
       const token = bearerToken(request);
       if (token === undefined) {
-        throw new AppError('UNAUTHORIZED', 'This endpoint needs an access token: send Authorization: Bearer <token>.', {
-          headers: { 'WWW-Authenticate': `Bearer ${REALM}` },
-        });
+        throw missingCredentials('This endpoint needs an access token: send Authorization: Bearer <token>.');
       }
       const check = await oauth.checkAccessToken(token);
       if (!check.ok) {
-        throw new AppError('INVALID_TOKEN', REASONS[check.reason], {
-          headers: { 'WWW-Authenticate': `Bearer ${REALM}, error="invalid_token", error_description="${REASONS[check.reason]}"` },
-        });
+        // The reasons are ours and plain ASCII, so they go into the challenge too (RFC 6750 §3).
+        throw invalidToken(REASONS[check.reason], { describe: true });
       }
       if (!check.principal.scopes.includes(scope)) {
-        throw new AppError('INSUFFICIENT_SCOPE', `This endpoint needs the ${scope} scope; the token has: ${check.principal.scopes.join(' ') || 'none'}.`, {
-          headers: { 'WWW-Authenticate': `Bearer ${REALM}, error="insufficient_scope", scope="${scope}"` },
-        });
+        throw insufficientScope(`This endpoint needs the ${scope} scope; the token has: ${check.principal.scopes.join(' ') || 'none'}.`, scope);
       }
       slot.set(request, check.principal);
     };

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../http/app-type.js';
 import type { Config } from '../config.js';
+import { invalidClient } from '../http/auth-errors.js';
 import { AppError } from '../http/errors.js';
 import type { RouteErrorConfig } from '../http/error-handler.js';
 import { addFormBodyParser } from '../http/form-body.js';
@@ -34,7 +35,7 @@ function basicCredentials(request: FastifyRequest): { clientId: string; clientSe
   if (!header || !/^Basic /i.test(header)) return undefined;
   const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  if (colon < 0) throw new AppError('INVALID_CLIENT', 'The Basic credentials are malformed.', { headers: { 'WWW-Authenticate': 'Basic realm="switchboard"' } });
+  if (colon < 0) throw invalidClient('The Basic credentials are malformed.', {});
   const unescape = (part: string) => {
     try {
       return decodeURIComponent(part.replace(/\+/g, ' '));

@@ -1,4 +1,5 @@
 import type { ExpiryPurge } from '../db/expiry-purger.js';
+import { invalidClient } from '../http/auth-errors.js';
 import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { hashSecret, safeEqual } from '../lib/hashing.js';
@@ -42,9 +43,7 @@ export function createOAuthService(deps: { repo: OAuthRepo; clock: Clock }) {
     const app = isWellFormedId('app', credentials.clientId) ? await repo.findApp(credentials.clientId) : undefined;
     const valid = app !== undefined && app.disabled_at === null && safeEqual(app.client_secret_hash, hashSecret(credentials.clientSecret));
     if (!app || !valid) {
-      throw new AppError('INVALID_CLIENT', 'Client authentication failed: unknown client_id or wrong client_secret.', {
-        headers: credentials.method === 'client_secret_basic' ? { 'WWW-Authenticate': 'Basic realm="switchboard", charset="UTF-8"' } : {},
-      });
+      throw invalidClient('Client authentication failed: unknown client_id or wrong client_secret.', credentials.method === 'client_secret_basic' ? { charset: true } : undefined);
     }
     return app;
   }

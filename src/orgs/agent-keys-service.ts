@@ -1,6 +1,6 @@
 import type { AgentKeysTable } from '../db/tables.js';
+import { invalidToken } from '../http/auth-errors.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
-import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { hashSecret } from '../lib/hashing.js';
 import { newId, newSecret } from '../lib/ids.js';
@@ -72,7 +72,7 @@ export function createAgentKeysService(deps: { repo: OrgsRepo; clock: Clock; key
 
   /** The agent a presented key speaks for; 401 INVALID_TOKEN for anything else. */
   async function authenticate(token: string): Promise<AgentPrincipal> {
-    const invalid = (message: string) => new AppError('INVALID_TOKEN', message, { headers: { 'WWW-Authenticate': 'Bearer realm="switchboard", error="invalid_token"' } });
+    const invalid = (message: string) => invalidToken(message);
     if (!token.startsWith(AGENT_KEY_PREFIX)) throw invalid('This is not an agent key. Agent keys start with svc_agt_.');
     const hash = hashSecret(token);
     const key = await lookupKey(keyCache, hash, async () => {

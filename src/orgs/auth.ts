@@ -18,6 +18,7 @@
  * caller learns nothing about validation or about which ids exist.
  */
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { invalidToken, missingCredentials } from '../http/auth-errors.js';
 import { AppError } from '../http/errors.js';
 import { createRequestSlot } from '../http/request-slot.js';
 import type { Clock } from '../lib/clock.js';
@@ -52,16 +53,11 @@ export interface OrgAuthDeps {
 }
 
 export const ORG_KEY_PREFIX = 'svc_org_';
-const REALM = 'realm="switchboard"';
 /** `last_used_at` is informational: writing it at most once a minute keeps reads read-only. */
 const TOUCH_INTERVAL_MS = 60_000;
 
-function invalidKey(message: string): AppError {
-  return new AppError('INVALID_TOKEN', message, {
-    // The message stays out of the header: it may hold non-ASCII characters, which headers cannot.
-    headers: { 'WWW-Authenticate': `Bearer ${REALM}, error="invalid_token"` },
-  });
-}
+/** The message stays out of the header: it may hold non-ASCII characters, which headers cannot. */
+const invalidKey = (message: string): AppError => invalidToken(message);
 
 export function createOrgAuth(deps: OrgAuthDeps) {
   const { repo, clock, sessions, keyCache } = deps;
@@ -107,9 +103,7 @@ export function createOrgAuth(deps: OrgAuthDeps) {
       slot.set(request, session);
       return;
     }
-    throw new AppError('UNAUTHORIZED', 'Sign in to the console, or send an organization API key as Authorization: Bearer svc_org_….', {
-      headers: { 'WWW-Authenticate': `Bearer ${REALM}` },
-    });
+    throw missingCredentials('Sign in to the console, or send an organization API key as Authorization: Bearer svc_org_….');
   };
 
   /**
