@@ -1,5 +1,5 @@
+import type { AgentTool } from './agent-tools.js';
 import { parametersToJsonSchema, type ParametersJsonSchema } from './arguments.js';
-import type { AgentTool } from './service.js';
 import type { ToolFormat } from './schema.js';
 
 type OpenAiTool = { type: 'function'; function: { name: string; description: string; parameters: ParametersJsonSchema } };

@@ -3,11 +3,12 @@ import { AppError } from '../http/errors.js';
 import type { Clock } from '../lib/clock.js';
 import { newTimeOrderedId } from '../lib/ids.js';
 import { jsonTooDeep, MAX_JSON_DEPTH } from '../lib/json.js';
+import type { CallableTool } from './agent-tools.js';
 import { checkArguments, summarizeArgumentProblems } from './arguments.js';
 import { callNotLogged, type CallLog } from './call-log.js';
 import type { ToolHttpClient, ToolHttpOutcome } from './http-client.js';
 import type { CallPath } from './schema.js';
-import { CREDENTIAL_FIELDS, type CallableTool, type InstallationsService } from './service.js';
+import { CREDENTIAL_FIELDS, type InstallationsService } from './service.js';
 import { signatureHeaders } from './signing.js';
 
 export interface ToolCallRequest {

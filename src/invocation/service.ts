@@ -1,4 +1,4 @@
-import type { CatalogService, LiveRevision } from '../catalog/service.js';
+import type { CatalogService } from '../catalog/service.js';
 import type { InstallationCredentialsTable, InstallationsTable } from '../db/tables.js';
 import type { Transact } from '../db/transaction-runner.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
@@ -8,10 +8,11 @@ import { newId } from '../lib/ids.js';
 import { decryptSecret, encryptSecret, type KeyRing } from '../lib/secrets.js';
 import type { AgentsService } from '../orgs/agents-service.js';
 import type { AuthType } from '../tools/definition.js';
+import type { AgentTool, CallableTool, ResolvedAgentTools } from './agent-tools.js';
 import { installationNotFound, toolNotEnabled } from './errors.js';
 import type { InvocationRepo } from './repo.js';
 import type { Credentials, Installation, InstallationCreate, InstallationPatch } from './schema.js';
-import { agentToolsKey, orgTag, toolTag, type ResolvedAgentTools, type ToolCache } from './tool-cache.js';
+import { agentToolsKey, orgTag, toolTag, type ToolCache } from './tool-cache.js';
 import type { Loaded } from '../lib/tagged-cache.js';
 
 /** The credential fields each authType takes, in the order they are documented. */
@@ -26,23 +27,6 @@ export const CREDENTIAL_FIELDS: Record<AuthType, ReadonlyArray<keyof Credentials
 /** Associated data of a sealed credential: a value copied to another installation or field does not decrypt. */
 export function credentialAad(installationId: string, field: string): string {
   return `${installationId}:${field}`;
-}
-
-/** What the invoker needs to call an agent's tool. Credentials are plaintext: never log or return them. */
-export interface CallableTool {
-  installationId: string;
-  name: string;
-  live: LiveRevision;
-  credentials: Partial<Record<keyof Credentials, string>>;
-  /** Set when stored values could not be opened (a key that is no longer configured). */
-  credentialsUnreadable: boolean;
-}
-
-/** An agent's callable tool before credentials are opened: what listings show. */
-export interface AgentTool {
-  installationId: string;
-  name: string;
-  live: LiveRevision;
 }
 
 export interface InstallationsServiceDeps {

@@ -2,18 +2,7 @@ import type { Clock } from '../lib/clock.js';
 import { createTaggedCache, type TaggedCache } from '../lib/tagged-cache.js';
 import type { OrgChangeFeed } from '../orgs/changes.js';
 import type { ToolChangeFeed } from '../tools/changes.js';
-import type { AgentTool, CallableTool } from './service.js';
-
-/**
- * What one agent may call, resolved once per node instead of on every call (4–5 queries and
- * a decryption each): its installations' live revisions, in listing order, and by name the
- * callable tool with its credentials already opened. Plaintext credentials live only in this
- * process's memory, as they do during a call; never log an entry.
- */
-export interface ResolvedAgentTools {
-  tools: AgentTool[];
-  byName: Map<string, CallableTool>;
-}
+import type { ResolvedAgentTools } from './agent-tools.js';
 
 export type ToolCache = TaggedCache<ResolvedAgentTools>;
 
