@@ -30,7 +30,10 @@ export interface Infrastructure {
   submissions: Transact<Repos>;
   /** Operator writes that belong together: each in a transaction of its own, never batched with submissions. */
   transact: Transact<Repos>;
-  /** Brand, custom field, pipeline and org setting changes: caches of public form configs subscribe. */
+  /**
+   * An org's agents (brand, deletion), custom fields, pipelines and default country changed
+   * (orgs/changes.ts): the form cache, the key cache and the tool cache subscribe.
+   */
   changes: OrgChangeFeed;
   /** Tool publish, withdrawal and deletion: caches of agents' callable tools subscribe. */
   toolChanges: ToolChangeFeed;

@@ -48,8 +48,3 @@ export function normalizePhone(raw: string, defaultCountry: string): Normalized 
   }
   return { ok: true, value: phone.number };
 }
-
-/** True for a value already in E.164. */
-export function isE164(value: string): boolean {
-  return /^\+[1-9][0-9]{6,14}$/.test(value);
-}

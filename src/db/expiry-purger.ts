@@ -100,5 +100,3 @@ export function createExpiryPurger(deps: {
     },
   };
 }
-
-export type ExpiryPurger = ReturnType<typeof createExpiryPurger>;

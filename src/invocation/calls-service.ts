@@ -1,24 +1,7 @@
-import type { ToolCallsTable } from '../db/tables.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
+import { presentCall } from './present.js';
 import type { InvocationRepo } from './repo.js';
-import type { CallPath, ToolCallListQuery, ToolCallLogEntry } from './schema.js';
-
-export function presentCall(row: ToolCallsTable): ToolCallLogEntry {
-  return {
-    id: row.id,
-    agentId: row.agent_id,
-    toolId: row.tool_id,
-    revisionId: row.revision_id,
-    installationId: row.installation_id,
-    path: row.path as CallPath,
-    outcome: row.outcome,
-    httpStatus: row.http_status === null ? null : Number(row.http_status),
-    durationMs: Number(row.duration_ms),
-    requestBytes: Number(row.request_bytes),
-    responseBytes: Number(row.response_bytes),
-    createdAt: row.created_at,
-  };
-}
+import type { ToolCallListQuery } from './schema.js';
 
 /** An organization's call log: its agents' calls, newest first, without payloads. */
 export function createCallsService(deps: { repo: Pick<InvocationRepo, 'listCalls'> }) {

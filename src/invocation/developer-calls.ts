@@ -1,10 +1,10 @@
 import { createHmac } from 'node:crypto';
-import type { ToolCallsTable } from '../db/tables.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
 import type { Clock } from '../lib/clock.js';
 import type { ToolsService } from '../tools/service.js';
+import { presentDeveloperCall } from './present.js';
 import type { InvocationRepo } from './repo.js';
-import type { CallPath, DeveloperToolCall, ToolCallDay } from './schema.js';
+import type { ToolCallDay } from './schema.js';
 
 export const STATS_DAYS = 30;
 
@@ -36,27 +36,11 @@ export function createDeveloperCallsService(deps: {
 }) {
   const { repo, tools, orgRefKey, clock } = deps;
 
-  function present(row: ToolCallsTable): DeveloperToolCall {
-    return {
-      id: row.id,
-      // A test call belongs to no organization and ran the working copy, not a revision.
-      orgRef: row.path === 'test' ? null : orgReference(orgRefKey, row.org_id),
-      revisionId: row.path === 'test' ? null : row.revision_id,
-      path: row.path as CallPath,
-      outcome: row.outcome,
-      httpStatus: row.http_status === null ? null : Number(row.http_status),
-      durationMs: Number(row.duration_ms),
-      requestBytes: Number(row.request_bytes),
-      responseBytes: Number(row.response_bytes),
-      createdAt: row.created_at,
-    };
-  }
-
   async function list(developerId: string, toolId: string, query: { limit?: number | undefined; cursor?: string | undefined }) {
     await tools.get(developerId, toolId);
     const limit = query.limit ?? 20;
     const rows = await repo.listToolCalls(toolId, limit, decodeCursor(query.cursor));
-    return toPage(rows.map((row) => ({ ...row, createdAt: row.created_at })), limit, present);
+    return toPage(rows.map((row) => ({ ...row, createdAt: row.created_at })), limit, (row) => presentDeveloperCall(row, (orgId) => orgReference(orgRefKey, orgId)));
   }
 
   /** The last 30 UTC days, oldest first, today included; days without calls are there with zeros. */

@@ -86,7 +86,6 @@ export type ToolHttpFailureReason = { message: string } & (
 export type ToolHttpFailure = Measured & { ok: false } & ToolHttpFailureReason;
 
 export type ToolHttpOutcome = ToolHttpSuccess | ToolHttpFailure;
-export type ToolHttpFailureCode = ToolHttpFailure['code'];
 
 export interface ToolHttpClient {
   send(request: ToolHttpRequest): Promise<ToolHttpOutcome>;

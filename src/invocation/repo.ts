@@ -38,8 +38,11 @@ function callInsert(size: number): QueryTemplate<CallRows, unknown> {
 
 /**
  * Queries of the invocation feature's own tables: installations, their agent links and
- * credentials, and the call log. Every query on org data takes the org id. Writes that
- * belong together (an installation with its links and credentials) are one unit of work
+ * credentials, and the call log. A query an org's request reaches takes the org id, or
+ * installation ids the caller read under it (credentials are keyed by installation). Three
+ * span organizations on purpose: credential rotation (every sealed value), and a tool's calls
+ * and timings for its developer (by tool id; the tools feature checks ownership first). Writes
+ * that belong together (an installation with its links and credentials) are one unit of work
  * of the service's `transact`.
  */
 export function createInvocationRepo(db: Kysely<DB>) {

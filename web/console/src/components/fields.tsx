@@ -11,71 +11,76 @@ interface Common {
   error?: string | undefined;
 }
 
-function describedBy(hintId: string | undefined, errorId: string | undefined): string | undefined {
-  const ids = [errorId, hintId].filter(Boolean).join(' ');
-  return ids || undefined;
-}
-
-export function TextField({ label, hint, error, className, ...input }: Common & InputHTMLAttributes<HTMLInputElement>) {
+/**
+ * What every labelled control shares: its id, the attributes that tie it to its hint and error
+ * (the error read first), and the hint and error paragraphs themselves.
+ */
+function useDescribed(hint: ReactNode, error: string | undefined) {
   const id = useId();
   const hintId = hint ? `${id}-hint` : undefined;
   const errorId = error ? `${id}-error` : undefined;
+  return {
+    control: { id, 'aria-invalid': error ? true : undefined, 'aria-describedby': [errorId, hintId].filter(Boolean).join(' ') || undefined },
+    hint: hint ? <p id={hintId} className="hint">{hint}</p> : null,
+    error: error ? <p id={errorId} className="field-error">{error}</p> : null,
+  };
+}
+
+function RequiredLabel({ htmlFor, label, required }: { htmlFor: string; label: ReactNode; required: boolean | undefined }) {
+  return (
+    <label htmlFor={htmlFor}>
+      {label}
+      {required ? <span className="req"> (required)</span> : null}
+    </label>
+  );
+}
+
+export function TextField({ label, hint, error, className, ...input }: Common & InputHTMLAttributes<HTMLInputElement>) {
+  const described = useDescribed(hint, error);
   return (
     <div className={`field ${className ?? ''}`}>
-      <label htmlFor={id}>
-        {label}
-        {input.required ? <span className="req"> (required)</span> : null}
-      </label>
-      {hint ? <p id={hintId} className="hint">{hint}</p> : null}
-      <input id={id} aria-invalid={error ? true : undefined} aria-describedby={describedBy(hintId, errorId)} {...input} />
-      {error ? <p id={errorId} className="field-error">{error}</p> : null}
+      <RequiredLabel htmlFor={described.control.id} label={label} required={input.required} />
+      {described.hint}
+      <input {...described.control} {...input} />
+      {described.error}
     </div>
   );
 }
 
 export function TextArea({ label, hint, error, className, ...input }: Common & TextareaHTMLAttributes<HTMLTextAreaElement>) {
-  const id = useId();
-  const hintId = hint ? `${id}-hint` : undefined;
-  const errorId = error ? `${id}-error` : undefined;
+  const described = useDescribed(hint, error);
   return (
     <div className={`field ${className ?? ''}`}>
-      <label htmlFor={id}>
-        {label}
-        {input.required ? <span className="req"> (required)</span> : null}
-      </label>
-      {hint ? <p id={hintId} className="hint">{hint}</p> : null}
-      <textarea id={id} aria-invalid={error ? true : undefined} aria-describedby={describedBy(hintId, errorId)} {...input} />
-      {error ? <p id={errorId} className="field-error">{error}</p> : null}
+      <RequiredLabel htmlFor={described.control.id} label={label} required={input.required} />
+      {described.hint}
+      <textarea {...described.control} {...input} />
+      {described.error}
     </div>
   );
 }
 
 export function SelectField({ label, hint, error, className, children, ...input }: Common & SelectHTMLAttributes<HTMLSelectElement>) {
-  const id = useId();
-  const hintId = hint ? `${id}-hint` : undefined;
-  const errorId = error ? `${id}-error` : undefined;
+  const described = useDescribed(hint, error);
   return (
     <div className={`field ${className ?? ''}`}>
-      <label htmlFor={id}>{label}</label>
-      {hint ? <p id={hintId} className="hint">{hint}</p> : null}
-      <select id={id} aria-invalid={error ? true : undefined} aria-describedby={describedBy(hintId, errorId)} {...input}>
+      <label htmlFor={described.control.id}>{label}</label>
+      {described.hint}
+      <select {...described.control} {...input}>
         {children}
       </select>
-      {error ? <p id={errorId} className="field-error">{error}</p> : null}
+      {described.error}
     </div>
   );
 }
 
 export function CheckboxField({ label, hint, error, className, ...input }: Common & Omit<InputHTMLAttributes<HTMLInputElement>, 'type'>) {
-  const id = useId();
-  const hintId = hint ? `${id}-hint` : undefined;
-  const errorId = error ? `${id}-error` : undefined;
+  const described = useDescribed(hint, error);
   return (
     <div className={`check ${className ?? ''}`}>
-      <input id={id} type="checkbox" aria-invalid={error ? true : undefined} aria-describedby={describedBy(hintId, errorId)} {...input} />
-      <label htmlFor={id}>{label}</label>
-      {hint ? <p id={hintId} className="hint">{hint}</p> : null}
-      {error ? <p id={errorId} className="field-error">{error}</p> : null}
+      <input {...described.control} type="checkbox" {...input} />
+      <label htmlFor={described.control.id}>{label}</label>
+      {described.hint}
+      {described.error}
     </div>
   );
 }
