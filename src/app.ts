@@ -261,7 +261,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerAccountRoutes(app, { operators, sessions, limiter: infra.limiter, orgAuth });
   // One CRM service for the Operator API and form submissions.
   const crm = createCrmService({ repo: repos.crm, contacts: repos.contacts, orgs, clock });
-  // Agents, custom fields, pipelines and the org's default country notify `changes` (caches of public form configs subscribe).
+  // Agents, custom fields, pipelines and the org's default country notify `changes`: the form, tool and key caches subscribe.
   const agents = createAgentsService({ repo: repos.orgs, clock, changes });
   // Agent keys for MCP (agentKeys.authenticate resolves a svc_agt_ key to its agent).
   const agentKeys = createAgentKeysService({ repo: repos.orgs, clock, keyCache });
