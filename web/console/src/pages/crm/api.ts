@@ -1,64 +1,11 @@
 import { api, seg } from '../../api/client';
 import { queryKeys } from '../../api/lists';
-import type { CustomField, Form, Page, Pipeline } from '../../api/types';
+import type { Contact, ContactDetail, CustomField, Form, Opportunity, Page, Pipeline } from '../../api/types';
 
 /**
- * Wire shapes and fetchers of the CRM records the pages read (docs/operator-api.md, "Contacts and
- * notes", "Opportunities"); custom fields and pipelines are in api/types.ts.
+ * Fetchers of the CRM records the pages read (docs/operator-api.md, "Contacts and
+ * notes", "Opportunities").
  */
-
-export interface Contact {
-  id: string;
-  email: string | null;
-  phone: string | null;
-  name: string | null;
-  company: string | null;
-  source: string;
-  custom: Record<string, unknown>;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface Note {
-  id: string;
-  body: string;
-  source: string;
-  submissionId: string | null;
-  createdAt: string;
-}
-
-export interface Opportunity {
-  id: string;
-  contactId: string;
-  pipelineId: string;
-  stageId: string;
-  title: string;
-  source: string;
-  custom: Record<string, unknown>;
-  submissionId: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface ContactSubmission {
-  id: string;
-  formId: string;
-  opportunityId: string | null;
-  values: Record<string, unknown>;
-  custom: Record<string, unknown>;
-  consentVersion: string;
-  consentText: string | null;
-  metadata: Record<string, unknown>;
-  ip: string | null;
-  userAgent: string | null;
-  createdAt: string;
-}
-
-export interface ContactDetail extends Contact {
-  notes: Note[];
-  opportunities: Opportunity[];
-  submissions: ContactSubmission[];
-}
 
 export interface ContactFilters {
   q: string;
