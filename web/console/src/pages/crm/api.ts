@@ -1,6 +1,6 @@
 import { api, seg } from '../../api/client';
 import { queryKeys } from '../../api/lists';
-import type { Contact, ContactDetail, CustomField, Form, Opportunity, Page, Pipeline } from '../../api/types';
+import type { Contact, ContactDetail, CustomField, FormWithCounts, Opportunity, Page, Pipeline } from '../../api/types';
 
 /**
  * Fetchers of the CRM records the pages read (docs/operator-api.md, "Contacts and
@@ -48,5 +48,5 @@ export const fetchContact = (id: string, signal?: AbortSignal) => api.get<Contac
 export const fetchPipelines = (signal?: AbortSignal) => readAll<Pipeline>('/api/org/pipelines', {}, signal);
 export const fetchPipeline = (id: string, signal?: AbortSignal) => api.get<Pipeline>(`/api/org/pipelines/${seg(id)}`, signal ? { signal } : {});
 export const fetchOpportunities = (pipelineId: string, signal?: AbortSignal) => readAll<Opportunity>('/api/org/opportunities', { pipelineId }, signal);
-export const fetchForms = (signal?: AbortSignal) => readAll<Form>('/api/org/forms', {}, signal);
+export const fetchForms = (signal?: AbortSignal) => readAll<FormWithCounts>('/api/org/forms', {}, signal);
 export const fetchCustomFields = (signal?: AbortSignal) => readAll<CustomField>('/api/org/custom-fields', {}, signal);
