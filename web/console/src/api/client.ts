@@ -4,6 +4,8 @@
  * becomes an ApiError whose `message` is the API's own `error`, shown to people as is.
  */
 
+import type { components } from './schema';
+
 export type Query = Record<string, string | number | boolean | null | undefined>;
 
 export interface RequestOptions {
@@ -11,10 +13,8 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
-export interface ErrorDetail {
-  path: string;
-  message: string;
-}
+/** One field the API refused (`details` of a VALIDATION_ERROR), as schema.d.ts has it. */
+export type ErrorDetail = components['schemas']['ErrorDetail'];
 
 export class ApiError extends Error {
   readonly status: number;

@@ -1,13 +1,19 @@
 /**
  * Wire shapes of the JSON APIs the console uses: the session API (docs: sessions) and the Operator API
- * (`/api/org/*`, docs/operator-api.md and docs/forms-api.md; the OpenAPI document is the reference).
+ * (`/api/org/*`, docs/operator-api.md and docs/forms-api.md). Every shape here is an alias into
+ * schema.d.ts, which `npm run console:types` generates from the server's OpenAPI document (the routes'
+ * TypeBox schemas); CI fails when it is out of date. Pages import wire types from this module only.
  */
 
-import type { BuiltInField, Branding, FieldSetting } from '../../../form/types';
+import type { components } from './schema';
+import type { BuiltInField, FieldSetting } from '../../../form/types';
+
+type Schemas = components['schemas'];
 
 // Shapes the form renderer shares with the API (one definition, in web/form/types.ts).
 export { BUILT_IN_FIELDS, type Branding, type BuiltInField, type FieldSetting } from '../../../form/types';
 
+/** A cursor page of any list (`{items, nextCursor}`). */
 export interface Page<T> {
   items: T[];
   nextCursor: string | null;
@@ -15,201 +21,69 @@ export interface Page<T> {
 
 // ── Session ──
 
-export type Role = 'owner' | 'member';
-
-export interface SessionUser {
-  id: string;
-  email: string;
-  name: string;
-  role: Role;
-}
-
-export interface SessionOrganization {
-  id: string;
-  name: string;
-}
-
-export interface Session {
-  user: SessionUser;
-  organization: SessionOrganization;
-  csrfToken: string;
-}
-
-export interface InvitationPreview {
-  email: string;
-  organization: { name: string };
-  expiresAt: string;
-}
-
-export interface Member {
-  id: string;
-  email: string;
-  name: string;
-  role: Role;
-  createdAt: string;
-}
-
-export interface Invitation {
-  id: string;
-  email: string;
-  expiresAt: string;
-  createdAt: string;
-  /** The accept link, only when the server sends no email (no SMTP configured). */
-  url?: string;
-}
+export type SessionUser = Schemas['SessionUser'];
+export type Role = SessionUser['role'];
+export type SessionOrganization = Schemas['SessionOrganization'];
+export type Session = Schemas['SessionInfo'];
+export type InvitationPreview = Schemas['InvitationPreview'];
+export type Member = Schemas['Member'];
+export type Invitation = Schemas['Invitation'];
+/** An invitation just made: `url` is the accept link, only when the server sends no email (no SMTP configured). */
+export type CreatedInvitation = Schemas['CreatedInvitation'];
 
 // ── Organization ──
 
-export interface Organization {
-  id: string;
-  name: string;
-  defaultCountry: string;
-  createdAt: string;
-}
-
-export interface ApiKey {
-  id: string;
-  name: string;
-  lastFour: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
-
-export interface CreatedApiKey extends ApiKey {
-  key: string;
-}
-
-
-export interface Agent {
-  id: string;
-  name: string;
-  branding: Branding;
-  createdAt: string;
-  updatedAt: string;
-}
+export type Organization = Schemas['Organization'];
+export type ApiKey = Schemas['ApiKey'];
+export type CreatedApiKey = Schemas['CreatedApiKey'];
+export type Agent = Schemas['Agent'];
 
 // ── CRM settings ──
 
-export const CUSTOM_FIELD_TYPES = ['text', 'textarea', 'number', 'email', 'phone', 'url', 'date', 'checkbox', 'select'] as const;
-export type CustomFieldType = (typeof CUSTOM_FIELD_TYPES)[number];
-
-export interface CustomField {
-  id: string;
-  key: string;
-  entity: 'contact' | 'opportunity';
-  label: string;
-  type: CustomFieldType | string;
-  options: string[];
-  archived: boolean;
-  archivedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface Stage {
-  id: string;
-  name: string;
-  position: number;
-}
-
-export interface Pipeline {
-  id: string;
-  name: string;
-  isDefault: boolean;
-  stages: Stage[];
-  createdAt: string;
-  updatedAt: string;
-}
+export const CUSTOM_FIELD_TYPES = ['text', 'textarea', 'number', 'email', 'phone', 'url', 'date', 'checkbox', 'select'] as const satisfies readonly Schemas['CustomField']['type'][];
+export type CustomFieldType = Schemas['CustomField']['type'];
+export type CustomField = Schemas['CustomField'];
+export type Stage = Schemas['Stage'];
+export type Pipeline = Schemas['Pipeline'];
 
 // ── Forms ──
 
 export type Fields = Record<BuiltInField, FieldSetting>;
-
-export interface FormCustomFieldRef {
-  id: string;
-  key: string;
-  required: boolean;
-  archived: boolean;
-}
-
-export interface Form {
-  id: string;
-  slug: string;
-  title: string;
-  active: boolean;
-  fields: Fields;
-  customFields: FormCustomFieldRef[];
-  consentText: string;
-  consentVersion: string;
-  successMessage: string;
-  redirectUrl: string | null;
-  agentId: string | null;
-  createOpportunity: boolean;
-  pipelineId: string | null;
-  stageId: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface FormWithCounts extends Form {
-  views: number;
-  submissions: number;
-}
-
+export type FormCustomFieldRef = Schemas['FormCustomFieldRef'];
+export type Form = Schemas['Form'];
+export type FormWithCounts = Schemas['FormWithCounts'];
 /** `GET /api/org/forms/{id}/stats`: the last 30 UTC days, oldest first, today last. */
-export interface FormStats {
-  from: string;
-  to: string;
-  views: number;
-  submissions: number;
-  days: Array<{ day: string; views: number; submissions: number }>;
-}
-
-/** What the console sends on create and update (`customFields` by key). */
-export interface FormInput {
-  slug: string;
-  title: string;
-  active: boolean;
+export type FormStats = Schemas['FormStats'];
+/** What the console sends on create and update: every field, `customFields` by key. */
+export type FormInput = Required<Omit<Schemas['FormCreate'], 'fields' | 'customFields'>> & {
   fields: Fields;
-  customFields: { key: string; required: boolean }[];
-  consentText: string;
-  successMessage: string;
-  redirectUrl: string | null;
-  agentId: string | null;
-  createOpportunity: boolean;
-  pipelineId: string | null;
-  stageId: string | null;
-}
+  customFields: (Required<Pick<Schemas['FormCustomFieldRefInput'], 'key'>> & Schemas['FormCustomFieldRefInput'])[];
+};
+export type ConsentVersion = Schemas['ConsentVersion'];
+export type Submission = Schemas['Submission'];
+export type EmbedSnippets = Schemas['EmbedSnippets'];
+export type Deleted = Schemas['Deleted'];
 
-export interface ConsentVersion {
-  version: string;
-  text: string;
-  createdAt: string;
-}
+// ── CRM records (pages/crm) ──
 
-export interface Submission {
-  id: string;
-  formId: string;
-  contactId: string;
-  opportunityId: string | null;
-  values: Record<string, string>;
-  custom: Record<string, unknown>;
-  consentVersion: string;
-  consentText: string | null;
-  metadata: Record<string, string>;
-  ip: string | null;
-  userAgent: string | null;
-  createdAt: string;
-}
+export type Contact = Schemas['Contact'];
+export type Note = Schemas['Note'];
+export type Opportunity = Schemas['Opportunity'];
+export type ContactSubmission = Schemas['ContactSubmission'];
+export type ContactDetail = Schemas['ContactDetail'];
 
-export interface EmbedSnippets {
-  directLink: string;
-  iframe: string;
-  script: string;
-}
+// ── Tools (pages/tools) ──
 
-export interface Deleted {
-  id: string;
-  deleted: true;
-}
+export type ToolParameter = Schemas['ToolParameter'];
+export type CatalogTool = Schemas['CatalogTool'];
+export type AuthType = CatalogTool['authType'];
+export type ToolCategory = CatalogTool['category'];
+export type Installation = Schemas['Installation'];
+export type Credentials = Schemas['InstallationCredentials'];
+export type InstallationInput = Schemas['InstallationCreate'];
+export type InstallationPatch = Schemas['InstallationPatch'];
+export type ToolCallResult = Schemas['ToolCallResult'];
+export type ToolCall = Schemas['ToolCall'];
+export type McpToolDefinition = Schemas['McpToolDefinition'];
+export type AgentKey = Schemas['AgentKey'];
+export type CreatedAgentKey = Schemas['CreatedAgentKey'];

@@ -4,7 +4,7 @@ import { api, seg } from '../api/client';
 import { itemsOf } from '../api/items';
 import { queryKeys } from '../api/lists';
 import { useCurrentSession } from '../api/session';
-import type { Invitation, Member, Page as PageOf } from '../api/types';
+import type { CreatedInvitation, Invitation, Member, Page as PageOf } from '../api/types';
 import { CopyButton } from '../components/CopyButton';
 import { ConfirmButton } from '../components/dialogs';
 import { FormError, TextField } from '../components/fields';
@@ -27,9 +27,9 @@ export default function MembersPage() {
   });
   const formRef = useRef<HTMLFormElement>(null);
   const [email, setEmail] = useState('');
-  const [sent, setSent] = useState<Invitation | null>(null);
+  const [sent, setSent] = useState<CreatedInvitation | null>(null);
   const invite = useMutation({
-    mutationFn: () => api.post<Invitation>('/api/org/invitations', { email: email.trim() }),
+    mutationFn: () => api.post<CreatedInvitation>('/api/org/invitations', { email: email.trim() }),
     onSuccess: (invitation) => {
       setSent(invitation);
       setEmail('');

@@ -1,64 +1,11 @@
 import { api, seg } from '../../api/client';
 import { queryKeys } from '../../api/lists';
-import type { CustomField, Form, Page, Pipeline } from '../../api/types';
+import type { Contact, ContactDetail, CustomField, FormWithCounts, Opportunity, Page, Pipeline } from '../../api/types';
 
 /**
- * Wire shapes and fetchers of the CRM records the pages read (docs/operator-api.md, "Contacts and
- * notes", "Opportunities"); custom fields and pipelines are in api/types.ts.
+ * Fetchers of the CRM records the pages read (docs/operator-api.md, "Contacts and
+ * notes", "Opportunities").
  */
-
-export interface Contact {
-  id: string;
-  email: string | null;
-  phone: string | null;
-  name: string | null;
-  company: string | null;
-  source: string;
-  custom: Record<string, unknown>;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface Note {
-  id: string;
-  body: string;
-  source: string;
-  submissionId: string | null;
-  createdAt: string;
-}
-
-export interface Opportunity {
-  id: string;
-  contactId: string;
-  pipelineId: string;
-  stageId: string;
-  title: string;
-  source: string;
-  custom: Record<string, unknown>;
-  submissionId: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface ContactSubmission {
-  id: string;
-  formId: string;
-  opportunityId: string | null;
-  values: Record<string, unknown>;
-  custom: Record<string, unknown>;
-  consentVersion: string;
-  consentText: string | null;
-  metadata: Record<string, unknown>;
-  ip: string | null;
-  userAgent: string | null;
-  createdAt: string;
-}
-
-export interface ContactDetail extends Contact {
-  notes: Note[];
-  opportunities: Opportunity[];
-  submissions: ContactSubmission[];
-}
 
 export interface ContactFilters {
   q: string;
@@ -101,5 +48,5 @@ export const fetchContact = (id: string, signal?: AbortSignal) => api.get<Contac
 export const fetchPipelines = (signal?: AbortSignal) => readAll<Pipeline>('/api/org/pipelines', {}, signal);
 export const fetchPipeline = (id: string, signal?: AbortSignal) => api.get<Pipeline>(`/api/org/pipelines/${seg(id)}`, signal ? { signal } : {});
 export const fetchOpportunities = (pipelineId: string, signal?: AbortSignal) => readAll<Opportunity>('/api/org/opportunities', { pipelineId }, signal);
-export const fetchForms = (signal?: AbortSignal) => readAll<Form>('/api/org/forms', {}, signal);
+export const fetchForms = (signal?: AbortSignal) => readAll<FormWithCounts>('/api/org/forms', {}, signal);
 export const fetchCustomFields = (signal?: AbortSignal) => readAll<CustomField>('/api/org/custom-fields', {}, signal);

@@ -1,6 +1,6 @@
 import { QueryClient } from '@tanstack/react-query';
 import { describe, expect, it } from 'vitest';
-import type { Opportunity } from './api';
+import type { Opportunity } from '../../api/types';
 import { beginMove, confirmMove, failMove } from './board-cache';
 
 const key = ['crm', 'opportunities', 'pipe_1'];

@@ -1,5 +1,5 @@
 import type { QueryClient, QueryKey } from '@tanstack/react-query';
-import type { Opportunity } from './api';
+import type { Opportunity } from '../../api/types';
 import { applyMove, rollbackMove, type Move } from './board';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Opportunity } from './api';
+import type { Opportunity } from '../../api/types';
 import { applyMove, groupByStage, moveFailedMessage, movedMessage, moveTargets, rollbackMove } from './board';
 
 const stages = [

@@ -1,5 +1,5 @@
 import type { Stage } from '../../api/types';
-import type { Opportunity } from './api';
+import type { Opportunity } from '../../api/types';
 
 /**
  * The pipeline board's state: opportunities grouped by stage, and moves applied optimistically

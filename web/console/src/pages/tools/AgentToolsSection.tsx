@@ -11,7 +11,8 @@ import { TableWrap } from '../../components/TableWrap';
 import { formatDateTime } from '../../lib/format';
 import { toast } from '../../lib/toast';
 import { useFormErrors } from '../../lib/useFormErrors';
-import { fetchAgentKeys, fetchAgentTools, toolKeys, type AgentKey, type CreatedAgentKey } from './api';
+import { fetchAgentKeys, fetchAgentTools, toolKeys } from './api';
+import type { AgentKey, CreatedAgentKey } from '../../api/types';
 import { mcpConfig } from './format';
 import './tools.css';
 

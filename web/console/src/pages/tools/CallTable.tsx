@@ -2,7 +2,7 @@ import { Link } from 'react-router';
 import type { Agent } from '../../api/types';
 import { TableWrap } from '../../components/TableWrap';
 import { formatDateTime } from '../../lib/format';
-import type { Installation, ToolCall } from './api';
+import type { Installation, ToolCall } from '../../api/types';
 import { PATHS, outcomeLabel } from './format';
 
 /** Calls from the log, newest first: when, which agent and tool, how it ended. */

@@ -1,5 +1,5 @@
 import { TextField } from '../../components/fields';
-import type { AuthType } from './api';
+import type { AuthType } from '../../api/types';
 import { CREDENTIAL_FIELDS, type CredentialValues } from './credentials';
 
 /**

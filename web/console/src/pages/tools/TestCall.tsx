@@ -4,7 +4,8 @@ import { ApiError } from '../../api/client';
 import type { Agent } from '../../api/types';
 import { FormError, SelectField, TextArea } from '../../components/fields';
 import { useFormErrors } from '../../lib/useFormErrors';
-import { callTool, toolKeys, type Installation, type ToolCallResult, type ToolParameter } from './api';
+import { callTool, toolKeys } from './api';
+import type { Installation, ToolCallResult, ToolParameter } from '../../api/types';
 import { parseArguments, sampleArguments } from './arguments';
 import { outcomeLabel } from './format';
 

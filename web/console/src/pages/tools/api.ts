@@ -1,92 +1,18 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { api, seg } from '../../api/client';
 import { fetchAll } from '../../api/lists';
-import type { Page } from '../../api/types';
+import type {
+  AgentKey, AuthType, CatalogTool, Installation, McpToolDefinition, Page, ToolCall, ToolCallResult, ToolCategory,
+} from '../../api/types';
 
 /**
- * Wire shapes and fetchers of the tools pages (docs/operator-api.md: "Installations", "Agent tools and
+ * Fetchers of the tools pages (docs/operator-api.md: "Installations", "Agent tools and
  * tool calls", "The call log", "Agent keys"; the public catalog in docs/developer-api.md).
  */
 
-export const AUTH_TYPES = ['none', 'api_key', 'bearer', 'basic', 'hmac'] as const;
-export type AuthType = (typeof AUTH_TYPES)[number];
+export const AUTH_TYPES = ['none', 'api_key', 'bearer', 'basic', 'hmac'] as const satisfies readonly AuthType[];
 
-export const TOOL_CATEGORIES = ['crm', 'sales', 'marketing', 'support', 'scheduling', 'ecommerce', 'payments', 'finance', 'communication', 'productivity', 'data', 'developer', 'other'] as const;
-
-export interface ToolParameter {
-  name: string;
-  type: 'string' | 'number' | 'boolean' | 'array';
-  description: string;
-  required: boolean;
-  items?: 'string' | 'number' | 'boolean';
-}
-
-export interface CatalogTool {
-  id: string;
-  name: string;
-  description: string;
-  endpointHost: string;
-  method: string;
-  authType: AuthType;
-  apiKeyHeader: string | null;
-  category: string;
-  parameters: ToolParameter[];
-  version: number;
-  publishedAt: string;
-  developer: { name: string };
-}
-
-export interface Installation {
-  id: string;
-  toolId: string;
-  toolName: string | null;
-  name: string | null;
-  alias: string | null;
-  enabled: boolean;
-  allAgents: boolean;
-  agentIds: string[];
-  authType: AuthType | null;
-  credentialsSet: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export type Credentials = Partial<Record<'apiKey' | 'token' | 'username' | 'password' | 'secret', string>>;
-
-export interface InstallationInput {
-  toolId: string;
-  agentIds?: string[];
-  alias?: string;
-  credentials?: Credentials;
-}
-
-export interface InstallationPatch {
-  agentIds?: string[] | null;
-  alias?: string | null;
-  credentials?: Credentials | null;
-}
-
-export interface ToolCallResult {
-  callId: string;
-  status: number;
-  durationMs: number;
-  result: unknown;
-}
-
-export interface ToolCall {
-  id: string;
-  agentId: string;
-  toolId: string;
-  revisionId: string;
-  installationId: string;
-  path: 'operator' | 'mcp' | 'test';
-  outcome: string;
-  httpStatus: number | null;
-  durationMs: number;
-  requestBytes: number;
-  responseBytes: number;
-  createdAt: string;
-}
+export const TOOL_CATEGORIES = ['crm', 'sales', 'marketing', 'support', 'scheduling', 'ecommerce', 'payments', 'finance', 'communication', 'productivity', 'data', 'developer', 'other'] as const satisfies readonly ToolCategory[];
 
 export interface CallFilters {
   agentId: string;
@@ -110,25 +36,6 @@ function localMidnight(day: string, offset = 0): string | undefined {
 /** The call log's query: days become times at the browser's midnight, the `to` day included (the API's `to` is exclusive). */
 export function callQuery(filters: CallFilters): Record<string, string | undefined> {
   return { agentId: filters.agentId, toolId: filters.toolId, outcome: filters.outcome, from: localMidnight(filters.from), to: localMidnight(filters.to, 1) };
-}
-
-export interface McpToolDefinition {
-  name: string;
-  description: string;
-  inputSchema: { properties: Record<string, unknown>; required: string[] };
-}
-
-export interface AgentKey {
-  id: string;
-  agentId: string;
-  name: string;
-  lastFour: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-}
-
-export interface CreatedAgentKey extends AgentKey {
-  key: string;
 }
 
 export const toolKeys = {

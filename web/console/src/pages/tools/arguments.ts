@@ -1,4 +1,4 @@
-import type { ToolParameter } from './api';
+import type { ToolParameter } from '../../api/types';
 
 export type ParsedArguments = { ok: true; value: Record<string, unknown> | undefined } | { ok: false; message: string };
 

@@ -1,4 +1,4 @@
-import type { AuthType, Credentials } from './api';
+import type { AuthType, Credentials } from '../../api/types';
 
 /** One credential input of an auth type: the API's field name, its label, and how browsers should fill it. */
 export interface CredentialField {

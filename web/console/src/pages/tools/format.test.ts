@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { callQuery, type Installation } from './api';
+import { callQuery } from './api';
+import type { Installation } from '../../api/types';
 import { agentNames, installationHint, mcpConfig, outcomeLabel } from './format';
 
 const inst = (over: Partial<Installation> = {}): Installation => ({

@@ -1,5 +1,5 @@
 import type { Agent } from '../../api/types';
-import type { Installation } from './api';
+import type { Installation } from '../../api/types';
 
 /** Call outcomes as people read them (the code stays beside it for support). */
 export const OUTCOMES: Record<string, string> = {

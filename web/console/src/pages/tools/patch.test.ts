@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Installation } from './api';
+import type { Installation } from '../../api/types';
 import { agentsBody, draftOf, settingsPatch, settingsProblems } from './patch';
 
 const base: Installation = {

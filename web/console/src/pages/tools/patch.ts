@@ -1,4 +1,4 @@
-import type { Installation, InstallationPatch } from './api';
+import type { Installation, InstallationPatch } from '../../api/types';
 
 /** The installation settings form: every agent, or the chosen ones; the alias ('' for the tool's own name). */
 export interface SettingsDraft {
