@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,8 +8,8 @@ import { createTestDatabase, TEST_ENV, TestClock, testDialects } from '../../tes
 import { createDeveloperWithApp } from '../../test/support/factories.js';
 import { json, startHttpsEndpoint, type HttpsEndpoint } from '../../test/support/https-endpoint.js';
 import { BRAND } from '../../test/support/invocation-factories.js';
-import { freePort } from '../../test/support/net.js';
 import { createOrgWithKey } from '../../test/support/org-factories.js';
+import { startServerProcess } from '../../test/support/server-process.js';
 import { toolInput } from '../../test/support/tools-factories.js';
 
 /**
@@ -27,37 +26,6 @@ const CLIENTS = 20;
  */
 const KILL_AFTER_CALLS = 1500;
 const MAX_LOAD_MS = 8000;
-
-interface Running {
-  child: ChildProcess;
-  base: string;
-  stderr: () => string;
-}
-
-async function startServer(env: Record<string, string>): Promise<Running> {
-  const port = await freePort();
-  let stderr = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 45_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}: ${stderr}`);
-    try {
-      if ((await fetch(`${base}/readyz`)).ok) return { child, base, stderr: () => stderr };
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`the server did not become ready: ${stderr}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe.each(testDialects())('kill -9 under tool-call load on %s', (dialect) => {
   const cleanups: Array<() => Promise<void> | void> = [];
@@ -90,18 +58,18 @@ describe.each(testDialects())('kill -9 under tool-call load on %s', (dialect) =>
     // The server is the SQLite file's only user from here on.
     if (dialect === 'sqlite') await database.close();
 
-    const server = await startServer({
+    const server = await startServerProcess({
       ...TEST_ENV, LOG_LEVEL: 'silent', DATA_DIR: dataDir, DATABASE_URL: databaseUrl,
       TOOL_ALLOW_PRIVATE_ENDPOINTS: '1', TOOL_CA_FILE: endpoint.caFile,
-    });
-    cleanups.push(() => void server.child.kill('SIGKILL'));
+    }, 45_000);
+    cleanups.push(() => server.signal('SIGKILL'));
 
     const api = async (path: string, auth: string, body: unknown) => {
-      const res = await fetch(`${server.base}${path}`, { method: 'POST', headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
       if (res.status >= 300) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
       return ((await res.json()) as { data: { id: string; name: string } }).data;
     };
-    const token = await fetch(`${server.base}/api/dev/oauth/token`, {
+    const token = await fetch(`${server.url}/api/dev/oauth/token`, {
       method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ grant_type: 'client_credentials', client_id: devApp.clientId, client_secret: devApp.clientSecret }).toString(),
     });
@@ -116,11 +84,11 @@ describe.each(testDialects())('kill -9 under tool-call load on %s', (dialect) =>
     const otherStatuses: number[] = [];
     let killed = false;
     let answers = 0;
-    const kill = () => void server.child.kill('SIGKILL');
+    const kill = () => server.signal('SIGKILL');
     const client = async () => {
       while (!killed) {
         try {
-          const res = await fetch(`${server.base}/api/org/agents/${agent.id}/tool-calls`, {
+          const res = await fetch(`${server.url}/api/org/agents/${agent.id}/tool-calls`, {
             method: 'POST', headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' },
             body: JSON.stringify({ name: installed.name, arguments: { weightKg: 2.5, country: 'PT' } }),
           });
@@ -134,7 +102,7 @@ describe.each(testDialects())('kill -9 under tool-call load on %s', (dialect) =>
         }
       }
     };
-    const exited = new Promise<void>((resolve) => server.child.once('exit', () => resolve()));
+    const exited = server.ended;
     const clients = Array.from({ length: CLIENTS }, client);
     const deadline = setTimeout(kill, MAX_LOAD_MS);
     await exited;

@@ -12,6 +12,9 @@ export interface ServerProcess {
   exit(): { code: number | null; signal: NodeJS.Signals | null } | undefined;
   /** Everything it wrote (JSON log lines, and anything else on stderr). */
   output(): string;
+  /** Sends a signal now (`SIGKILL` for a crash, `SIGSTOP`…); `ended` resolves when the process is gone. */
+  signal(name: NodeJS.Signals): void;
+  ended: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -50,6 +53,8 @@ export async function startServerProcess(env: Record<string, string>, readyWithi
     url,
     exit: () => exited,
     output: () => output,
+    signal: (name) => void child.kill(name),
+    ended,
     stop: async () => {
       if (!exited) child.kill('SIGTERM');
       await ended;
