@@ -225,6 +225,11 @@ export function printTable(rows: Row[]): void {
     row.baseline ? `${(row.result.requestsPerSecond / row.baseline.requestsPerSecond).toFixed(2)}×` : '',
     row.goal ?? '',
   ]);
+  printGrid(header, lines);
+}
+
+/** A Markdown table of text cells, columns padded to their widest cell. */
+export function printGrid(header: string[], lines: string[][]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));
   const fmt = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
   console.log(fmt(header));
