@@ -96,7 +96,7 @@ function postedByName(pairs: [string, string][]): Map<string, string> {
  * read from the post as the script reads them from the form's FormData. An unticked consent box
  * sends nothing, so no consentVersion goes with it and the rules answer CONSENT_REQUIRED.
  */
-function postedBody(config: PublicFormConfig, posted: Map<string, string>): Record<string, unknown> {
+export function postedBody(config: PublicFormConfig, posted: Map<string, string>): Record<string, unknown> {
   const controls = formControls(config);
   return submissionBody(controls, postedValues(controls, posted), {
     consentVersion: posted.has(CONSENT) ? (posted.get('consentVersion') ?? '') : undefined,

@@ -1,12 +1,12 @@
 import { getConfig, postLead, type Failure, type Fetch } from './api.js';
 import { attemptKeys, randomKey } from './attempt.js';
 import { palette } from './contrast.js';
-import { CONSENT, formControls, HONEYPOT, identityMessage, postedValues, submissionBody, TEXT, type FormControl, type Values } from './controls.js';
+import { CONSENT, formControls, HONEYPOT, identityMessage, postedValues, TEXT, type FormControl, type Values } from './controls.js';
 import { FONT_FAMILY } from './fields.js';
 import { ROOT_CLASS } from './styles.js';
 import type { Branding, PublicFormConfig, SubmitResult } from './types.js';
 import { httpUrl, utmFromUrl } from './urls.js';
-import { controlsToMark } from './values.js';
+import { buildBody, controlsToMark } from './values.js';
 
 export { formStyles, ROOT_CLASS } from './styles.js';
 export type { Branding, PublicCustomField, PublicFormConfig, SubmitResult } from './types.js';
@@ -237,7 +237,7 @@ export function renderForm(root: ShadowRoot | HTMLElement, config: PublicFormCon
       return focusFirstMarked();
     }
     const metadata = utmFromUrl(options.pageUrl ?? location.href);
-    const body = JSON.stringify(submissionBody(list, values(), { consentVersion: current.consentVersion, metadata, honeypot: honeypot.value }));
+    const body = JSON.stringify(buildBody(current, values(), metadata, honeypot.value));
     if (options.preview) return announce('Preview: nothing was sent.');
     // aria-disabled rather than disabled: a disabled button drops keyboard focus to the page.
     busy = true;
