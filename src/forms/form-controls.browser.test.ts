@@ -20,8 +20,18 @@ import { postedBody } from './hosted-page.js';
 const root = resolve(import.meta.dirname, '../..');
 const dist = join(root, 'dist/web');
 
-/** Page side (this file is typed for Node, so page code is a string): reads a control back and fills a row in. */
+/**
+ * Page side (this file is typed for Node, so page code is a string): reads a control back and fills a
+ * row in. `__shape` writes an element as markup with its attributes sorted and the control's id as `#`,
+ * so the server's block and the renderer's compare whole: wrapper, label, star, input, error line.
+ */
 const PAGE_HELPERS = `
+  window.__shape = (node, id) => {
+    if (node.nodeType === 3) return JSON.stringify(node.textContent);
+    const ref = (a) => ['id', 'for', 'aria-describedby'].includes(a.name) && a.value.startsWith(id);
+    const attrs = [...node.attributes].map((a) => a.name + '=' + JSON.stringify(ref(a) ? '#' + a.value.slice(id.length) : a.value)).sort();
+    return '<' + [node.localName, ...attrs].join(' ') + '>' + [...node.childNodes].map((child) => window.__shape(child, id)).join('') + '</' + node.localName + '>';
+  };
   window.__control = (key) => {
     const form = document.querySelector('form');
     const elements = [...form.elements];
@@ -32,7 +42,14 @@ const PAGE_HELPERS = `
     const element = { tag: el.tagName.toLowerCase(), attrs, label: [...label.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join('') };
     if (el.tagName === 'SELECT') element.options = [...el.options].map((o) => o.value);
     const names = elements.map((e) => e.name).filter((n) => n && n !== '_hp' && n !== 'consentVersion');
-    return { element, star: Boolean(label.querySelector('span[aria-hidden="true"]')), names };
+    const honeypot = form.querySelector('.sf-hp');
+    return {
+      element,
+      star: Boolean(label.querySelector('span[aria-hidden="true"]')),
+      names,
+      block: window.__shape(el.closest('.sf-f'), el.id),
+      honeypot: window.__shape(honeypot, honeypot.querySelector('input').id),
+    };
   };
   window.__fill = (key, input, email) => {
     const byName = (name) => [...document.querySelector('form').elements].find((e) => e.name === name);
@@ -96,7 +113,7 @@ describe('the control table in Chromium: server HTML and browser renderer', () =
     return page;
   }
 
-  type Read = { element: ControlRow['element']; star: boolean; names: string[] };
+  type Read = { element: ControlRow['element']; star: boolean; names: string[]; block: string; honeypot: string };
   const read = (page: Page, row: ControlRow) => page.evaluate<Read>(`window.__control(${JSON.stringify(row.key)})`);
   const fill = (page: Page, row: ControlRow) => page.evaluate(`window.__fill(${JSON.stringify(row.key)}, ${JSON.stringify(row.input)}, ${JSON.stringify(BASE_EMAIL)})`);
 
@@ -112,6 +129,9 @@ describe('the control table in Chromium: server HTML and browser renderer', () =
       expect.soft(fromServer.star, 'server star').toBe('required' in row.element.attrs);
       expect.soft(fromRenderer.star, 'renderer star').toBe('required' in row.element.attrs);
       expect.soft(fromRenderer.names, 'control order').toEqual(fromServer.names);
+      // The whole block, as markup: the server's value="on" of a checkbox is the browser's default, the one allowed difference.
+      expect.soft(fromRenderer.block, 'field block').toEqual(fromServer.block.replace(' value="on"', ''));
+      expect.soft(fromRenderer.honeypot, 'honeypot').toEqual(fromServer.honeypot);
 
       // The no-JS post: the browser's own encoding of the server's form, read as the server reads it.
       await fill(serverPage, row);
