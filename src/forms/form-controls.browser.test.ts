@@ -60,7 +60,13 @@ const PAGE_HELPERS = `
   };
 `;
 
-/** The renderer's page: form-renderer.js draws the row's form; its fetch records the body and answers success. */
+/** What the API answers when a test sets `window.__refuse` to a field: the server's page marks the same field with it. */
+const REFUSAL = 'Refused by the API.';
+
+/**
+ * The renderer's page: form-renderer.js draws the row's form; its fetch records the body and answers
+ * success, or INVALID_FIELD naming `window.__refuse` while that is set.
+ */
 const rendererPage = (row: ControlRow) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>renderer</title>
 <link rel="stylesheet" href="/form.css"></head><body><main id="root"></main><script type="module">
 import { renderForm } from '/form-renderer.js';
@@ -69,10 +75,13 @@ renderForm(document.getElementById('root'), ${JSON.stringify(rowConfig(row)).rep
   newKey: () => 'key',
   fetch: async (url, init) => {
     window.__sent = init.body;
+    if (window.__refuse) {
+      const refusal = { success: false, code: 'INVALID_FIELD', field: window.__refuse, error: ${JSON.stringify(REFUSAL)} };
+      return new Response(JSON.stringify(refusal), { status: 400, headers: { 'content-type': 'application/json' } });
+    }
     return new Response(JSON.stringify({ success: true, data: { ok: true, successMessage: 'Thanks.', redirectUrl: null } }), { status: 200, headers: { 'content-type': 'application/json' } });
   },
 });
-window.__ready = true;
 </script></body></html>`;
 
 describe('the control table in Chromium: server HTML and browser renderer', () => {
@@ -90,7 +99,11 @@ describe('the control table in Chromium: server HTML and browser renderer', () =
       if (url.pathname === '/form-page.js') return send('text/javascript', '');
       if (url.pathname === '/form-renderer.js') return send('text/javascript', readFileSync(join(dist, 'form-renderer.js')));
       if (url.pathname === '/form.css') return send('text/css', readFileSync(join(dist, 'form.css')));
-      if (row && url.pathname === '/server') return send('text/html; charset=utf-8', renderFormPage(rowConfig(row), { css: '/form.css', script: '/form-page.js' }, { embed: false, utm: {} }).html);
+      if (row && url.pathname === '/server') {
+        // ?refused: the page after a no-JS post the API refused, naming the row's field.
+        const refused = url.searchParams.has('refused') ? { errors: [{ key: row.key, message: REFUSAL }], summary: REFUSAL } : {};
+        return send('text/html; charset=utf-8', renderFormPage(rowConfig(row), { css: '/form.css', script: '/form-page.js' }, { embed: false, utm: {}, ...refused }).html);
+      }
       if (row && url.pathname === '/renderer') return send('text/html; charset=utf-8', rendererPage(row));
       res.writeHead(404).end();
     });
@@ -138,8 +151,18 @@ describe('the control table in Chromium: server HTML and browser renderer', () =
       const encoded = await serverPage.evaluate<string>("new URLSearchParams(new FormData(document.querySelector('form'))).toString()");
       expect.soft(postedBody(rowConfig(row), new Map(new URLSearchParams(encoded))), 'no-JS post body').toEqual(expectedBody(row));
 
-      // The script: the renderer's own submit (its checks must pass), the body it sends.
+      // A refusal naming the field (the consent box is `consentVersion` to the API): both mark the same block the same way.
       await fill(rendererPageTab, row);
+      await rendererPageTab.evaluate(`window.__refuse = ${JSON.stringify(row.key === 'consent' ? 'consentVersion' : row.key)}`);
+      await rendererPageTab.getByRole('button', { name: 'Submit' }).click();
+      await poll(() => rendererPageTab.evaluate<string | null>(`document.querySelector('[name="${row.key}"]').getAttribute('aria-invalid')`)).toBe('true');
+      const refusedServer = await open(`/server?row=${index}&refused`);
+      const markedServer = await read(refusedServer, row);
+      await refusedServer.close();
+      expect.soft((await read(rendererPageTab, row)).block, 'marked field block').toEqual(markedServer.block.replace(' value="on"', ''));
+
+      // The script: the renderer's own submit (its checks must pass), the body it sends.
+      await rendererPageTab.evaluate('window.__refuse = null; window.__sent = null');
       await rendererPageTab.getByRole('button', { name: 'Submit' }).click();
       await poll(() => rendererPageTab.evaluate<string | null>('window.__sent ?? null')).not.toBeNull();
       expect.soft(JSON.parse(await rendererPageTab.evaluate<string>('window.__sent')), 'script body').toEqual(expectedBody(row));
