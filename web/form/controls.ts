@@ -2,12 +2,14 @@ import { BUILT_IN_CONTROLS, customControlType } from './fields.js';
 import { BUILT_IN_FIELDS, UTM_KEYS, type BuiltInField, type CustomValue, type PublicFormConfig, type SubmitBody } from './types.js';
 
 /**
- * The one description of a form's controls: what each control is (kind, label, required, options,
- * input attributes), in the order the form shows them. The server's HTML (src/forms/hosted-html.ts)
- * and the browser renderer (renderer.ts) both draw from it, and both submission bodies (the no-JS
- * form post, the script's request) are read from it, so a field's rules change here and only here.
- * Pure TypeScript, no DOM and no Node: the server imports it and the browser bundles it.
- * `controls.test.ts` and `src/forms/form-controls.browser.test.ts` run one table through all four.
+ * The one description of a form's controls: what each control is (type, label, required, options,
+ * length limit, input attributes), in the order the form shows them. The server's HTML
+ * (src/forms/hosted-html.ts) and the browser renderer (renderer.ts) both draw from it, and both
+ * submission bodies (the no-JS form post, the script's request) are read from it, so a field's rules
+ * change here (and in the per-type table of fields.ts) and only here. Pure TypeScript, no DOM and no
+ * Node: the server imports it and the browser bundles it (it lives in web/ because web/ imports
+ * nothing from src/). One table, test/support/form-control-rows.ts, runs through all four:
+ * src/forms/form-controls.test.ts (Node) and src/forms/form-controls.browser.test.ts (Chromium).
  */
 
 /**
