@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { escapeHtml, jsonForScript } from '../lib/html.js';
 import { palette } from '../../web/form/contrast.js';
-import { BUILT_IN_CONTROLS, customControlType, FONT_FAMILY } from '../../web/form/fields.js';
+import { formControls, HONEYPOT, TEXT, type FormControl, type Values } from '../../web/form/controls.js';
+import { FONT_FAMILY } from '../../web/form/fields.js';
 import { ROOT_CLASS } from '../../web/form/styles.js';
 import type { PublicFormConfig } from './schema.js';
-import { BUILT_IN_FIELDS, UTM_KEYS } from './rules.js';
+import { UTM_KEYS } from './rules.js';
 
 /**
  * The HTML of the hosted page `/f/{slug}`, drawn on the server with the same classes and structure
@@ -13,9 +14,6 @@ import { BUILT_IN_FIELDS, UTM_KEYS } from './rules.js';
  * element. No inline script, no style attribute: the one inline `<style>` (brand colors, page
  * layout) is allowed by its SHA-256 in the CSP, everything else comes from our own origin.
  */
-
-/** What the visitor typed (by control key: `email`, `custom.<key>`, `consent`). */
-export type PostedValues = Record<string, string | boolean | undefined>;
 
 export interface FieldError {
   key: string;
@@ -31,7 +29,8 @@ export interface FormPageOptions {
   embed: boolean;
   /** `utm_*` of the page URL: carried through the no-JS post as hidden inputs. */
   utm: Record<string, string>;
-  values?: PostedValues;
+  /** What the visitor typed, by control key (`email`, `custom.<key>`, `consent`). */
+  values?: Values;
   errors?: FieldError[];
   /** A message for the whole form (rate limit, consent changed…), shown in the summary. */
   summary?: string;
@@ -129,7 +128,23 @@ export function renderFormPage(config: PublicFormConfig, assets: PageAssets, opt
   const fields: string[] = [];
   const ids = new Map<string, string>();
 
-  const field = (key: string, label: string, required: boolean, control: (id: string, extra: string) => string, check = false): void => {
+  const text = (key: string) => (typeof values[key] === 'string' ? (values[key] as string) : '');
+
+  /** The element of one control of the list (web/form/controls.ts), as renderer.ts builds it. */
+  const element = (control: FormControl, extra: string): string => {
+    const { key, type } = control;
+    if (type === 'checkbox') return `<input type="checkbox" value="on"${extra}${attrs({ checked: values[key] === true, ...control.attrs })}>`;
+    if (type === 'textarea') return `<textarea class="sf-in"${extra}${attrs({ maxlength: control.maxLength, ...control.attrs })}>${escapeHtml(text(key))}</textarea>`;
+    if (type === 'select') {
+      const chosen = text(key);
+      const choices = control.options.map((option) => `<option${attrs({ value: option, selected: chosen === option })}>${escapeHtml(option)}</option>`).join('');
+      return `<select class="sf-in"${extra}${attrs(control.attrs)}><option value="">${TEXT.choose}</option>${choices}</select>`;
+    }
+    return `<input class="sf-in"${attrs({ type })}${extra}${attrs({ maxlength: control.maxLength, value: text(key) || undefined, ...control.attrs })}>`;
+  };
+
+  for (const control of formControls(config)) {
+    const { key, label, required } = control;
     const id = `sf-${index++}`;
     ids.set(key, id);
     const error = errorFor(options, key);
@@ -138,38 +153,9 @@ export function renderFormPage(config: PublicFormConfig, assets: PageAssets, opt
       (error ? attrs({ 'aria-invalid': 'true', 'aria-describedby': `${id}e` }) : '');
     const labelHtml = `<label for="${id}">${escapeHtml(label)}${required ? '<span aria-hidden="true"> *</span>' : ''}</label>`;
     const errorHtml = `<p class="sf-err" id="${id}e"${error ? '' : ' hidden'}>${error ? escapeHtml(error.message) : ''}</p>`;
-    fields.push(
-      `<div class="sf-f">${check ? `<div class="sf-c">${control(id, extra)}${labelHtml}</div>` : `${labelHtml}${control(id, extra)}`}${errorHtml}</div>`,
-    );
-  };
-  const text = (key: string) => (typeof values[key] === 'string' ? (values[key] as string) : '');
-
-  const input = (key: string, type: string, maxLength: number | undefined, extraAttrs: Record<string, string | undefined> = {}) => (_id: string, extra: string) => {
-    if (type === 'textarea') return `<textarea class="sf-in"${extra}${attrs({ maxlength: maxLength })}>${escapeHtml(text(key))}</textarea>`;
-    if (type === 'checkbox') return `<input type="checkbox" value="on"${extra}${attrs({ checked: values[key] === true })}>`;
-    return `<input class="sf-in"${attrs({ type })}${extra}${attrs({ maxlength: maxLength, value: text(key) || undefined, ...extraAttrs })}>`;
-  };
-
-  for (const name of BUILT_IN_FIELDS) {
-    const setting = config.fields[name];
-    if (!setting?.enabled) continue;
-    const [label, type, autocomplete, maxLength] = BUILT_IN_CONTROLS[name];
-    field(name, label, setting.required, input(name, type, maxLength, autocomplete ? { autocomplete } : {}));
+    const input = element(control, extra);
+    fields.push(`<div class="sf-f">${control.type === 'checkbox' ? `<div class="sf-c">${input}${labelHtml}</div>` : `${labelHtml}${input}`}${errorHtml}</div>`);
   }
-  for (const custom of config.customFields) {
-    const key = `custom.${custom.key}`;
-    const [type, maxLength] = customControlType(custom.type);
-    if (type === 'select') {
-      field(key, custom.label, custom.required, (_id, extra) => {
-        const chosen = text(key);
-        const options = custom.options.map((option) => `<option${attrs({ value: option, selected: chosen === option })}>${escapeHtml(option)}</option>`).join('');
-        return `<select class="sf-in"${extra}><option value="">Choose…</option>${options}</select>`;
-      });
-    } else {
-      field(key, custom.label, custom.required, input(key, type, maxLength, type === 'number' ? { step: 'any', inputmode: 'decimal' } : {}), type === 'checkbox');
-    }
-  }
-  field('consent', config.consentText, true, (_id, extra) => `<input type="checkbox" value="on"${extra}${attrs({ checked: values.consent === true })}>`, true);
 
   const summaryItems = (options.errors ?? [])
     .filter((error) => ids.has(error.key))
@@ -177,7 +163,7 @@ export function renderFormPage(config: PublicFormConfig, assets: PageAssets, opt
     .join('');
   const hasErrors = Boolean(summaryItems || options.summary);
   const summary = hasErrors
-    ? `<div class="sf-msg sf-sum" role="alert" tabindex="-1" autofocus id="sf-sum"><strong>${escapeHtml(options.summary ?? 'Please correct the marked fields.')}</strong>${summaryItems ? `<ul>${summaryItems}</ul>` : ''}</div>`
+    ? `<div class="sf-msg sf-sum" role="alert" tabindex="-1" autofocus id="sf-sum"><strong>${escapeHtml(options.summary ?? TEXT.correct)}</strong>${summaryItems ? `<ul>${summaryItems}</ul>` : ''}</div>`
     : '<p class="sf-msg" role="alert"></p>';
 
   const action = `/f/${encodeURIComponent(config.slug)}${options.embed ? '?embed=1' : ''}`;
@@ -194,12 +180,12 @@ export function renderFormPage(config: PublicFormConfig, assets: PageAssets, opt
     `<div id="svc-form-root"${hasErrors ? ' data-errors' : ''}><div class="${ROOT_CLASS}">` +
     (logo ? `<img class="sf-logo"${attrs({ src: logo, alt: config.branding?.name ?? '' })}>` : '') +
     `<h1 class="sf-title" id="sf-t">${escapeHtml(config.title)}</h1>` +
-    `<form method="post"${attrs({ action })} aria-labelledby="sf-t"><p class="sf-note">Fields marked * are required.</p>` +
+    `<form method="post"${attrs({ action })} aria-labelledby="sf-t"><p class="sf-note">${TEXT.note}</p>` +
     summary +
     fields.join('') +
-    '<div class="sf-hp" aria-hidden="true"><label for="sf-hp">Leave this field empty</label><input type="text" name="_hp" id="sf-hp" tabindex="-1" autocomplete="off"></div>' +
+    `<div class="sf-hp" aria-hidden="true"><label for="sf-hp">${HONEYPOT.label}</label><input type="text" name="${HONEYPOT.name}" id="sf-hp" tabindex="-1" autocomplete="off"></div>` +
     hidden +
-    '<button type="submit" class="sf-btn">Submit</button></form></div></div></main></body></html>\n';
+    `<button type="submit" class="sf-btn">${TEXT.submit}</button></form></div></div></main></body></html>\n`;
   return { html, style };
 }
 

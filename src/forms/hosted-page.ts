@@ -6,13 +6,14 @@ import type { ErrorPageRenderer, RouteErrorConfig } from '../http/error-handler.
 import { AppError, isAppError } from '../http/errors.js';
 import { addFormBodyParser } from '../http/form-body.js';
 import type { RateLimiter } from '../http/rate-limit.js';
-import { CONSENT, controlsToMark } from '../../web/form/values.js';
+import { CONSENT, formControls, HONEYPOT, postedMetadata, postedValues, submissionBody } from '../../web/form/controls.js';
+import { controlsToMark } from '../../web/form/values.js';
 import { publicFormNotFound } from './errors.js';
 import type { FormCache } from './form-cache.js';
-import { contentSecurityPolicy, httpUrlOrNull, renderFormPage, renderMessagePage, styleHash, type FieldError, type PostedValues } from './hosted-html.js';
+import { contentSecurityPolicy, httpUrlOrNull, renderFormPage, renderMessagePage, styleHash, type FieldError } from './hosted-html.js';
 import type { LiveForm } from './public-form.js';
 import { CONFIG_READS, SUBMISSIONS, clientAndSlug, matchesEtag } from './public-routes.js';
-import { BUILT_IN_FIELDS, LIMITS, UTM_KEYS } from './rules.js';
+import { LIMITS, UTM_KEYS } from './rules.js';
 import type { PublicFormConfig } from './schema.js';
 import type { SubmitService } from './submit-service.js';
 import { pickEncoding, type WebAssets } from './web-assets.js';
@@ -90,42 +91,18 @@ function postedByName(pairs: [string, string][]): Map<string, string> {
   return new Map(pairs);
 }
 
-/** What the visitor typed, by control key, to redraw the form with it. */
-function postedValues(config: PublicFormConfig, posted: Map<string, string>): PostedValues {
-  const values: PostedValues = {};
-  for (const name of BUILT_IN_FIELDS) if (config.fields[name].enabled) values[name] = posted.get(name) ?? '';
-  for (const field of config.customFields) {
-    const key = `custom.${field.key}`;
-    values[key] = field.type === 'checkbox' ? posted.has(key) : (posted.get(key) ?? '');
-  }
-  values[CONSENT] = posted.has(CONSENT);
-  return values;
-}
-
-/** The submit API's body from a form post, as web/form/values.ts builds it from the renderer's controls. */
-function submissionBody(config: PublicFormConfig, posted: Map<string, string>): Record<string, unknown> {
-  const body: Record<string, unknown> = { _hp: posted.get('_hp') ?? '' };
-  // An unticked box sends nothing: no consentVersion, so the rules answer CONSENT_REQUIRED.
-  if (posted.has(CONSENT)) body.consentVersion = posted.get('consentVersion') ?? '';
-  for (const name of BUILT_IN_FIELDS) {
-    const value = posted.get(name);
-    if (config.fields[name].enabled && value !== undefined && value.trim() !== '') body[name] = value;
-  }
-  const custom: Record<string, unknown> = {};
-  for (const field of config.customFields) {
-    const value = posted.get(`custom.${field.key}`);
-    if (value === undefined) continue;
-    if (field.type === 'checkbox') custom[field.key] = true;
-    else if (value.trim() !== '') custom[field.key] = field.type === 'number' && Number.isFinite(Number(value)) ? Number(value) : value;
-  }
-  if (Object.keys(custom).length) body.custom = custom;
-  const metadata: Record<string, string> = {};
-  for (const key of UTM_KEYS) {
-    const value = posted.get(key);
-    if (value) metadata[key] = value;
-  }
-  if (Object.keys(metadata).length) body.metadata = metadata;
-  return body;
+/**
+ * The submit API's body from a form post: the one builder of web/form/controls.ts, over the values
+ * read from the post as the script reads them from the form's FormData. An unticked consent box
+ * sends nothing, so no consentVersion goes with it and the rules answer CONSENT_REQUIRED.
+ */
+export function postedBody(config: PublicFormConfig, posted: Map<string, string>): Record<string, unknown> {
+  const controls = formControls(config);
+  return submissionBody(controls, postedValues(controls, posted), {
+    consentVersion: posted.has(CONSENT) ? (posted.get('consentVersion') ?? '') : undefined,
+    metadata: postedMetadata(posted),
+    honeypot: posted.get(HONEYPOT.name) ?? '',
+  });
 }
 
 /**
@@ -243,8 +220,8 @@ export function registerHostedPageRoutes(app: App, deps: HostedPageDeps): void {
       const form = await cache.get(slug);
       if (!form) throw publicFormNotFound();
       const config = configOf(form);
-      const body = submissionBody(config, posted);
-      const utm = Object.fromEntries(UTM_KEYS.flatMap((key) => (posted.get(key) ? [[key, posted.get(key)!]] : [])));
+      const body = postedBody(config, posted);
+      const utm = postedMetadata(posted);
       try {
         const outcome = await submit.submit(slug, body, {
           ip: request.ip ?? null,
@@ -260,7 +237,7 @@ export function registerHostedPageRoutes(app: App, deps: HostedPageDeps): void {
         // The form again, as the visitor left it, with the refusal marked; a changed consent text is shown fresh.
         const current = error.code === 'CONSENT_REQUIRED' ? ((await cache.get(slug)) ?? form) : form;
         const currentConfig = configOf(current);
-        const values = postedValues(currentConfig, posted);
+        const values = postedValues(formControls(currentConfig), posted);
         if (error.code === 'CONSENT_REQUIRED' && posted.has(CONSENT) && posted.get('consentVersion') !== current.consentVersion) values[CONSENT] = false;
         const shown = new Set(Object.keys(values));
         const errors: FieldError[] = controlsToMark({ code: error.code, ...(error.field !== undefined ? { field: error.field } : {}) }, (key) => shown.has(key)).map(

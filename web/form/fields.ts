@@ -1,8 +1,9 @@
 import type { BuiltInField } from './types.js';
 
 /**
- * How each field is drawn: one table for the server-rendered hosted page (src/forms/hosted-html.ts)
- * and the browser renderer (renderer.ts), so the page before and after JavaScript runs agrees.
+ * How each field type is drawn: the table behind the control model (controls.ts), which the
+ * server-rendered hosted page (src/forms/hosted-html.ts) and the browser renderer (renderer.ts) both
+ * draw from, so the page before and after JavaScript runs agrees.
  * Length limits mirror the API's (src/forms/rules.ts, src/crm/custom-values.ts); a test checks them.
  */
 export const BUILT_IN_CONTROLS: Record<BuiltInField, [label: string, type: string, autocomplete: string, maxLength: number]> = {

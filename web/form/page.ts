@@ -1,6 +1,6 @@
+import { formControls, postedValues } from './controls.js';
 import { renderForm } from './renderer.js';
 import type { PublicFormConfig } from './types.js';
-import type { Values } from './values.js';
 
 /**
  * form-page.js: the hosted page's enhancement (`/f/{slug}`). The server has already drawn a working
@@ -18,17 +18,6 @@ import type { Values } from './values.js';
 const root = document.getElementById('svc-form-root');
 const source = document.getElementById('svc-form-config');
 const embedded = document.documentElement.hasAttribute('data-embed');
-
-function typedValues(form: HTMLFormElement | null): Values {
-  const values: Values = {};
-  if (!form) return values;
-  for (const element of Array.from(form.elements)) {
-    const input = element as HTMLInputElement;
-    if (!input.name || input.type === 'hidden' || input.name === '_hp') continue;
-    values[input.name] = input.type === 'checkbox' ? input.checked : input.value;
-  }
-  return values;
-}
 
 function navigateTop(url: string): void {
   try {
@@ -49,9 +38,11 @@ function utmSource(): string {
 
 if (root && source && !root.hasAttribute('data-errors')) {
   const config = JSON.parse(source.textContent ?? 'null') as PublicFormConfig;
+  const form = root.querySelector('form');
   renderForm(root, config, {
     headingLevel: 1,
-    values: typedValues(root.querySelector('form')),
+    // Anything typed before the script ran, read as the server reads a post of that form.
+    values: form ? postedValues(formControls(config), new FormData(form)) : {},
     ...(embedded ? { navigate: navigateTop, pageUrl: utmSource() } : {}),
   });
 }

@@ -1,11 +1,12 @@
 import { getConfig, postLead, type Failure, type Fetch } from './api.js';
 import { attemptKeys, randomKey } from './attempt.js';
 import { palette } from './contrast.js';
-import { BUILT_IN_CONTROLS, customControlType, FONT_FAMILY } from './fields.js';
+import { CONSENT, formControls, HONEYPOT, identityMessage, postedValues, TEXT, type FormControl, type Values } from './controls.js';
+import { FONT_FAMILY } from './fields.js';
 import { ROOT_CLASS } from './styles.js';
-import type { BuiltInField, Branding, PublicCustomField, PublicFormConfig, SubmitResult } from './types.js';
+import type { Branding, PublicFormConfig, SubmitResult } from './types.js';
 import { httpUrl, utmFromUrl } from './urls.js';
-import { buildBody, CONSENT, controlsToMark, type Values } from './values.js';
+import { buildBody, controlsToMark } from './values.js';
 
 export { formStyles, ROOT_CLASS } from './styles.js';
 export type { Branding, PublicCustomField, PublicFormConfig, SubmitResult } from './types.js';
@@ -99,12 +100,27 @@ export function renderForm(root: ShadowRoot | HTMLElement, config: PublicFormCon
   if (logo) wrap.append(h('img', { class: 'sf-logo', src: logo, alt: config.branding!.name }));
   wrap.append(h(`h${options.headingLevel ?? 2}` as 'h2', { class: 'sf-title', id: `${prefix}t` }, config.title));
 
-  const form = h('form', { novalidate: '', 'aria-labelledby': `${prefix}t` }, h('p', { class: 'sf-note' }, 'Fields marked * are required.'));
+  const form = h('form', { novalidate: '', 'aria-labelledby': `${prefix}t` }, h('p', { class: 'sf-note' }, TEXT.note));
   const status = h('p', { class: 'sf-msg', role: 'alert' });
+  const list = formControls(config);
+  // The consent label is a text node of its own: a changed consent text replaces its data in place.
+  const consentText = doc.createTextNode(config.consentText);
 
-  function add(key: string, label: string | Node, required: boolean, input: Control): Node {
+  /** One control of the list, as hosted-html.ts draws it: a `.sf-f` block with its label and error line. */
+  function add(spec: FormControl): Node {
+    const { key, type, required } = spec;
     const id = prefix + controls.size;
-    const check = input.type === 'checkbox';
+    const check = type === 'checkbox';
+    const input: Control = type === 'textarea' ? h('textarea', spec.attrs) : type === 'select' ? h('select', spec.attrs) : h('input', { type, ...spec.attrs });
+    if (spec.maxLength && !(input instanceof HTMLSelectElement)) input.maxLength = spec.maxLength;
+    if (input instanceof HTMLSelectElement) {
+      input.append(h('option', { value: '' }, TEXT.choose));
+      for (const choice of spec.options) {
+        const option = h('option', {}, choice);
+        option.value = choice;
+        input.append(option);
+      }
+    }
     input.id = id;
     input.name = key;
     if (!check) input.className = 'sf-in';
@@ -115,59 +131,23 @@ export function renderForm(root: ShadowRoot | HTMLElement, config: PublicFormCon
     const start = options.values?.[key];
     if (check) (input as HTMLInputElement).checked = start === true;
     else if (typeof start === 'string') input.value = start;
-    const labelElement = h('label', { for: id }, label);
+    const labelElement = h('label', { for: id }, key === CONSENT ? consentText : spec.label);
     if (required) labelElement.append(h('span', { 'aria-hidden': 'true' }, ' *'));
     const error = h('p', { class: 'sf-err', id: `${id}e`, hidden: '' });
     controls.set(key, { input, error });
     return h('div', { class: 'sf-f' }, check ? h('div', { class: 'sf-c' }, input, labelElement) : labelElement, ...(check ? [] : [input]), error);
   }
 
-  function control(type: string, maxLength?: number, attrs: Attrs = {}): Control {
-    const input = type === 'textarea' ? h('textarea', attrs) : type === 'select' ? h('select', attrs) : h('input', { type, ...attrs });
-    if (maxLength && !(input instanceof HTMLSelectElement)) input.maxLength = maxLength;
-    return input;
-  }
-
-  for (const name of Object.keys(BUILT_IN_CONTROLS) as BuiltInField[]) {
-    const setting = config.fields[name];
-    if (!setting?.enabled) continue;
-    const [label, type, autocomplete, maxLength] = BUILT_IN_CONTROLS[name];
-    form.append(add(name, label, setting.required, control(type, maxLength, autocomplete ? { autocomplete } : {})));
-  }
-
-  for (const field of config.customFields) form.append(add(`custom.${field.key}`, field.label, field.required, customControl(field)));
-
-  function customControl(field: PublicCustomField): Control {
-    const [type, maxLength] = customControlType(field.type);
-    const input = control(type, maxLength, type === 'number' ? { step: 'any', inputmode: 'decimal' } : {});
-    if (input instanceof HTMLSelectElement) {
-      input.append(h('option', { value: '' }, 'Choose…'));
-      for (const choice of field.options) {
-        const option = h('option', {}, choice);
-        option.value = choice;
-        input.append(option);
-      }
-    }
-    return input;
-  }
-
-  const consentText = doc.createTextNode(config.consentText);
-  const consent = add(CONSENT, consentText, true, h('input', { type: 'checkbox' }));
-  const honeypot = h('input', { type: 'text', name: '_hp', id: `${prefix}hp`, tabindex: '-1', autocomplete: 'off' });
-  const button = h('button', { type: 'submit', class: 'sf-btn' }, 'Submit');
-  form.append(
-    consent,
-    h('div', { class: 'sf-hp', 'aria-hidden': 'true' }, h('label', { for: `${prefix}hp` }, 'Leave this field empty'), honeypot),
-    status,
-    button,
-  );
+  for (const spec of list) form.append(add(spec));
+  const honeypot = h('input', { type: 'text', name: HONEYPOT.name, id: `${prefix}hp`, tabindex: '-1', autocomplete: 'off' });
+  const button = h('button', { type: 'submit', class: 'sf-btn' }, TEXT.submit);
+  form.append(h('div', { class: 'sf-hp', 'aria-hidden': 'true' }, h('label', { for: `${prefix}hp` }, HONEYPOT.label), honeypot), status, button);
   wrap.append(form);
   root.replaceChildren(wrap);
 
+  /** What was typed, read from the form's own FormData: the same reading as the server's of a no-JS post. */
   function values(): Values {
-    const out: Values = {};
-    for (const [key, { input }] of controls) out[key] = input.type === 'checkbox' ? (input as HTMLInputElement).checked : input.value;
-    return out;
+    return postedValues(list, new FormData(form));
   }
 
   let announcing: ReturnType<typeof setTimeout> | undefined;
@@ -214,7 +194,7 @@ export function renderForm(root: ShadowRoot | HTMLElement, config: PublicFormCon
     }
     const identity = ['email', 'phone'].filter((key) => controls.has(key));
     if (identity.length && identity.every((key) => !controls.get(key)!.input.value.trim())) {
-      const message = `Please enter ${identity.length > 1 ? 'an email address or a phone number' : identity[0] === 'email' ? 'an email address' : 'a phone number'}.`;
+      const message = identityMessage(identity);
       for (const key of identity) mark(key, message);
       ok = false;
     }
@@ -253,7 +233,7 @@ export function renderForm(root: ShadowRoot | HTMLElement, config: PublicFormCon
     if (busy) return;
     clearMarks();
     if (!checkLocally()) {
-      announce('Please correct the marked fields.');
+      announce(TEXT.correct);
       return focusFirstMarked();
     }
     const metadata = utmFromUrl(options.pageUrl ?? location.href);
@@ -270,7 +250,7 @@ export function renderForm(root: ShadowRoot | HTMLElement, config: PublicFormCon
     busy = false;
     button.removeAttribute('aria-disabled');
     form.removeAttribute('aria-busy');
-    button.textContent = 'Submit';
+    button.textContent = TEXT.submit;
   });
 
   options.onReady?.();
