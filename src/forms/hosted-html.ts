@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { escapeHtml, jsonForScript } from '../lib/html.js';
+import { httpUrl } from '../../web/form/urls.js';
 import { palette } from '../../web/form/contrast.js';
 import { formControls, HONEYPOT, TEXT, type FormControl, type Values } from '../../web/form/controls.js';
 import { FONT_FAMILY } from '../../web/form/fields.js';
@@ -36,15 +37,6 @@ export interface FormPageOptions {
   summary?: string;
 }
 
-export function httpUrlOrNull(value: string | null | undefined): string | null {
-  if (!value) return null;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null;
-  } catch {
-    return null;
-  }
-}
 
 function attrs(map: Record<string, string | boolean | number | undefined>): string {
   let out = '';
@@ -85,7 +77,7 @@ export function styleHash(style: string): string {
  */
 export function contentSecurityPolicy(styleSource: string, redirectUrl: string | null): string {
   let formAction = "'self'";
-  const redirect = httpUrlOrNull(redirectUrl);
+  const redirect = httpUrl(redirectUrl);
   if (redirect) formAction += ` ${new URL(redirect).origin}`;
   return [
     "default-src 'none'",
@@ -170,7 +162,7 @@ export function renderFormPage(config: PublicFormConfig, assets: PageAssets, opt
   const hidden =
     `<input type="hidden" name="consentVersion" value="${escapeHtml(config.consentVersion)}">` +
     UTM_KEYS.filter((key) => options.utm[key]).map((key) => `<input type="hidden" name="${key}" value="${escapeHtml(options.utm[key]!)}">`).join('');
-  const logo = httpUrlOrNull(config.branding?.logoUrl);
+  const logo = httpUrl(config.branding?.logoUrl);
   const title = config.branding?.name ? `${config.title} · ${config.branding.name}` : config.title;
 
   const html =

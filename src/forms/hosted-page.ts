@@ -8,12 +8,13 @@ import { addFormBodyParser } from '../http/form-body.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { CONSENT, formControls, HONEYPOT, postedMetadata, postedValues, submissionBody } from '../../web/form/controls.js';
 import { controlsToMark } from '../../web/form/values.js';
+import { httpUrl, utmValues } from '../../web/form/urls.js';
 import { publicFormNotFound } from './errors.js';
 import type { FormCache } from './form-cache.js';
-import { contentSecurityPolicy, httpUrlOrNull, renderFormPage, renderMessagePage, styleHash, type FieldError } from './hosted-html.js';
+import { contentSecurityPolicy, renderFormPage, renderMessagePage, styleHash, type FieldError } from './hosted-html.js';
 import type { LiveForm } from './public-form.js';
 import { CONFIG_READS, SUBMISSIONS, clientAndSlug, matchesEtag } from './public-routes.js';
-import { LIMITS, UTM_KEYS } from './rules.js';
+import { LIMITS } from './rules.js';
 import type { PublicFormConfig } from './schema.js';
 import type { SubmitService } from './submit-service.js';
 import { pickEncoding, type WebAssets } from './web-assets.js';
@@ -73,15 +74,6 @@ function configOf(form: LiveForm): PublicFormConfig {
     configs.set(form, config);
   }
   return config;
-}
-
-function utmOf(query: Record<string, unknown>): Record<string, string> {
-  const utm: Record<string, string> = {};
-  for (const key of UTM_KEYS) {
-    const value = query[key];
-    if (typeof value === 'string' && value.trim()) utm[key] = Array.from(value.trim()).slice(0, 500).join('');
-  }
-  return utm;
 }
 
 const isEmbed = (query: Record<string, unknown>) => query.embed === '1' || query.embed === 'true';
@@ -194,7 +186,7 @@ export function registerHostedPageRoutes(app: App, deps: HostedPageDeps): void {
       if (!form) throw publicFormNotFound();
       deps.onView?.(form);
       const embed = isEmbed(query);
-      const utm = utmOf(query);
+      const utm = utmValues((key) => query[key]);
       const config = configOf(form);
       if (Object.keys(utm).length) {
         const page = formPage(config, { embed, utm });
@@ -228,7 +220,7 @@ export function registerHostedPageRoutes(app: App, deps: HostedPageDeps): void {
           userAgent: request.headers['user-agent'] ?? null,
           idempotencyKey: idempotencyKeyOf(slug, body),
         });
-        const redirect = httpUrlOrNull(outcome.result.redirectUrl);
+        const redirect = httpUrl(outcome.result.redirectUrl);
         if (redirect && !embed) return reply.code(303).header('Location', redirect).header('Cache-Control', 'no-store').send();
         const link = redirect ? { href: redirect, text: 'Continue' } : undefined;
         return sendPage(request, reply, messagePage(200, 'Thank you', outcome.result.successMessage, config, embed, link), 'no-store');
