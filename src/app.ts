@@ -71,7 +71,7 @@ import { createMemorySlidingStore } from './http/rate-limit-sliding.js';
 import { Repos, transactOn } from './repos.js';
 import { keyRing, type KeyRing } from './lib/secrets.js';
 import { createToolHttpClient } from './invocation/http-client.js';
-import { createInstallationsService } from './invocation/service.js';
+import { createInstallationsService } from './invocation/installations-service.js';
 import { createToolCache } from './invocation/tool-cache.js';
 import { createCallLog } from './invocation/call-log.js';
 import { createInvoker } from './invocation/invoker.js';
