@@ -405,7 +405,7 @@ async function main(argv: string[]): Promise<number> {
   if (missing.length > 0) throw usageError(`missing ${missing.join(', ')}.`, name);
   if (typeof values.password === 'string') {
     // The console's rule for every password a person signs in with: long enough and not a common one.
-    const { createPasswordPolicy, loadCommonPasswords } = await import('./accounts/passwords.js');
+    const { createPasswordPolicy, loadCommonPasswords } = await import('./lib/passwords.js');
     createPasswordPolicy(loadCommonPasswords()).check(values.password, 'password');
   }
 

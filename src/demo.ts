@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { buildApp, createStandaloneAccountsService, createStandaloneOrgsService } from './app.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
-import { generatePassword } from './accounts/operators-service.js';
+import { generatePassword } from './operators/operators-service.js';
 import { AppError } from './http/errors.js';
 import { systemClock } from './lib/clock.js';
 import { randomBase62 } from './lib/ids.js';

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { createAccountsRepo, type AccountsRepo } from './accounts/repo.js';
+import { createAccountsRepo, type AccountsRepo } from './operators/repo.js';
 import { createCatalogRepo, type CatalogRepo } from './catalog/repo.js';
 import { createContactsRepo, type ContactsRepo } from './crm/contacts-repo.js';
 import { createCustomFieldsRepo, type CustomFieldsRepo } from './crm/custom-fields-repo.js';

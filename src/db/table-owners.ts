@@ -1,7 +1,7 @@
 import type { DB } from './tables.js';
 
 /** The feature folders under src/ that own tables. */
-export type TableOwner = 'accounts' | 'oauth' | 'tools' | 'orgs' | 'crm' | 'forms' | 'invocation';
+export type TableOwner = 'operators' | 'oauth' | 'tools' | 'orgs' | 'crm' | 'forms' | 'invocation';
 
 /**
  * Which feature writes each table. The rule: a feature's code (its repos, and the one-statement
@@ -13,12 +13,12 @@ export type TableOwner = 'accounts' | 'oauth' | 'tools' | 'orgs' | 'crm' | 'form
  * docs/ARCHITECTURE.md says the same.
  */
 export const TABLE_OWNERS: { readonly [Table in keyof DB]: TableOwner } = {
-  developers: 'accounts',
-  apps: 'accounts',
-  users: 'accounts',
-  sessions: 'accounts',
-  invitations: 'accounts',
-  password_resets: 'accounts',
+  developers: 'operators',
+  apps: 'operators',
+  users: 'operators',
+  sessions: 'operators',
+  invitations: 'operators',
+  password_resets: 'operators',
   access_tokens: 'oauth',
   tools: 'tools',
   tool_revisions: 'tools',

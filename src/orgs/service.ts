@@ -1,5 +1,5 @@
 import { isSupportedCountry } from 'libphonenumber-js/max';
-import type { AccountsRepo } from '../accounts/repo.js';
+import type { AccountsRepo } from '../operators/repo.js';
 import { insertDefaultPipeline } from '../crm/default-pipeline.js';
 import { normalizeEmail } from '../crm/normalize.js';
 import type { CrmRepo } from '../crm/repo.js';

@@ -1,6 +1,6 @@
 import type { App } from '../../src/http/app-type.js';
-import { createAccountsRepo } from '../../src/accounts/repo.js';
-import { createAccountsService, type Developer, type RegisteredApp } from '../../src/accounts/service.js';
+import { createAccountsRepo } from '../../src/operators/repo.js';
+import { createAccountsService, type Developer, type RegisteredApp } from '../../src/developers/service.js';
 import type { Database } from '../../src/db/database.js';
 import { randomBase62 } from '../../src/lib/ids.js';
 import type { Clock } from '../../src/lib/clock.js';

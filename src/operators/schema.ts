@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { AppError } from '../http/errors.js';
 import { IdParam, withNotFound } from '../http/path-ids.js';
 import { named } from '../http/schema-name.js';
-import { MAX_PASSWORD_LENGTH } from './passwords.js';
+import { MAX_PASSWORD_LENGTH } from '../lib/passwords.js';
 
 const Email = Type.String({ minLength: 1, maxLength: 254, description: 'An email address; compared without regard to case.', examples: ['someone@example.com'] });
 /** Length rules are the password policy's (accounts/passwords.ts), so a short one gets its kind message, not a schema error. */

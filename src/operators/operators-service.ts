@@ -11,11 +11,11 @@ import { newId, newSecret, randomBase62 } from '../lib/ids.js';
 import type { OrgPrincipal } from '../orgs/auth.js';
 import type { OrgsService } from '../orgs/service.js';
 import type { BackgroundQueue } from '../lib/background-queue.js';
-import type { Mailer } from './mailer.js';
-import type { PasswordPolicy } from './passwords.js';
+import type { Mailer } from '../lib/mailer.js';
+import type { PasswordPolicy } from '../lib/passwords.js';
 import type { AccountsRepo } from './repo.js';
 import type { CreatedInvitation, Invitation, Member, SessionInfo } from './schema.js';
-import type { IssuedSession, Session, SessionsService } from './sessions-service.js';
+import type { IssuedSession, Session, SessionsService } from '../sessions/sessions-service.js';
 
 const INVITATION_MS = 7 * 24 * 60 * 60 * 1000;
 const RESET_MS = 60 * 60 * 1000;

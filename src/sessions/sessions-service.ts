@@ -7,7 +7,7 @@ import { hashSecret, safeEqual } from '../lib/hashing.js';
 import { newId, newSecret } from '../lib/ids.js';
 import type { OrgPrincipal, OrgSessionResolver } from '../orgs/auth.js';
 import type { ExpiryPurge } from '../db/expiry-purger.js';
-import type { AccountsRepo } from './repo.js';
+import type { AccountsRepo } from '../operators/repo.js';
 
 /**
  * Console sessions: a random token (`svc_ses_…`) in the `svc_session` cookie (HttpOnly,

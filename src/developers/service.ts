@@ -4,7 +4,7 @@ import { isoNow, type Clock } from '../lib/clock.js';
 import { hashPassword, hashSecret } from '../lib/hashing.js';
 import { newId, newSecret } from '../lib/ids.js';
 import { SCOPES, formatScopes, isScope, parseScopeList } from '../oauth/scopes.js';
-import type { AccountsRepo } from './repo.js';
+import type { AccountsRepo } from '../operators/repo.js';
 
 export interface Developer {
   id: string;
