@@ -24,12 +24,12 @@ import { VERSION } from './version.js';
 import { createDeveloperAuth } from './oauth/bearer.js';
 import { registerOAuthRoutes } from './oauth/routes.js';
 import { createOAuthService, expiredAccessTokens } from './oauth/service.js';
-import { createAccountsService, type AccountsService } from './developers/service.js';
+import { createDevelopersService, type DevelopersService } from './developers/service.js';
 import { createSmtpMailer, type Mailer } from './lib/mailer.js';
-import { createOperatorsService, type OperatorsService } from './operators/operators-service.js';
+import { createOperatorsService, expiredOperatorRows, type OperatorsService } from './operators/operators-service.js';
 import { createPasswordPolicy, loadCommonPasswords } from './lib/passwords.js';
 import { registerAccountRoutes } from './operators/routes.js';
-import { createSessionsService, expiredAccountRows } from './sessions/sessions-service.js';
+import { createSessionsService, expiredSessions } from './sessions/sessions-service.js';
 import { registerConsoleRoutes } from './web/console-routes.js';
 import { createConsoleFiles, type ConsoleFiles } from './web/console-files.js';
 import { systemResolver, type HostResolver } from './net/resolver.js';
@@ -112,16 +112,16 @@ export function createStandaloneOrgsService(db: Kysely<DB>, clock: Clock): OrgsS
 }
 
 /** Developer accounts outside the HTTP app (the CLI's developer and app commands). */
-export function createStandaloneAccountsService(db: Kysely<DB>, clock: Clock): AccountsService {
-  return createAccountsService({ repo: new Repos(db).accounts, clock });
+export function createStandaloneAccountsService(db: Kysely<DB>, clock: Clock): DevelopersService {
+  return createDevelopersService({ repo: new Repos(db).developers, clock });
 }
 
 /** Operator accounts outside the HTTP app (the CLI's `user reset-password` and `demo`): no mailer, no rate limits to speak of. */
 export function createStandaloneOperatorsService(db: Kysely<DB>, clock: Clock, config: Config, log: FastifyBaseLogger): OperatorsService {
   const repos = new Repos(db);
-  const sessions = createSessionsService({ repo: repos.accounts, clock, limits: config.sessions, production: config.env === 'production', publicUrl: config.publicUrl });
+  const sessions = createSessionsService({ repo: repos.sessions, clock, limits: config.sessions, production: config.env === 'production', publicUrl: config.publicUrl });
   return createOperatorsService({
-    repo: repos.accounts,
+    repo: repos.operators,
     transact: transactOn(db),
     orgs: createStandaloneOrgsService(db, clock),
     sessions,
@@ -226,7 +226,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   // ── Organizations and CRM ──
   // Console sessions (cookie `svc_session`), checked for CSRF on changes.
-  const sessions = createSessionsService({ repo: repos.accounts, clock, limits: config.sessions, production: config.env === 'production', publicUrl: config.publicUrl });
+  const sessions = createSessionsService({ repo: repos.sessions, clock, limits: config.sessions, production: config.env === 'production', publicUrl: config.publicUrl });
   // orgAuth.require guards every /api/org/* route (an org API key, or a session); orgAuth.principal(request) → {orgId, actor, role?}.
   // Valid org API keys and agent keys by hash, so an authenticated request costs no query: revoking or
   // deleting a key drops it here and, through Redis, on every node; an org change (an agent deleted) drops the org's keys.
@@ -245,7 +245,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const mailer = deps.mailer ?? (config.smtpUrl ? createSmtpMailer({ url: config.smtpUrl, from: config.mailFrom }) : undefined);
   if (mailer && !deps.mailer) app.addHook('onClose', async () => mailer.close());
   const operators = createOperatorsService({
-    repo: repos.accounts,
+    repo: repos.operators,
     transact,
     orgs,
     sessions,
@@ -357,7 +357,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Every table with an expiry, or it grows forever (the token endpoint writes a row per request).
   // Runs on every node; the app's close stops it before the database is closed.
   if (deps.expiryPurge !== false) {
-    const purger = createExpiryPurger({ purges: [expiredAccessTokens(repos.oauth), expiredIdempotencyKeys(repos.forms), ...expiredAccountRows(repos.accounts)], clock, log: app.log, schedule: deps.expiryPurge ?? {} });
+    const purger = createExpiryPurger({ purges: [expiredAccessTokens(repos.oauth), expiredIdempotencyKeys(repos.forms), ...expiredSessions(repos.sessions), ...expiredOperatorRows(repos.operators)], clock, log: app.log, schedule: deps.expiryPurge ?? {} });
     purger.start();
     app.addHook('onClose', () => purger.stop());
   }
