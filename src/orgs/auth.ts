@@ -2,7 +2,7 @@
  * Authentication for the Operator API (`/api/org/*`).
  *
  * Contract (other features rely on it):
- *   const orgAuth = createOrgAuth({ repo: repos.orgs, clock });   // in app.ts
+ *   const orgAuth = createOrgAuth({ repo: repos.orgs, clock });   // in services.ts
  *   route options: `{ onRequest: orgAuth.require, … }`
  *   handler:       `const { orgId, actor } = orgAuth.principal(request);`
  *
