@@ -5,8 +5,9 @@ import { pathToFileURL } from 'node:url';
 import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { randomBase62 } from '../src/lib/ids.js';
-import { systemClock } from '../src/lib/clock.js';
-import { createStandaloneOrgsService } from '../src/app.js';
+import { pino } from 'pino';
+import { loadConfig } from '../src/config.js';
+import { createServices } from '../src/services.js';
 import { load, memoryMb, mergeRuns, printTable, startChild, startSwitchboard, throwawaySchema, type LoadResult, type Row } from './lib.js';
 
 /**
@@ -53,11 +54,13 @@ export async function benchForms(options: FormsBenchOptions = {}): Promise<Row[]
   // The organization is made in-process, as the CLI would; the form through the Operator API.
   const database = openDatabase({ databaseUrl: schema?.url, dataDir });
   await migrateToLatest(database.db);
-  const org = await createStandaloneOrgsService(database.db, systemClock).createOrganization({
+  const services = await createServices(loadConfig(env), { database, log: pino({ level: 'silent' }), redis: false, mailer: null });
+  const org = await services.orgs.createOrganization({
     name: 'Bench Dental',
     email: `bench-${randomBase62(8).toLowerCase()}@example.com`,
     password: 'benchmark-password',
   });
+  await services.close();
   await database.close();
 
   const server = await startSwitchboard(env);

@@ -1,4 +1,7 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -104,6 +107,37 @@ describe('switchboard CLI', () => {
     const unknown = cli(dataDir, 'frobnicate', '--json');
     expect(unknown.code).toBe(2);
     expect(JSON.parse(unknown.stderr)).toEqual({ success: false, error: 'unknown command "frobnicate".', code: 'USAGE_ERROR' });
+  });
+});
+
+describe('switchboard with REDIS_URL set', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-cli-redis-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  // A command's writes change nothing a node's cache holds, so it never waits on Redis (services.ts `redis: false`):
+  // a listener on REDIS_URL's port, standing in for Redis, sees no connection while services are built, used and closed.
+  it('opens no connection to Redis, even for commands that build every service', async () => {
+    let connections = 0;
+    const redis = createServer((socket) => {
+      connections += 1;
+      socket.destroy();
+    });
+    redis.listen(0, '127.0.0.1');
+    await once(redis, 'listening');
+    try {
+      const { port } = redis.address() as AddressInfo;
+      const env = { ...process.env, SWITCHBOARD_PASSWORD: 'a long password', DATA_DIR: dataDir, NODE_ENV: 'development', LOG_LEVEL: 'silent', DATABASE_URL: '', REDIS_URL: `redis://127.0.0.1:${port}` };
+      // Asynchronously, so the listener above can accept while the command runs.
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'developer', 'create', '--email', 'redis@example.com', '--name', 'Redis', '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+      const [code] = (await once(child, 'exit')) as [number | null];
+      expect(code).toBe(0);
+      expect(JSON.parse(stdout).developer).toMatchObject({ email: 'redis@example.com' });
+      expect(connections).toBe(0);
+    } finally {
+      redis.close();
+    }
   });
 });
 

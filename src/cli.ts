@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import type { Database } from './db/database.js';
 import { AppError } from './http/errors.js';
+import type { Services } from './services.js';
 
 /**
  * `switchboard <command>`: operations on the configured database.
@@ -27,6 +28,8 @@ interface CommandContext {
   /** Migrations this run applied before the command (every command migrates first). */
   migrated: string[];
   options: Record<string, string | boolean | undefined>;
+  /** Every service over the database (services.ts), built on first use and closed before the database. */
+  services(): Promise<Services>;
 }
 
 interface Command {
@@ -73,9 +76,9 @@ const commands: Record<string, Command> = {
       name: { type: 'string', value: 'name', required: true, description: 'The developer\'s name.' },
     },
     password: true,
-    run: async ({ database, options }) => {
-      const accounts = await accountsService(database);
-      const developer = await accounts.createDeveloper({ email: String(options.email), password: String(options.password), name: String(options.name) });
+    run: async ({ services, options }) => {
+      const { developers } = await services();
+      const developer = await developers.createDeveloper({ email: String(options.email), password: String(options.password), name: String(options.name) });
       return { developer };
     },
   },
@@ -86,9 +89,9 @@ const commands: Record<string, Command> = {
       name: { type: 'string', value: 'name', required: true, description: 'The app\'s name.' },
       scopes: { type: 'string', value: 'scopes', description: 'The scopes the app may ask for, space-separated, among tools:read tools:write tools:publish; default all three.' },
     },
-    run: async ({ database, options }) => {
-      const accounts = await accountsService(database);
-      const app = await accounts.createApp({
+    run: async ({ services, options }) => {
+      const { developers } = await services();
+      const app = await developers.createApp({
         developerEmail: String(options.developer),
         name: String(options.name),
         ...(typeof options.scopes === 'string' ? { scopes: options.scopes } : {}),
@@ -106,8 +109,8 @@ const commands: Record<string, Command> = {
       country: { type: 'string', value: 'code', description: 'Where national phone numbers (without +) are from: an ISO 3166-1 code such as US, GB or FR; default US. Change it later with PATCH /api/org/organization.' },
     },
     password: true,
-    run: async ({ database, options }) => {
-      const orgs = await orgsService(database);
+    run: async ({ services, options }) => {
+      const { orgs } = await services();
       const created = await orgs.createOrganization({
         name: String(options.name),
         email: String(options.email),
@@ -131,10 +134,10 @@ const commands: Record<string, Command> = {
       org: { type: 'string', value: 'org id', required: true, description: 'The organization\'s id (org_…), as org create printed it.' },
       name: { type: 'string', value: 'name', description: 'What the key is for; default "CLI key".' },
     },
-    run: async ({ database, options }) => {
-      const [orgs, { createStandaloneApiKeysService }, { systemClock }] = await Promise.all([orgsService(database), import('./app.js'), import('./lib/clock.js')]);
+    run: async ({ services, options }) => {
+      const { orgs, apiKeys } = await services();
       const org = await orgs.getOrganization(String(options.org));
-      const key = await createStandaloneApiKeysService(database.db, systemClock).create(org.id, { name: typeof options.name === 'string' ? options.name : 'CLI key' });
+      const key = await apiKeys.create(org.id, { name: typeof options.name === 'string' ? options.name : 'CLI key' });
       return {
         orgId: org.id,
         id: key.id,
@@ -152,8 +155,8 @@ const commands: Record<string, Command> = {
       'password-stdin': PASSWORD_OPTIONS['password-stdin']!,
     },
     password: 'optional',
-    run: async ({ config, database, options }) => {
-      const operators = await operatorsService(config, database);
+    run: async ({ config, services, options }) => {
+      const { operators } = await services();
       const result = await operators.resetPasswordByEmail(String(options.email), typeof options.password === 'string' ? options.password : undefined);
       return {
         userId: result.userId,
@@ -166,17 +169,16 @@ const commands: Record<string, Command> = {
   demo: {
     summary: 'Seeds a demo organization: an operator (credentials printed), a branded agent, a custom select field, a form using it with a few submissions and opportunities. Run again for another.',
     options: {},
-    run: async ({ config, database }) => {
+    run: async ({ services }) => {
       const { seedDemo } = await import('./demo.js');
-      return seedDemo(config, database);
+      return seedDemo(await services());
     },
   },
   'secrets rotate': {
     summary: 'Re-encrypts every stored tool credential under SECRETS_KEY, reading values still under the old key with SECRETS_KEY_PREVIOUS. Run it after setting both; then drop SECRETS_KEY_PREVIOUS.',
     options: {},
-    run: async ({ config, database }) => {
-      const [{ keyRing }, { createStandaloneCredentialRotation }] = await Promise.all([import('./lib/secrets.js'), import('./app.js')]);
-      const result = await createStandaloneCredentialRotation(database.db, keyRing(config.secretsKey, config.secretsKeyPrevious)).rotate();
+    run: async ({ config, services }) => {
+      const result = await (await services()).credentialRotation.rotate();
       if (result.failed.length > 0) {
         const which = result.failed.slice(0, 5).map((f) => `${f.installationId} ${f.field}`).join(', ');
         throw new AppError(
@@ -190,21 +192,14 @@ const commands: Record<string, Command> = {
   },
 };
 
-async function accountsService(database: Database) {
-  const [{ createStandaloneAccountsService }, { systemClock }] = await Promise.all([import('./app.js'), import('./lib/clock.js')]);
-  return createStandaloneAccountsService(database.db, systemClock);
-}
-
-/** Console accounts outside the HTTP app (no mailer: the CLI prints what it would send). */
-async function operatorsService(config: Config, database: Database) {
-  const [{ createStandaloneOperatorsService }, { systemClock }, { pino }] = await Promise.all([import('./app.js'), import('./lib/clock.js'), import('pino')]);
-  return createStandaloneOperatorsService(database.db, systemClock, config, pino({ level: 'silent' }));
-}
-
-/** The orgs service outside the HTTP app (app.ts builds it; no form cache listens to its changes). */
-async function orgsService(database: Database) {
-  const [{ createStandaloneOrgsService }, { systemClock }] = await Promise.all([import('./app.js'), import('./lib/clock.js')]);
-  return createStandaloneOrgsService(database.db, systemClock);
+/**
+ * The services a command uses: the server's own wiring (services.ts), without Redis (a command's writes,
+ * new orgs and keys, re-sealed credentials, a reset password, change nothing a node's cache holds),
+ * without a mailer (the CLI prints what it would send) and without the expiry purger. Logs nothing.
+ */
+async function commandServices(config: Config, database: Database): Promise<Services> {
+  const [{ createServices }, { pino }] = await Promise.all([import('./services.js'), import('pino')]);
+  return createServices(config, { database, log: pino({ level: 'silent' }), redis: false, mailer: null });
 }
 
 /** Required options, the password counting as given when it comes from stdin or the environment. */
@@ -405,7 +400,7 @@ async function main(argv: string[]): Promise<number> {
   if (missing.length > 0) throw usageError(`missing ${missing.join(', ')}.`, name);
   if (typeof values.password === 'string') {
     // The console's rule for every password a person signs in with: long enough and not a common one.
-    const { createPasswordPolicy, loadCommonPasswords } = await import('./accounts/passwords.js');
+    const { createPasswordPolicy, loadCommonPasswords } = await import('./lib/passwords.js');
     createPasswordPolicy(loadCommonPasswords()).check(values.password, 'password');
   }
 
@@ -422,9 +417,10 @@ async function main(argv: string[]): Promise<number> {
   }
   const [{ openDatabase }, { migrateToLatest }] = await Promise.all([import('./db/database.js'), import('./db/migrate.js')]);
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteSynchronous: config.sqliteSynchronous, limits: config.databaseLimits });
+  let services: Promise<Services> | undefined;
   try {
     const { applied } = await migrateToLatest(database.migrationDb);
-    const result = await command.run!({ config, database, migrated: applied, options: values });
+    const result = await command.run!({ config, database, migrated: applied, options: values, services: () => (services ??= commandServices(config, database)) });
     if (json) console.log(JSON.stringify(result, null, 2));
     else printHuman(result);
     return 0;
@@ -432,6 +428,8 @@ async function main(argv: string[]): Promise<number> {
     if (error instanceof AppError) throw new CliFailure(error.message, error.code, 1, { field: error.field });
     throw error;
   } finally {
+    // Services that failed to build have nothing open; the command's error is the one to report.
+    await services?.then((built) => built.close(), () => undefined);
     await database.close();
   }
 }

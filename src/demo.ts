@@ -1,11 +1,9 @@
 import { Writable } from 'node:stream';
-import { buildApp, createStandaloneAccountsService, createStandaloneOrgsService } from './app.js';
-import type { Config } from './config.js';
-import type { Database } from './db/database.js';
-import { generatePassword } from './accounts/operators-service.js';
+import { buildApp } from './app.js';
+import { generatePassword } from './operators/operators-service.js';
 import { AppError } from './http/errors.js';
-import { systemClock } from './lib/clock.js';
 import { randomBase62 } from './lib/ids.js';
+import type { Services } from './services.js';
 
 const DEMO_EMAIL = 'demo@example.com';
 
@@ -22,8 +20,8 @@ const LEADS = [
  * with its contact and an opportunity in the default pipeline; and a tool developer with an OAuth
  * app (client secret printed once) to try the Developer API. A second run makes another one.
  */
-export async function seedDemo(config: Config, database: Database): Promise<Record<string, unknown>> {
-  const orgs = createStandaloneOrgsService(database.db, systemClock);
+export async function seedDemo(services: Services): Promise<Record<string, unknown>> {
+  const { config, database, orgs, developers } = services;
   const taken = (await database.db.selectFrom('users').select('id').where('email', '=', DEMO_EMAIL).executeTakeFirst()) !== undefined;
   const suffix = randomBase62(6).toLowerCase();
   const email = taken ? `demo-${suffix}@example.com` : DEMO_EMAIL;
@@ -32,7 +30,8 @@ export async function seedDemo(config: Config, database: Database): Promise<Reco
   const auth = { authorization: `Bearer ${created.apiKey.key}` };
 
   const quiet = new Writable({ write: (_chunk, _encoding, done) => done() });
-  const app = await buildApp({ config: { ...config, logLevel: 'silent' }, database, expiryPurge: false, logStream: quiet });
+  // The app over the same services: it closes without closing them (the caller does).
+  const app = await buildApp({ config: { ...config, logLevel: 'silent' }, database, services, logStream: quiet });
   try {
     const call = async (method: 'POST', url: string, payload: unknown, remoteAddress?: string) => {
       const res = await app.inject({ method, url, headers: auth, payload: payload as object, ...(remoteAddress ? { remoteAddress } : {}) });
@@ -70,9 +69,8 @@ export async function seedDemo(config: Config, database: Database): Promise<Reco
     await app.close();
   }
 
-  const accounts = createStandaloneAccountsService(database.db, systemClock);
-  const developer = await accounts.createDeveloper({ email: `demo-developer-${suffix}@example.com`, password: generatePassword(), name: 'Demo Developer' });
-  const oauthApp = await accounts.createApp({ developerEmail: developer.email, name: 'Demo tools' });
+  const developer = await developers.createDeveloper({ email: `demo-developer-${suffix}@example.com`, password: generatePassword(), name: 'Demo Developer' });
+  const oauthApp = await developers.createApp({ developerEmail: developer.email, name: 'Demo tools' });
 
   return {
     ...(taken ? { note: `A demo organization already exists (${DEMO_EMAIL}); this is another one.` } : {}),

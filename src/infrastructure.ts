@@ -19,7 +19,7 @@ export interface InvalidatedCache<M extends { all?: boolean }> {
   attachBus(bus: { publish(message: M): void }): void;
 }
 
-/** What the app builds once and every feature shares; no feature builds any of it. */
+/** What createServices (services.ts) builds once and every feature shares; no feature builds any of it. */
 export interface Infrastructure {
   /** Rate limits: in memory, or in Redis shared by every node (counted per node while Redis is unreachable). */
   limiter: RateLimiter;
@@ -42,7 +42,7 @@ export interface Infrastructure {
    * (forms/cache-bus.ts): the form cache, the key cache, the tool cache. Without it, does nothing.
    */
   attachCacheBus<M extends { all?: boolean }>(name: string, cache: InvalidatedCache<M>): Promise<void>;
-  /** Closes the Redis connections (the app's onClose). */
+  /** Closes the Redis connections (last in the services' close, services.ts). */
   close(): Promise<void>;
 }
 

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { createAccountsRepo, type AccountsRepo } from './accounts/repo.js';
+import { createDevelopersRepo, type DevelopersRepo } from './developers/repo.js';
 import { createCatalogRepo, type CatalogRepo } from './catalog/repo.js';
 import { createContactsRepo, type ContactsRepo } from './crm/contacts-repo.js';
 import { createCustomFieldsRepo, type CustomFieldsRepo } from './crm/custom-fields-repo.js';
@@ -11,7 +11,9 @@ import { createDirectRunner, type Transact } from './db/transaction-runner.js';
 import { createFormsRepo, type FormsRepo } from './forms/repo.js';
 import { createInvocationRepo, type InvocationRepo } from './invocation/repo.js';
 import { createOAuthRepo, type OAuthRepo } from './oauth/repo.js';
+import { createOperatorsRepo, type OperatorsRepo } from './operators/repo.js';
 import { createOrgsRepo, type OrgsRepo } from './orgs/repo.js';
+import { createSessionsRepo, type SessionsRepo } from './sessions/repo.js';
 import { createToolsRepo, type ToolsRepo } from './tools/repo.js';
 
 /**
@@ -22,7 +24,9 @@ import { createToolsRepo, type ToolsRepo } from './tools/repo.js';
  * (e.g. `Transact<{ forms: FormsRepo }>`), and this class has them all.
  */
 export class Repos {
-  #accounts?: AccountsRepo;
+  #developers?: DevelopersRepo;
+  #operators?: OperatorsRepo;
+  #sessions?: SessionsRepo;
   #oauth?: OAuthRepo;
   #tools?: ToolsRepo;
   #catalog?: CatalogRepo;
@@ -37,7 +41,9 @@ export class Repos {
 
   constructor(private readonly db: Kysely<DB>) {}
 
-  get accounts(): AccountsRepo { return (this.#accounts ??= createAccountsRepo(this.db)); }
+  get developers(): DevelopersRepo { return (this.#developers ??= createDevelopersRepo(this.db)); }
+  get operators(): OperatorsRepo { return (this.#operators ??= createOperatorsRepo(this.db)); }
+  get sessions(): SessionsRepo { return (this.#sessions ??= createSessionsRepo(this.db)); }
   get oauth(): OAuthRepo { return (this.#oauth ??= createOAuthRepo(this.db)); }
   get tools(): ToolsRepo { return (this.#tools ??= createToolsRepo(this.db)); }
   get catalog(): CatalogRepo { return (this.#catalog ??= createCatalogRepo(this.db)); }

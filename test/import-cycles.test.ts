@@ -148,7 +148,7 @@ describe('import cycles', () => {
     expect(files.has(join(ROOT, 'web/console/src/main.tsx'))).toBe(existsSync(join(ROOT, 'web/console/src/main.tsx')));
     const graph = importGraph(files);
     // The resolution works on the real tree: both import styles (`.js` in src/, none in the console) give edges.
-    expect(graph.get(join(ROOT, 'src/invocation/service.ts'))).toContain(join(ROOT, 'src/invocation/repo.ts'));
+    expect(graph.get(join(ROOT, 'src/invocation/installations-service.ts'))).toContain(join(ROOT, 'src/invocation/repo.ts'));
     expect([...graph.entries()].some(([file, targets]) => file.includes(`${sep}console${sep}`) && targets.some((target) => target.endsWith('.tsx')))).toBe(true);
 
     expect(findCycles(graph).map(readable)).toEqual([]);

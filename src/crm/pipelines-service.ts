@@ -35,7 +35,7 @@ function stageNames(stages: { name: string }[]): string[] {
 
 /**
  * Active forms that add opportunities to the pipeline or to one of the stages (the first few),
- * read with the repos of the caller's transaction: a question for the forms feature, so app.ts
+ * read with the repos of the caller's transaction: a question for the forms feature, so services.ts
  * injects it (the CRM does not import forms, which imports the CRM).
  */
 export type ActiveFormsUsing<R> = (repos: R, orgId: string, pipelineId: string | null, stageIds: string[]) => Promise<Array<{ id: string; slug: string; title: string }>>;

@@ -3,8 +3,7 @@ import type { Database } from '../db/database.js';
 import { AppError } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
 import { createTestDatabase, TestClock, testDialects } from '../../test/support/context.js';
-import { createOrgWithKey, type OrgWithKey } from '../../test/support/org-factories.js';
-import { createStandaloneOrgsService } from '../app.js';
+import { createOrgWithKey, type OrgWithKey, orgsServiceOn } from '../../test/support/org-factories.js';
 import { Repos, transactOn } from '../repos.js';
 import { createCrmService, type CrmService } from './service.js';
 
@@ -20,7 +19,7 @@ describe.each(testDialects())('CRM transaction functions on %s', (dialect) => {
   beforeAll(async () => {
     ({ database, dispose } = await createTestDatabase(dialect));
     const repos = new Repos(database.db);
-    crm = createCrmService({ repo: repos.crm, contacts: repos.contacts, orgs: createStandaloneOrgsService(database.db, clock), clock });
+    crm = createCrmService({ repo: repos.crm, contacts: repos.contacts, orgs: orgsServiceOn(database, clock), clock });
     [org, other, frOrg] = await Promise.all([
       createOrgWithKey(database, clock),
       createOrgWithKey(database, clock),

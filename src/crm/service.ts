@@ -1,7 +1,7 @@
 /**
  * CRM writes and look-ups that run INSIDE the caller's transaction, so a form
  * submission commits its contact, note, opportunity and submission together or not at all.
- * One instance, made in app.ts, serves every caller.
+ * One instance, made in services.ts, serves every caller.
  *
  *   const crm = createCrmService({ repo, contacts, orgs, clock });
  *   await transact(async (repos) => {
@@ -164,7 +164,7 @@ export interface CrmRepos {
   orgs: OrgsRepo;
 }
 
-/** What the CRM asks the orgs feature: its service, injected in app.ts. */
+/** What the CRM asks the orgs feature: its service, injected in services.ts. */
 export interface OrgSettings {
   /** The country national phone numbers are read in; inside a transaction, pass its repos. */
   defaultCountry(orgId: string, repos?: Pick<CrmRepos, 'orgs'>): Promise<string>;

@@ -105,7 +105,7 @@ describe('table ownership: a feature writes only its own tables', () => {
   it('sees the writes it checks (a scanner that found nothing would pass the test above)', () => {
     const found = files.flatMap(({ path, text }) => writesIn(path, text).map((write) => `${path} ${write.table}`));
     expect(found.length).toBeGreaterThan(80);
-    expect(found).toContain('accounts/repo.ts users');
+    expect(found).toContain('operators/repo.ts users');
     expect(found).toContain('invocation/repo.ts tool_calls'); // inside a query template
     expect(found).toContain('crm/new-lead-ctes.ts contacts'); // raw SQL
     expect(found).toContain('forms/new-lead-statement.ts submissions');
@@ -122,7 +122,7 @@ describe('table ownership: a feature writes only its own tables', () => {
         text: () => db.executeQuery(CompiledQuery.raw('insert into notes (id) values (1)')),
       });`;
     expect(violations('orgs/repo.ts', bad)).toEqual([
-      'orgs/repo.ts:3: orgs/ writes users, owned by accounts/',
+      'orgs/repo.ts:3: orgs/ writes users, owned by operators/',
       'orgs/repo.ts:4: orgs/ writes contacts, owned by crm/', // agent_keys, beside it, is the orgs' own
       'orgs/repo.ts:5: a write whose table is not named literally',
       'orgs/repo.ts:6: orgs/ writes submissions, owned by forms/',

@@ -1,24 +1,24 @@
 import type { DB } from './tables.js';
 
 /** The feature folders under src/ that own tables. */
-export type TableOwner = 'accounts' | 'oauth' | 'tools' | 'orgs' | 'crm' | 'forms' | 'invocation';
+export type TableOwner = 'developers' | 'operators' | 'sessions' | 'oauth' | 'tools' | 'orgs' | 'crm' | 'forms' | 'invocation';
 
 /**
  * Which feature writes each table. The rule: a feature's code (its repos, and the one-statement
  * SQL it composes) inserts, updates and deletes rows only in the tables it owns; another feature
  * that needs a row written calls the owner's repo (inside a unit of work: the owner's repo from the
- * `Repos` of that transaction, e.g. org sign-up's `repos.accounts.insertUser`) or service. Reads
+ * `Repos` of that transaction, e.g. org sign-up's `repos.operators.insertUser`) or service. Reads
  * may join any table. Keyed by every table of `DB`, so a new table without an owner does not
  * compile; table-owners.test.ts checks every write in src/ against this map, and that the table in
  * docs/ARCHITECTURE.md says the same.
  */
 export const TABLE_OWNERS: { readonly [Table in keyof DB]: TableOwner } = {
-  developers: 'accounts',
-  apps: 'accounts',
-  users: 'accounts',
-  sessions: 'accounts',
-  invitations: 'accounts',
-  password_resets: 'accounts',
+  developers: 'developers',
+  apps: 'developers',
+  users: 'operators',
+  sessions: 'sessions',
+  invitations: 'operators',
+  password_resets: 'operators',
   access_tokens: 'oauth',
   tools: 'tools',
   tool_revisions: 'tools',

@@ -106,7 +106,7 @@ export function documentRoute({ schema, url, route }: RouteInfo): { schema?: Jso
   if (responses['500'] === undefined) responses['500'] = ErrorBody;
   if (responses['503'] === undefined) responses['503'] = UnavailableBody;
   // A change made with the console's cookie is refused 403 without its CSRF token or from another
-  // site (accounts/sessions-service.ts), whatever else the route answers.
+  // site (sessions/sessions-service.ts), whatever else the route answers.
   if (responses['403'] === undefined && changesWithSessionCookie(schema, route.method)) responses['403'] = ErrorBody;
   out.response = Object.fromEntries(Object.entries(responses).map(([status, response]) => [status, documentResponse(status, response)]));
   if (typeof schema.operationId !== 'string') {

@@ -30,7 +30,7 @@ function percentile(sorted: number[], p: number): number | null {
 export function createDeveloperCallsService(deps: {
   repo: Pick<InvocationRepo, 'listToolCalls' | 'toolCallTimings'>;
   tools: Pick<ToolsService, 'get'>;
-  /** Key of the org references: derived from SECRETS_KEY in app.ts. */
+  /** Key of the org references: derived from SECRETS_KEY in services.ts. */
   orgRefKey: Buffer;
   clock: Clock;
 }) {

@@ -8,7 +8,8 @@ import { checkArguments, summarizeArgumentProblems } from './arguments.js';
 import { callNotLogged, type CallLog } from './call-log.js';
 import type { ToolHttpClient, ToolHttpOutcome } from './http-client.js';
 import type { CallPath } from './schema.js';
-import { CREDENTIAL_FIELDS, type InstallationsService } from './service.js';
+import { CREDENTIAL_FIELDS } from './credentials.js';
+import type { InstallationsService } from './installations-service.js';
 import { signatureHeaders } from './signing.js';
 
 export interface ToolCallRequest {

@@ -1,6 +1,6 @@
-import { decryptSecret, encryptSecret, type KeyRing } from '../lib/secrets.js';
+import type { KeyRing } from '../lib/secrets.js';
 import type { InvocationRepo } from './repo.js';
-import { credentialAad } from './service.js';
+import { credentialAad, openCredential, sealCredential } from './credentials.js';
 
 export interface RotationResult {
   /** Values re-sealed under the current key in this run. */
@@ -28,13 +28,13 @@ export async function rotateCredentials(repo: Pick<InvocationRepo, 'credentialsN
       const aad = credentialAad(row.installation_id, row.field);
       let plaintext: string;
       try {
-        plaintext = decryptSecret(keys, row.sealed, aad);
+        plaintext = openCredential(keys, row);
       } catch (error) {
         skip.add(aad);
         failed.push({ installationId: row.installation_id, field: row.field, reason: error instanceof Error ? error.message : String(error) });
         continue;
       }
-      await repo.replaceSealed({ ...row, sealed: encryptSecret(keys.current, plaintext, aad), key_id: keys.current.id }, row.sealed);
+      await repo.replaceSealed({ ...row, sealed: sealCredential(keys, plaintext, row.installation_id, row.field), key_id: keys.current.id }, row.sealed);
       reencrypted += 1;
     }
   }

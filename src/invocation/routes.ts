@@ -10,7 +10,7 @@ import {
   AgentTools, AgentToolsQuery, DeletedInstallation, Installation, InstallationCreate, InstallationIdParams, InstallationListQuery,
   InstallationPage, InstallationPatch, ToolCallBody, ToolCallListQuery, ToolCallPage, ToolCallResult,
 } from './schema.js';
-import type { InstallationsService } from './service.js';
+import type { InstallationsService } from './installations-service.js';
 
 /** A call's body: the arguments (at most 100 KB once serialized) and a little more. */
 const TOOL_CALL_BODY_LIMIT = 128 * 1024;

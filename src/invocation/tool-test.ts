@@ -8,7 +8,7 @@ import { callNotLogged, type CallLog } from './call-log.js';
 import { buildRequestHeaders, type ToolHttpClient, type ToolHttpOutcome } from './http-client.js';
 import { authHeaders, parseArguments } from './invoker.js';
 import type { Credentials, ToolTestResult } from './schema.js';
-import { CREDENTIAL_FIELDS } from './service.js';
+import { CREDENTIAL_FIELDS } from './credentials.js';
 
 /** What stands for the calling agent and organization in a test call's `_svc_context`. */
 export const TEST_CONTEXT = { agentId: 'agt_test', orgId: 'org_test' } as const;

@@ -9,7 +9,7 @@ import { databaseUnavailable, warnUnavailable } from '../http/database-unavailab
 import type { AgentPrincipal } from '../orgs/agent-keys-service.js';
 import { formatTools } from '../invocation/formats.js';
 import type { Invoker } from '../invocation/invoker.js';
-import type { InstallationsService } from '../invocation/service.js';
+import type { InstallationsService } from '../invocation/installations-service.js';
 import { directToolCall, type DirectToolCall } from './direct-call.js';
 import { cleanProtocolErrors, INTERNAL_MESSAGE } from './protocol-errors.js';
 

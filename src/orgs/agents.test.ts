@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStandaloneOrgsService } from '../app.js';
 import { newId } from '../lib/ids.js';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
-import { createOrgWithKey, type OrgWithKey } from '../../test/support/org-factories.js';
+import { createOrgWithKey, type OrgWithKey, orgsServiceOn } from '../../test/support/org-factories.js';
 
 const brand = {
   name: 'Acme',
@@ -125,7 +124,7 @@ describe.each(testDialects())('Operator API: agents on %s', (dialect) => {
 
   // What public forms show (the orgs service's answer to the forms feature).
   it("returns an agent's branding, or null for none, a missing or a foreign agent", async () => {
-    const orgs = createStandaloneOrgsService(ctx.database.db, ctx.clock);
+    const orgs = orgsServiceOn(ctx.database, ctx.clock);
     const now = ctx.clock.now().toISOString();
     const agent = { id: newId('agt'), org_id: org.orgId, name: 'Bot', brand_name: 'Acme', primary_color: '#123456', background_color: '#fff', text_color: '#000', font_family: null, logo_url: 'https://acme.example/logo.png', created_at: now, updated_at: now };
     await ctx.database.db.insertInto('agents').values(agent).execute();

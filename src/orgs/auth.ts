@@ -2,14 +2,14 @@
  * Authentication for the Operator API (`/api/org/*`).
  *
  * Contract (other features rely on it):
- *   const orgAuth = createOrgAuth({ repo: repos.orgs, clock });   // in app.ts
+ *   const orgAuth = createOrgAuth({ repo: repos.orgs, clock });   // in services.ts
  *   route options: `{ onRequest: orgAuth.require, … }`
  *   handler:       `const { orgId, actor } = orgAuth.principal(request);`
  *
  * Accepted credentials, tried in order:
  *   1. `Authorization: Bearer svc_org_…` — an org API key, looked up by its SHA-256 hash.
  *      Revoked and unknown keys → 401 INVALID_TOKEN. Actor `{type: 'api_key', id: 'key_…'}`.
- *   2. A session (cookie) — the `sessions` seam below (accounts/sessions-service.ts): an operator
+ *   2. A session (cookie) — the `sessions` seam below (sessions/sessions-service.ts): an operator
  *      signed in to the console. Actor `{type: 'user', id: 'usr_…'}` with the user's role; its
  *      changes need the CSRF token and a same-site Origin (403 FORBIDDEN otherwise).
  * Nothing at all → 401 UNAUTHORIZED with `WWW-Authenticate: Bearer realm="switchboard"`.

@@ -6,8 +6,8 @@ import { openDatabase } from '../db/database.js';
 import { hashSecret, verifyPassword } from '../lib/hashing.js';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 import { runCli as cli, runCliWith } from '../../test/support/cli.js';
+import { orgsServiceOn } from '../../test/support/org-factories.js';
 import { DEFAULT_PIPELINE } from '../crm/default-pipeline.js';
-import { createStandaloneOrgsService } from '../app.js';
 
 describe('switchboard org create', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-org-cli-'));
@@ -91,7 +91,7 @@ describe.each(testDialects())('organization creation on %s', (dialect) => {
   afterAll(async () => ctx.close());
 
   it('gives a new org the default pipeline with ordered stages, and a working key', async () => {
-    const orgs = createStandaloneOrgsService(ctx.database.db, ctx.clock);
+    const orgs = orgsServiceOn(ctx.database, ctx.clock);
     const created = await orgs.createOrganization({ name: 'Gamma', email: 'ops@gamma.example', password: 'a long password', defaultCountry: 'fr' });
     expect(created.org).toMatchObject({ name: 'Gamma', defaultCountry: 'FR' });
     const res = await ctx.app.inject({ method: 'GET', url: '/api/org/pipelines', headers: { authorization: `Bearer ${created.apiKey.key}` } });
@@ -104,7 +104,7 @@ describe.each(testDialects())('organization creation on %s', (dialect) => {
   });
 
   it('answers other features with the default country the org was created with (US when none was given)', async () => {
-    const orgs = createStandaloneOrgsService(ctx.database.db, ctx.clock);
+    const orgs = orgsServiceOn(ctx.database, ctx.clock);
     const [fr, us] = await Promise.all([
       orgs.createOrganization({ name: 'Delta', email: 'ops@delta.example', password: 'a long password', defaultCountry: 'FR' }),
       orgs.createOrganization({ name: 'Epsilon', email: 'ops@epsilon.example', password: 'a long password' }),
@@ -121,7 +121,7 @@ describe.each(testDialects())('organization creation on %s', (dialect) => {
     ['France', /two-letter ISO 3166-1 code/],
     ['', /two-letter ISO 3166-1 code/],
   ])('refuses the default country %j and creates nothing', async (country, message) => {
-    const orgs = createStandaloneOrgsService(ctx.database.db, ctx.clock);
+    const orgs = orgsServiceOn(ctx.database, ctx.clock);
     const count = async () => Number((await ctx.database.db.selectFrom('orgs').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
     const before = await count();
     const email = `ops-${country.toLowerCase() || 'blank'}@country.example`;
@@ -131,7 +131,7 @@ describe.each(testDialects())('organization creation on %s', (dialect) => {
   });
 
   it('accepts any region the phone library knows, in any case, stored in capitals', async () => {
-    const orgs = createStandaloneOrgsService(ctx.database.db, ctx.clock);
+    const orgs = orgsServiceOn(ctx.database, ctx.clock);
     for (const [given, stored] of [['gb', 'GB'], [' De ', 'DE'], ['XK', 'XK']] as const) {
       const created = await orgs.createOrganization({ name: `In ${stored}`, email: `ops-${stored.toLowerCase()}@regions.example`, password: 'a long password', defaultCountry: given });
       expect(created.org.defaultCountry).toBe(stored);

@@ -13,7 +13,7 @@ export function createOrgsRepo(db: Kysely<DB>) {
     updateOrg: (id: string, changes: Partial<Pick<OrgsTable, 'name' | 'default_country'>>) =>
       db.updateTable('orgs').set(changes).where('id', '=', id).executeTakeFirst(),
 
-    // Operators are the accounts feature's rows (accounts/repo.ts writes them); the org's sign-up only checks an email.
+    // Operators are the operators feature's rows (operators/repo.ts writes them); the org's sign-up only checks an email.
     findUserByEmail: (email: string) => db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst(),
 
     // ── API keys ──

@@ -1,5 +1,5 @@
 import { isSupportedCountry } from 'libphonenumber-js/max';
-import type { AccountsRepo } from '../accounts/repo.js';
+import type { OperatorsRepo } from '../operators/repo.js';
 import { insertDefaultPipeline } from '../crm/default-pipeline.js';
 import { normalizeEmail } from '../crm/normalize.js';
 import type { CrmRepo } from '../crm/repo.js';
@@ -63,13 +63,13 @@ function presentOrg(row: OrgsTable): Organization {
 }
 
 /**
- * The repos an org's creation writes with, in one transaction: the org's, the accounts' for its first
+ * The repos an org's creation writes with, in one transaction: the org's, the operators' for its first
  * operator (a repo writes only its own feature's tables: db/table-owners.ts), and the CRM's for its
  * default pipeline.
  */
 export interface OrgsRepos {
   orgs: OrgsRepo;
-  accounts: Pick<AccountsRepo, 'insertUser'>;
+  operators: Pick<OperatorsRepo, 'insertUser'>;
   crm: Pick<CrmRepo, 'insertPipeline' | 'insertStages'>;
 }
 
@@ -107,7 +107,7 @@ export function createOrgsService(deps: { repo: OrgsRepo; transact: Transact<Org
       const org = { id: newId('org'), name, default_country: country, created_at: now };
       await repos.orgs.insertOrg(org);
       const operator = { id: newId('usr'), org_id: org.id, email: email.value, name: operatorName, password_hash: passwordHash, role: 'owner' as const, created_at: now };
-      await repos.accounts.insertUser(operator);
+      await repos.operators.insertUser(operator);
       await insertDefaultPipeline(repos.crm, org.id, now);
       const apiKey = issueKey ? await issueApiKey(repos.orgs, org.id, 'Default key', now) : undefined;
       return {

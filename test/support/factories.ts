@@ -1,6 +1,6 @@
 import type { App } from '../../src/http/app-type.js';
-import { createAccountsRepo } from '../../src/accounts/repo.js';
-import { createAccountsService, type Developer, type RegisteredApp } from '../../src/accounts/service.js';
+import { createDevelopersRepo } from '../../src/developers/repo.js';
+import { createDevelopersService, type Developer, type RegisteredApp } from '../../src/developers/service.js';
 import type { Database } from '../../src/db/database.js';
 import { randomBase62 } from '../../src/lib/ids.js';
 import type { Clock } from '../../src/lib/clock.js';
@@ -12,7 +12,7 @@ export interface DeveloperWithApp {
 
 /** A developer account with one app, through the same service the CLI uses. */
 export async function createDeveloperWithApp(database: Database, clock: Clock, options: { scopes?: string; name?: string } = {}): Promise<DeveloperWithApp> {
-  const accounts = createAccountsService({ repo: createAccountsRepo(database.db), clock });
+  const accounts = createDevelopersService({ repo: createDevelopersRepo(database.db), clock });
   const suffix = randomBase62(8).toLowerCase();
   const developer = await accounts.createDeveloper({ email: `dev-${suffix}@example.com`, password: 'correct horse battery', name: options.name ?? `Dev ${suffix}` });
   const app = await accounts.createApp({ developerEmail: developer.email, name: `App ${suffix}`, ...(options.scopes !== undefined ? { scopes: options.scopes } : {}) });

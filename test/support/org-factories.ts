@@ -2,8 +2,9 @@ import type { App } from '../../src/http/app-type.js';
 import type { Database } from '../../src/db/database.js';
 import { randomBase62 } from '../../src/lib/ids.js';
 import type { Clock } from '../../src/lib/clock.js';
-import { createStandaloneOrgsService } from '../../src/app.js';
-import type { CreatedOrganization } from '../../src/orgs/service.js';
+import { createOrgChangeFeed } from '../../src/orgs/changes.js';
+import { createOrgsService, type CreatedOrganization, type OrgsService } from '../../src/orgs/service.js';
+import { Repos, transactOn } from '../../src/repos.js';
 
 export interface OrgWithKey {
   orgId: string;
@@ -17,12 +18,20 @@ export interface OrgWithKey {
 }
 
 /**
- * An organization with its operator, an API key and the default pipeline, through the same
- * service the CLI uses. Hashing the operator's password takes ~300 ms: call it in beforeAll.
+ * The orgs service alone over a test's database, for tests of organizations themselves and to
+ * make their fixtures: no cache listens to its change feed (the app's, services.ts, has three).
+ */
+export function orgsServiceOn(database: Database, clock: Clock): OrgsService {
+  return createOrgsService({ repo: new Repos(database.db).orgs, transact: transactOn(database.db), clock, changes: createOrgChangeFeed() });
+}
+
+/**
+ * An organization with its operator, an API key and the default pipeline, through the orgs
+ * service. Hashing the operator's password takes ~300 ms: call it in beforeAll.
  */
 export async function createOrgWithKey(database: Database, clock: Clock, options: { name?: string; defaultCountry?: string } = {}): Promise<OrgWithKey> {
   const suffix = randomBase62(8).toLowerCase();
-  const created = await createStandaloneOrgsService(database.db, clock).createOrganization({
+  const created = await orgsServiceOn(database, clock).createOrganization({
     name: options.name ?? `Org ${suffix}`,
     email: `operator-${suffix}@example.com`,
     password: 'correct horse battery',

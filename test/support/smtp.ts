@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import nodemailer from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
-import type { Mailer } from '../../src/accounts/mailer.js';
+import type { Mailer } from '../../src/lib/mailer.js';
 
 export interface ReceivedMail {
   to: string[];

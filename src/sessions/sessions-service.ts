@@ -7,7 +7,7 @@ import { hashSecret, safeEqual } from '../lib/hashing.js';
 import { newId, newSecret } from '../lib/ids.js';
 import type { OrgPrincipal, OrgSessionResolver } from '../orgs/auth.js';
 import type { ExpiryPurge } from '../db/expiry-purger.js';
-import type { AccountsRepo } from './repo.js';
+import type { SessionsRepo } from './repo.js';
 
 /**
  * Console sessions: a random token (`svc_ses_…`) in the `svc_session` cookie (HttpOnly,
@@ -53,7 +53,7 @@ export function readCookie(header: string | undefined, name: string): string | u
   return undefined;
 }
 
-export function createSessionsService(deps: { repo: AccountsRepo; clock: Clock; limits: SessionLimits; production: boolean; publicUrl: string }) {
+export function createSessionsService(deps: { repo: SessionsRepo; clock: Clock; limits: SessionLimits; production: boolean; publicUrl: string }) {
   const { repo, clock, limits, production } = deps;
   const publicOrigin = new URL(deps.publicUrl).origin;
   const SESSION_TOKEN = /^svc_ses_[0-9A-Za-z]{40}$/;
@@ -149,11 +149,9 @@ export function createSessionsService(deps: { repo: AccountsRepo; clock: Clock; 
 
 export type SessionsService = ReturnType<typeof createSessionsService>;
 
-/** Sessions past their absolute expiry, expired invitations and reset tokens: purged in the background (db/expiry-purger.ts). */
-export function expiredAccountRows(repo: AccountsRepo): ExpiryPurge[] {
+/** Sessions past their absolute expiry: purged in the background (db/expiry-purger.ts). */
+export function expiredSessions(repo: SessionsRepo): ExpiryPurge[] {
   return [
     { name: 'sessions', purgeBatch: (now, limit) => repo.deleteExpiredSessions(now.toISOString(), limit) },
-    { name: 'invitations', purgeBatch: (now, limit) => repo.deleteExpiredInvitations(now.toISOString(), limit) },
-    { name: 'password_resets', purgeBatch: (now, limit) => repo.deleteExpiredPasswordResets(now.toISOString(), limit) },
   ];
 }

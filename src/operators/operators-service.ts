@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { normalizeEmail } from '../crm/normalize.js';
 import { isUniqueViolation } from '../db/query-helpers.js';
 import type { UsersTable } from '../db/tables.js';
+import type { ExpiryPurge } from '../db/expiry-purger.js';
 import type { Transact } from '../db/transaction-runner.js';
 import { AppError } from '../http/errors.js';
 import { rateLimitExceeded, type RateLimiter, type RateLimitRule } from '../http/rate-limit.js';
@@ -11,11 +12,11 @@ import { newId, newSecret, randomBase62 } from '../lib/ids.js';
 import type { OrgPrincipal } from '../orgs/auth.js';
 import type { OrgsService } from '../orgs/service.js';
 import type { BackgroundQueue } from '../lib/background-queue.js';
-import type { Mailer } from './mailer.js';
-import type { PasswordPolicy } from './passwords.js';
-import type { AccountsRepo } from './repo.js';
+import type { Mailer } from '../lib/mailer.js';
+import type { PasswordPolicy } from '../lib/passwords.js';
+import type { OperatorsRepo } from './repo.js';
 import type { CreatedInvitation, Invitation, Member, SessionInfo } from './schema.js';
-import type { IssuedSession, Session, SessionsService } from './sessions-service.js';
+import type { IssuedSession, Session, SessionsService } from '../sessions/sessions-service.js';
 
 const INVITATION_MS = 7 * 24 * 60 * 60 * 1000;
 const RESET_MS = 60 * 60 * 1000;
@@ -44,8 +45,8 @@ export interface SignedIn {
 }
 
 export interface OperatorsDeps {
-  repo: AccountsRepo;
-  transact: Transact<{ accounts: AccountsRepo }>;
+  repo: OperatorsRepo;
+  transact: Transact<{ operators: OperatorsRepo }>;
   orgs: Pick<OrgsService, 'signUpOrganization'>;
   sessions: SessionsService;
   passwords: PasswordPolicy;
@@ -221,9 +222,9 @@ export function createOperatorsService(deps: OperatorsDeps) {
     const now = isoNow(clock);
     const user: UsersTable = { id: newId('usr'), org_id: row.org_id, email: row.email, name, password_hash: passwordHash, role: 'member', created_at: now };
     try {
-      await transact(async ({ accounts }) => {
-        if (!(await accounts.acceptInvitation(row.id, now))) throw invitationGone();
-        await accounts.insertUser(user);
+      await transact(async ({ operators }) => {
+        if (!(await operators.acceptInvitation(row.id, now))) throw invitationGone();
+        await operators.insertUser(user);
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw emailTaken();
@@ -326,3 +327,11 @@ export function createOperatorsService(deps: OperatorsDeps) {
 }
 
 export type OperatorsService = ReturnType<typeof createOperatorsService>;
+
+/** Expired invitations and reset tokens: purged in the background (db/expiry-purger.ts). */
+export function expiredOperatorRows(repo: OperatorsRepo): ExpiryPurge[] {
+  return [
+    { name: 'invitations', purgeBatch: (now, limit) => repo.deleteExpiredInvitations(now.toISOString(), limit) },
+    { name: 'password_resets', purgeBatch: (now, limit) => repo.deleteExpiredPasswordResets(now.toISOString(), limit) },
+  ];
+}

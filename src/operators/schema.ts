@@ -2,10 +2,10 @@ import { Type, type Static } from '@sinclair/typebox';
 import { AppError } from '../http/errors.js';
 import { IdParam, withNotFound } from '../http/path-ids.js';
 import { named } from '../http/schema-name.js';
-import { MAX_PASSWORD_LENGTH } from './passwords.js';
+import { MAX_PASSWORD_LENGTH } from '../lib/passwords.js';
 
 const Email = Type.String({ minLength: 1, maxLength: 254, description: 'An email address; compared without regard to case.', examples: ['someone@example.com'] });
-/** Length rules are the password policy's (accounts/passwords.ts), so a short one gets its kind message, not a schema error. */
+/** Length rules are the password policy's (lib/passwords.ts), so a short one gets its kind message, not a schema error. */
 const Password = Type.String({ maxLength: MAX_PASSWORD_LENGTH, description: 'At least 10 characters, not one of the most common passwords.', examples: ['violet kettle marathon'] });
 const PersonName = Type.String({ maxLength: 100, description: 'How the person is named in the console, 1–100 characters.', examples: ['Ada Lovelace'] });
 

@@ -1,28 +1,10 @@
 import type { Kysely } from 'kysely';
 import { skipLockedOnPostgres } from '../db/query-helpers.js';
-import type { AppsTable, DB, DevelopersTable, InvitationsTable, PasswordResetsTable, SessionsTable, UsersTable } from '../db/tables.js';
+import type { DB, InvitationsTable, PasswordResetsTable, UsersTable } from '../db/tables.js';
 
-/** Developer accounts and apps; operator users, their console sessions, invitations and password resets. */
-export function createAccountsRepo(db: Kysely<DB>) {
+/** The console's operators (users), their invitations and password resets. */
+export function createOperatorsRepo(db: Kysely<DB>) {
   return {
-    insertDeveloper: (row: DevelopersTable) => db.insertInto('developers').values(row).execute(),
-
-    findDeveloperByEmail: (email: string) =>
-      db.selectFrom('developers').selectAll().where('email', '=', email).executeTakeFirst(),
-
-    findDeveloperById: (id: string) => db.selectFrom('developers').selectAll().where('id', '=', id).executeTakeFirst(),
-
-    insertApp: (row: AppsTable) => db.insertInto('apps').values(row).execute(),
-
-    findApp: (id: string) => db.selectFrom('apps').selectAll().where('id', '=', id).executeTakeFirst(),
-
-    listApps: (developerId: string) =>
-      db.selectFrom('apps').selectAll().where('developer_id', '=', developerId).orderBy('created_at', 'desc').execute(),
-
-    updateAppSecret: (id: string, hash: string, at: string) =>
-      db.updateTable('apps').set({ client_secret_hash: hash, secret_rotated_at: at }).where('id', '=', id).execute(),
-
-    // ── Operator users ──
     insertUser: (row: UsersTable) => db.insertInto('users').values(row).execute(),
     findUserByEmail: (email: string) => db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst(),
     findUser: (id: string) => db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst(),
@@ -34,29 +16,6 @@ export function createAccountsRepo(db: Kysely<DB>) {
     deleteUser: (orgId: string, id: string) => db.deleteFrom('users').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
     updatePasswordHash: (id: string, hash: string) => db.updateTable('users').set({ password_hash: hash }).where('id', '=', id).execute(),
     findOrgName: (orgId: string) => db.selectFrom('orgs').select(['id', 'name']).where('id', '=', orgId).executeTakeFirst(),
-
-    // ── Sessions ──
-    insertSession: (row: SessionsTable) => db.insertInto('sessions').values(row).execute(),
-    /** The live session of a token hash with its user (role, email, name) in one read. */
-    findSessionByHash: (tokenHash: string) =>
-      db
-        .selectFrom('sessions as s')
-        .innerJoin('users as u', 'u.id', 's.user_id')
-        .select(['s.id', 's.user_id', 's.org_id', 's.csrf_secret', 's.last_seen_at', 's.expires_at', 's.revoked_at', 'u.email', 'u.name', 'u.role'])
-        .where('s.token_hash', '=', tokenHash)
-        .executeTakeFirst(),
-    touchSession: (id: string, at: string) => db.updateTable('sessions').set({ last_seen_at: at }).where('id', '=', id).execute(),
-    revokeSession: (id: string, at: string) => db.updateTable('sessions').set({ revoked_at: at }).where('id', '=', id).where('revoked_at', 'is', null).execute(),
-    /** Every live session of a user, but `keep` (the one changing the password). */
-    revokeUserSessions: (userId: string, at: string, keep?: string) => {
-      let query = db.updateTable('sessions').set({ revoked_at: at }).where('user_id', '=', userId).where('revoked_at', 'is', null);
-      if (keep !== undefined) query = query.where('id', '!=', keep);
-      return query.execute();
-    },
-    deleteExpiredSessions: async (now: string, limit: number): Promise<number> => {
-      const batch = skipLockedOnPostgres(db, db.selectFrom('sessions').select('id').where('expires_at', '<', now).limit(limit));
-      return Number((await db.deleteFrom('sessions').where('id', 'in', batch).executeTakeFirst()).numDeletedRows);
-    },
 
     // ── Invitations ──
     insertInvitation: (row: InvitationsTable) => db.insertInto('invitations').values(row).execute(),
@@ -106,4 +65,4 @@ export function createAccountsRepo(db: Kysely<DB>) {
   };
 }
 
-export type AccountsRepo = ReturnType<typeof createAccountsRepo>;
+export type OperatorsRepo = ReturnType<typeof createOperatorsRepo>;

@@ -4,7 +4,7 @@ import { isoNow, type Clock } from '../lib/clock.js';
 import { hashPassword, hashSecret } from '../lib/hashing.js';
 import { newId, newSecret } from '../lib/ids.js';
 import { SCOPES, formatScopes, isScope, parseScopeList } from '../oauth/scopes.js';
-import type { AccountsRepo } from './repo.js';
+import type { DevelopersRepo } from './repo.js';
 
 export interface Developer {
   id: string;
@@ -24,7 +24,7 @@ export interface RegisteredApp {
 }
 
 /** Developer accounts and their OAuth apps (client_id = the app id, `app_…`). */
-export function createAccountsService(deps: { repo: AccountsRepo; clock: Clock }) {
+export function createDevelopersService(deps: { repo: DevelopersRepo; clock: Clock }) {
   const { repo, clock } = deps;
 
   async function createDeveloper(input: { email: string; password: string; name: string }): Promise<Developer> {
@@ -69,4 +69,4 @@ export function createAccountsService(deps: { repo: AccountsRepo; clock: Clock }
   return { createDeveloper, createApp };
 }
 
-export type AccountsService = ReturnType<typeof createAccountsService>;
+export type DevelopersService = ReturnType<typeof createDevelopersService>;

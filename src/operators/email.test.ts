@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 import { createRecordingMailer, mailBody, startSmtp, type TestSmtp } from '../../test/support/smtp.js';
 import { createBackgroundQueue } from '../lib/background-queue.js';
-import type { MailMessage } from './mailer.js';
+import type { MailMessage } from '../lib/mailer.js';
 
 describe.each(testDialects())('emails through SMTP_URL on %s', (dialect) => {
   let t: TestContext;

@@ -14,7 +14,7 @@ import {
   CreatedInvitation, InvitationAcceptBody, InvitationCreateBody, InvitationIdParams, InvitationList, InvitationPreview, InvitationTokenParams, MemberIdParams, MemberList,
   MaybeSessionInfo, PasswordChangeBody, PasswordResetConfirmBody, PasswordResetRequestBody, ResetRequested, SessionInfo, SignedOut, SignInBody, SignUpBody,
 } from './schema.js';
-import type { Session, SessionsService } from './sessions-service.js';
+import type { Session, SessionsService } from '../sessions/sessions-service.js';
 
 /** Account bodies are a few short strings. */
 const AUTH_BODY_LIMIT = 8 * 1024;

@@ -6,9 +6,9 @@ export const MIN_PASSWORD_LENGTH = 10;
 /** scrypt's cost does not depend on the length, but nobody needs more, and a cap keeps bodies small. */
 export const MAX_PASSWORD_LENGTH = 200;
 
-/** The file beside this module (from source), or the source copy next to the compiled one (dist/src/accounts → src/accounts). */
+/** The file beside this module (from source), or the source copy next to the compiled one (dist/src/lib → src/lib). */
 function listFile(): string {
-  const candidates = [new URL('./common-passwords.txt', import.meta.url), new URL('../../../src/accounts/common-passwords.txt', import.meta.url)].map((url) => fileURLToPath(url));
+  const candidates = [new URL('./common-passwords.txt', import.meta.url), new URL('../../../src/lib/common-passwords.txt', import.meta.url)].map((url) => fileURLToPath(url));
   const found = candidates.find((file) => existsSync(file));
   if (!found) throw new Error(`The list of common passwords is missing (looked in ${candidates.join(', ')}).`);
   return found;

@@ -5,29 +5,16 @@ import { decodeCursor, toPage } from '../http/cursor.js';
 import { AppError, type ErrorDetail } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
-import { decryptSecret, encryptSecret, type KeyRing } from '../lib/secrets.js';
+import type { KeyRing } from '../lib/secrets.js';
 import type { AgentsService } from '../orgs/agents-service.js';
 import type { AuthType } from '../tools/definition.js';
 import type { AgentTool, CallableTool, ResolvedAgentTools } from './agent-tools.js';
+import { CREDENTIAL_FIELDS, openCredential, sealCredentials } from './credentials.js';
 import { installationNotFound, toolNotEnabled } from './errors.js';
 import type { InvocationRepo } from './repo.js';
 import type { Credentials, Installation, InstallationCreate, InstallationPatch } from './schema.js';
 import { agentToolsKey, orgTag, toolTag, type ToolCache } from './tool-cache.js';
 import type { Loaded } from '../lib/tagged-cache.js';
-
-/** The credential fields each authType takes, in the order they are documented. */
-export const CREDENTIAL_FIELDS: Record<AuthType, ReadonlyArray<keyof Credentials>> = {
-  none: [],
-  api_key: ['apiKey'],
-  bearer: ['token'],
-  basic: ['username', 'password'],
-  hmac: ['secret'],
-};
-
-/** Associated data of a sealed credential: a value copied to another installation or field does not decrypt. */
-export function credentialAad(installationId: string, field: string): string {
-  return `${installationId}:${field}`;
-}
 
 export interface InstallationsServiceDeps {
   repo: InvocationRepo;
@@ -94,15 +81,6 @@ export function createInstallationsService(deps: InstallationsServiceDeps) {
     }
     if (details.length > 0) throw validationError(details);
     return given;
-  }
-
-  function seal(installationId: string, given: Array<[keyof Credentials, string]>): InstallationCredentialsTable[] {
-    return given.map(([field, value]) => ({
-      installation_id: installationId,
-      field,
-      sealed: encryptSecret(keys.current, value, credentialAad(installationId, field)),
-      key_id: keys.current.id,
-    }));
   }
 
   async function checkAgents(orgId: string, agentIds: readonly string[]): Promise<void> {
@@ -195,7 +173,7 @@ export function createInstallationsService(deps: InstallationsServiceDeps) {
       updated_at: now,
     };
     await checkNameFree(orgId, { id: row.id, name: row.alias ?? live.definition.name, allAgents: row.all_agents === 1, agentIds });
-    const sealed = seal(row.id, given);
+    const sealed = sealCredentials(keys, row.id, given);
     // A second installation of the same tool fails the unique index: the unit ends there and nothing is written.
     await transact(async ({ invocation }) => {
       if ((await invocation.insertInstallation(row)) === 'exists') {
@@ -224,7 +202,7 @@ export function createInstallationsService(deps: InstallationsServiceDeps) {
       if (patch.credentials === null) credentials = [];
       else {
         if (!live) throw toolNotEnabledForCredentials();
-        credentials = seal(row.id, checkCredentials(live.definition.authType, patch.credentials));
+        credentials = sealCredentials(keys, row.id, checkCredentials(live.definition.authType, patch.credentials));
       }
     }
     if (live && (patch.alias !== undefined || agentIds !== undefined)) {
@@ -287,7 +265,7 @@ export function createInstallationsService(deps: InstallationsServiceDeps) {
       for (const row of stored) {
         if (row.installation_id !== tool.installationId) continue;
         try {
-          credentials[row.field as keyof Credentials] = decryptSecret(keys, row.sealed, credentialAad(row.installation_id, row.field));
+          credentials[row.field as keyof Credentials] = openCredential(keys, row);
         } catch {
           credentialsUnreadable = true;
         }

@@ -1,0 +1,274 @@
+import { createHmac } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import { createExpiryPurger, type ExpiryPurge, type PurgeSchedule } from './db/expiry-purger.js';
+import { systemClock, type Clock } from './lib/clock.js';
+import { createBackgroundQueue, type BackgroundQueue } from './lib/background-queue.js';
+import { createSmtpMailer, type Mailer } from './lib/mailer.js';
+import { createPasswordPolicy, loadCommonPasswords } from './lib/passwords.js';
+import { keyRing } from './lib/secrets.js';
+import { createInfrastructure } from './infrastructure.js';
+import { Repos } from './repos.js';
+import { VERSION } from './version.js';
+import { systemResolver, type HostResolver } from './net/resolver.js';
+import { createDeveloperAuth } from './oauth/bearer.js';
+import { createOAuthService, expiredAccessTokens } from './oauth/service.js';
+import { createDevelopersService } from './developers/service.js';
+import { createOperatorsService, expiredOperatorRows } from './operators/operators-service.js';
+import { createSessionsService, expiredSessions } from './sessions/sessions-service.js';
+import { createToolsService } from './tools/service.js';
+import { createCatalogService } from './catalog/service.js';
+import { createOrgAuth } from './orgs/auth.js';
+import { createOrgsService } from './orgs/service.js';
+import { createAgentsService } from './orgs/agents-service.js';
+import { createAgentKeysService } from './orgs/agent-keys-service.js';
+import { createApiKeysService } from './orgs/api-keys-service.js';
+import { createKeyCache } from './orgs/key-cache.js';
+import { createCrmService } from './crm/service.js';
+import { createContactsService } from './crm/contacts-service.js';
+import { createCustomFieldsService } from './crm/custom-fields-service.js';
+import { createOpportunitiesService } from './crm/opportunities-service.js';
+import { createPipelinesService } from './crm/pipelines-service.js';
+import { createFormCache } from './forms/form-cache.js';
+import { insertNewLeadAtOnce, type NewLeadRows } from './forms/new-lead-statement.js';
+import { createLiveFormLoader, type LiveForm } from './forms/public-form.js';
+import { createFormsService } from './forms/service.js';
+import { createSubmitService, expiredIdempotencyKeys } from './forms/submit-service.js';
+import { createFormViews } from './forms/views-service.js';
+import { createToolHttpClient } from './invocation/http-client.js';
+import { createInstallationsService } from './invocation/installations-service.js';
+import { createToolCache } from './invocation/tool-cache.js';
+import { createCallLog } from './invocation/call-log.js';
+import { createInvoker } from './invocation/invoker.js';
+import { createCallsService } from './invocation/calls-service.js';
+import { createDeveloperCallsService } from './invocation/developer-calls.js';
+import { createToolTester } from './invocation/tool-test.js';
+import { rotateCredentials, type RotationResult } from './invocation/rotation.js';
+import { createMcpServerHandler } from './mcp/server.js';
+
+/** What services are built over: the things with I/O and a lifetime, made by the caller (server, CLI, demo, tests). */
+export interface ServicesInfrastructure {
+  database: Database;
+  log: FastifyBaseLogger;
+  clock?: Clock | undefined;
+  /**
+   * Whether to connect to REDIS_URL (when it is set) for shared rate limits and the caches' invalidation bus
+   * (infrastructure.ts). The CLI says no: its writes (new orgs and keys, re-sealed credentials, a reset password)
+   * change nothing a cache holds, and a command must not wait on Redis. Default yes.
+   */
+  redis?: boolean | undefined;
+  /** Namespace of Redis keys and pub/sub channels (default `switchboard:`); tests isolate themselves with it. */
+  redisPrefix?: string | undefined;
+  /** DNS for tool endpoint checks (A and AAAA answers as text); tests pass a fixed table. */
+  resolveHost?: HostResolver | undefined;
+  /**
+   * Sends invitation and password-reset emails. Default: nodemailer over SMTP_URL when it is set (closed by
+   * `close()`), else none; `null`: none (the CLI prints what it would send). One passed in is the caller's to close.
+   */
+  mailer?: Mailer | null | undefined;
+  /** Work done after the answer (password-reset lookups and emails); tests pass theirs to wait for it. Drained by `close()` either way. */
+  background?: BackgroundQueue | undefined;
+  /** Starts the expiry purger (db/expiry-purger.ts) on this schedule; absent, it is not started (the CLI, tests that purge by hand). */
+  expiryPurge?: Partial<PurgeSchedule> | undefined;
+}
+
+/**
+ * Every repo and service, built once from the configuration and the infrastructure: the one
+ * wiring the HTTP app (app.ts registers routes over it), the CLI, the demo and the tests share.
+ * `close()` ends what it opened, in order: background work, the mailer, MCP, the call log, the
+ * tool HTTP client, form views, the purger, then Redis. The database stays the caller's.
+ */
+export async function createServices(config: Config, infrastructure: ServicesInfrastructure) {
+  const { database, log } = infrastructure;
+  const { db } = database;
+  const clock = infrastructure.clock ?? systemClock;
+  const infra = await createInfrastructure({
+    config: infrastructure.redis === false ? { ...config, redisUrl: undefined } : config,
+    database,
+    clock,
+    log,
+    redisPrefix: infrastructure.redisPrefix,
+  });
+  const { transact, changes, toolChanges } = infra;
+  // Every feature's repo over the pool; a unit of work gets them bound to its transaction.
+  const repos = new Repos(db);
+  const resolver = infrastructure.resolveHost ?? systemResolver;
+
+  const oauth = createOAuthService({ repo: repos.oauth, clock });
+  const developerAuth = createDeveloperAuth(oauth);
+  const developers = createDevelopersService({ repo: repos.developers, clock });
+
+  // ── Tools and catalog ──
+  const endpointPolicy = { allowPrivate: config.toolAllowPrivateEndpoints, resolver };
+  // Publish, withdrawal and deletion notify `toolChanges`: the tool cache below drops what it built from the tool.
+  const tools = createToolsService({ repo: repos.tools, clock, endpointPolicy, liveChanges: toolChanges });
+  const catalog = createCatalogService({ repo: repos.catalog });
+
+  // ── Organizations and CRM ──
+  // Console sessions (cookie `svc_session`), checked for CSRF on changes.
+  const sessions = createSessionsService({ repo: repos.sessions, clock, limits: config.sessions, production: config.env === 'production', publicUrl: config.publicUrl });
+  // orgAuth.require guards every /api/org/* route (an org API key, or a session); orgAuth.principal(request) → {orgId, actor, role?}.
+  // Valid org API keys and agent keys by hash, so an authenticated request costs no query: revoking or
+  // deleting a key drops it here and, through Redis, on every node; an org change (an agent deleted) drops the org's keys.
+  const keyCache = createKeyCache({ clock, orgChanges: changes });
+  await infra.attachCacheBus('key-cache', keyCache);
+  const orgAuth = createOrgAuth({ repo: repos.orgs, clock, keyCache, sessions: sessions.resolver });
+  // The CRM and forms ask it for an org's default country and an agent's brand. A change of the
+  // default country notifies `changes`: live forms are cached with it.
+  const orgs = createOrgsService({ repo: repos.orgs, transact, clock, changes });
+
+  // ── Console accounts ── (sign-up makes an org through `orgs`, as the CLI's org create does)
+  // Reset requests do their lookup, writes and email here, after the answer (operators-service.ts says why).
+  // Drained by close() before the mailer closes and before the database.
+  const background = infrastructure.background ?? createBackgroundQueue({ log });
+  const ownMailer = infrastructure.mailer === undefined && config.smtpUrl ? createSmtpMailer({ url: config.smtpUrl, from: config.mailFrom }) : undefined;
+  const mailer = infrastructure.mailer ?? ownMailer;
+  const operators = createOperatorsService({
+    repo: repos.operators,
+    transact,
+    orgs,
+    sessions,
+    passwords: createPasswordPolicy(loadCommonPasswords()),
+    limiter: infra.limiter,
+    mailer,
+    background,
+    clock,
+    publicUrl: config.publicUrl,
+    logLinks: config.env === 'development',
+    log,
+  });
+  // One CRM service for the Operator API and form submissions.
+  const crm = createCrmService({ repo: repos.crm, contacts: repos.contacts, orgs, clock });
+  // Agents, custom fields, pipelines and the org's default country notify `changes`: the form, tool and key caches subscribe.
+  const agents = createAgentsService({ repo: repos.orgs, clock, changes });
+  // Agent keys for MCP (agentKeys.authenticate resolves a svc_agt_ key to its agent).
+  const agentKeys = createAgentKeysService({ repo: repos.orgs, clock, keyCache });
+  const apiKeys = createApiKeysService({ repo: repos.orgs, clock, keyCache });
+  const customFields = createCustomFieldsService({ repo: repos.customFields, clock, changes });
+  const pipelines = createPipelinesService({
+    repo: repos.pipelines,
+    transact,
+    // What an active form uses stays: the forms repo answers, in the pipeline write's transaction.
+    activeFormsUsing: (unit, orgId, pipelineId, stageIds) => unit.forms.activeFormsUsing(orgId, pipelineId, stageIds),
+    clock,
+    changes,
+  });
+  const contacts = createContactsService({ repo: repos.contacts, customFields: repos.customFields, crm, orgs, clock });
+  const opportunities = createOpportunitiesService({ repo: repos.opportunities, customFields: repos.customFields, crm, orgs, transact, clock });
+
+  // ── Tool calls ──
+  // One HTTP client for every call to a tool endpoint (pooled connections per origin); closed by close().
+  const toolHttp = createToolHttpClient({
+    allowPrivate: config.toolAllowPrivateEndpoints,
+    resolver,
+    ...(config.toolCaFile ? { caFile: config.toolCaFile } : {}),
+    callTimeoutMs: config.toolCallTimeoutMs,
+    userAgent: `Switchboard/${VERSION}`,
+  });
+  // A call is answered once its log row is committed (rows group-committed); close() waits for the last ones before the database closes.
+  const callLog = createCallLog({ repo: repos.invocation, log, maxWaitMs: database.limits.acquireTimeoutMs });
+  const keys = keyRing(config.secretsKey, config.secretsKeyPrevious);
+  // Each agent's resolved tools (live revision, credentials opened), per node: installation writes drop the org's
+  // entries, tool publish/withdrawal/deletion and org changes (an agent deleted) drop theirs, on every node through Redis.
+  const toolCache = createToolCache({ clock, orgChanges: changes, toolChanges });
+  await infra.attachCacheBus('tool-cache', toolCache);
+  const installations = createInstallationsService({ repo: repos.invocation, transact, catalog, agents, clock, keys, cache: toolCache });
+  const invoker = createInvoker({ installations, http: toolHttp, callLog, clock });
+  const calls = createCallsService({ repo: repos.invocation });
+  // A developer's view of their tools' calls: organizations only as HMAC references (key derived from SECRETS_KEY).
+  const orgRefKey = createHmac('sha256', keys.current.key).update('switchboard/developer-org-reference').digest();
+  const developerCalls = createDeveloperCallsService({ repo: repos.invocation, tools, orgRefKey, clock });
+  const tester = createToolTester({ tools, http: toolHttp, callLog, clock, userAgent: `Switchboard/${VERSION}` });
+  // `switchboard secrets rotate`: re-seals stored tool credentials under the ring's current key.
+  const credentialRotation = { rotate: (): Promise<RotationResult> => rotateCredentials(repos.invocation, keys) };
+
+  // ── MCP ── (the same invoker; an agent key speaks for one agent)
+  const mcp = createMcpServerHandler({ installations, invoker, version: VERSION, log });
+
+  // ── Forms ──
+  // Live forms, cached with their serialized config; an org's changes drop its entries, on every node with Redis.
+  const formCache = createFormCache<LiveForm>({ load: createLiveFormLoader({ repo: repos.forms, crm, orgs }), clock });
+  changes.subscribe(formCache.invalidateOrg);
+  await infra.attachCacheBus('form-cache', formCache);
+  // Views are counted in memory and written in batches; close() writes the last ones before the database closes.
+  const views = createFormViews({ repo: repos.forms, clock, log });
+  const forms = createFormsService({ repo: repos.forms, transact, crm, orgs, cache: formCache, clock, publicUrl: config.publicUrl, views });
+  const submit = createSubmitService({
+    transact: infra.submissions,
+    repo: repos.forms,
+    crm,
+    cache: formCache,
+    clock,
+    ...(database.dialect === 'postgres' ? { newLeadAtOnce: (rows: NewLeadRows) => insertNewLeadAtOnce(db, rows) } : {}),
+  });
+
+  // ── Expired rows ──
+  // Every table with an expiry, or it grows forever (the token endpoint writes a row per request).
+  // Runs on every node that serves; close() stops it before the database is closed.
+  const purges: ExpiryPurge[] = [expiredAccessTokens(repos.oauth), expiredIdempotencyKeys(repos.forms), ...expiredSessions(repos.sessions), ...expiredOperatorRows(repos.operators)];
+  const purger = infrastructure.expiryPurge ? createExpiryPurger({ purges, clock, log, schedule: infrastructure.expiryPurge }) : undefined;
+  purger?.start();
+
+  let closing: Promise<void> | undefined;
+  async function closeInOrder(): Promise<void> {
+    // Background work first: a reset email still queued needs the mailer and the database.
+    await background.idle();
+    if (ownMailer) ownMailer.close();
+    await mcp.close();
+    await callLog.close();
+    await toolHttp.close();
+    await views.stop();
+    await purger?.stop();
+    await infra.close();
+  }
+
+  return {
+    config,
+    database,
+    clock,
+    log,
+    infra,
+    repos,
+    oauth,
+    developerAuth,
+    developers,
+    tools,
+    catalog,
+    sessions,
+    keyCache,
+    orgAuth,
+    orgs,
+    background,
+    mailer,
+    operators,
+    crm,
+    agents,
+    agentKeys,
+    apiKeys,
+    customFields,
+    pipelines,
+    contacts,
+    opportunities,
+    toolHttp,
+    callLog,
+    keys,
+    toolCache,
+    installations,
+    invoker,
+    calls,
+    developerCalls,
+    tester,
+    credentialRotation,
+    mcp,
+    formCache,
+    views,
+    forms,
+    submit,
+    purges,
+    /** Ends what createServices opened, once, in the order above; the database stays open. */
+    close: () => (closing ??= closeInOrder()),
+  };
+}
+
+export type Services = Awaited<ReturnType<typeof createServices>>;
