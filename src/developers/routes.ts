@@ -95,6 +95,10 @@ export function registerDeveloperAppRoutes(app: App, deps: { apps: AppsService }
 
     scope.post('/api/dev/apps/:app_id/secret', {
       bodyLimit: APPS_BODY_LIMIT,
+      // No body, or an empty one, means `{}`: rotate with no grace.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
       schema: {
         ...appsRoute,
         operationId: 'rotateAppSecret',
@@ -108,6 +112,6 @@ export function registerDeveloperAppRoutes(app: App, deps: { apps: AppsService }
         body: SecretRotationBody,
         response: { 200: Envelope(AppCredentials), ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
       },
-    }, async (request) => ok(await apps.rotateSecret(developerIdOf(request), request.params.app_id, request.body ?? {})));
+    }, async (request) => ok(await apps.rotateSecret(developerIdOf(request), request.params.app_id, request.body)));
   });
 }
