@@ -29,6 +29,7 @@ import { createSmtpMailer, type Mailer } from './accounts/mailer.js';
 import { createOperatorsService, type OperatorsService } from './accounts/operators-service.js';
 import { createPasswordPolicy, loadCommonPasswords } from './accounts/passwords.js';
 import { registerAccountRoutes } from './accounts/routes.js';
+import { registerHttpPlugins } from './http/plugins.js';
 import { createSessionsService, expiredAccountRows } from './accounts/sessions-service.js';
 import { registerConsoleRoutes } from './web/console-routes.js';
 import { createConsoleFiles, type ConsoleFiles } from './web/console-files.js';
@@ -202,6 +203,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     done();
   });
   installErrorHandling(app);
+  await registerHttpPlugins(app);
   await registerOpenApi(app, config, VERSION);
   registerHealthRoutes(app, database);
 
