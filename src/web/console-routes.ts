@@ -9,6 +9,9 @@ import { isCompressible, type ConsoleFiles } from './console-files.js';
  * - other files of the build (its public folder: icons…): an hour;
  * - any other `/app` path: index.html with `Cache-Control: no-cache` (the console routes on the client).
  * Documents get a strict CSP. Without a build, `/app` answers a short page saying to run `npm run build`.
+ * Files are sent from disk by @fastify/static (http/plugins.ts). That costs about 103 µs of server CPU
+ * per request instead of 22 from memory (bench/compare.ts, /app/, 2026-11-26): kept, since the console
+ * is a few operators' page whose assets are cached for a year, not one of the public paths.
  */
 export const CONSOLE_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
