@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { readInMemoryFile, type InMemoryFile } from '../http/in-memory.js';
 
 /**
  * The browser code built by scripts/build-web.mjs (`npm run build`) into dist/web: form-embed.js,
@@ -17,20 +17,11 @@ export interface WebAsset {
   name: string;
 }
 
-/** form-embed.js in memory: its bytes, the build's compressed copies (when it wrote them) and its ETag. */
-export interface InMemoryAsset {
-  identity: Buffer;
-  gzip?: Buffer;
-  br?: Buffer;
-  /** Strong ETag of the identity bytes. */
-  etag: string;
-}
-
 export interface WebAssetSet {
   /** The directory of the build. */
   dir: string;
   /** The snippet's plain URL, /form-embed.js. */
-  embed: InMemoryAsset;
+  embed: InMemoryFile;
   /** Plain name → its hashed file (e.g. `form-page.js` → asset `form-page.3f2a9c81d04b.js`). */
   hashed(plainName: string): WebAsset;
   /** An asset by its exact (hashed) file name. */
@@ -45,14 +36,7 @@ function readSet(dir: string): WebAssetSet {
   const manifest = JSON.parse(readFileSync(`${dir}/manifest.json`, 'utf8')) as Record<string, string>;
   const assets = new Map<string, WebAsset>();
   for (const versioned of Object.values(manifest)) assets.set(versioned, { name: versioned });
-  const read = (name: string) => (existsSync(`${dir}/${name}`) ? readFileSync(`${dir}/${name}`) : undefined);
-  const identity = readFileSync(`${dir}/form-embed.js`);
-  const embed: InMemoryAsset = {
-    identity,
-    gzip: read('form-embed.js.gz'),
-    br: read('form-embed.js.br'),
-    etag: `"${createHash('sha256').update(identity).digest('base64url').slice(0, 22)}"`,
-  };
+  const embed = readInMemoryFile(dir, 'form-embed.js');
   return {
     dir,
     embed,
@@ -85,21 +69,3 @@ export function createWebAssets(dirs: string[] = defaultWebDirs()) {
 }
 
 export type WebAssets = ReturnType<typeof createWebAssets>;
-
-/**
- * The best encoding the client accepts: br, then gzip, else none (q=0 refuses). For what is answered
- * from memory: the hosted page (hosted-page.ts, each rendered page compressed once) and /form-embed.js.
- */
-export function pickEncoding(acceptEncoding: string | undefined): 'br' | 'gzip' | null {
-  if (!acceptEncoding) return null;
-  const accepted = new Set<string>();
-  for (const part of acceptEncoding.split(',')) {
-    const [name, ...params] = part.trim().toLowerCase().split(';');
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    if (q && Number(q.slice(2)) === 0) continue;
-    if (name) accepted.add(name);
-  }
-  if (accepted.has('br')) return 'br';
-  if (accepted.has('gzip') || accepted.has('*')) return 'gzip';
-  return null;
-}
