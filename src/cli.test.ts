@@ -16,7 +16,7 @@ describe('switchboard CLI', () => {
   const passwordHashOf = async (email: string) => {
     const database = openDatabase({ sqliteFile: join(dataDir, 'switchboard.db') });
     try {
-      return (await database.db.selectFrom('developers').select('password_hash').where('email', '=', email).executeTakeFirstOrThrow()).password_hash;
+      return (await database.db.selectFrom('users').select('password_hash').where('email', '=', email).executeTakeFirstOrThrow()).password_hash;
     } finally {
       await database.close();
     }

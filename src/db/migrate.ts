@@ -1,9 +1,30 @@
-import { Migrator, PostgresAdapter, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, PostgresAdapter, SqliteAdapter, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { migrations } from './migrations/index.js';
 
 /** Migrations are compiled into the bundle (no directory scan), so `dist/` runs them as is. */
 const provider: MigrationProvider = {
   getMigrations: async (): Promise<Record<string, Migration>> => migrations,
+};
+
+/**
+ * On SQLite, migrations run with foreign keys off, as SQLite's table rebuild requires
+ * (https://sqlite.org/lang_altertable.html#otheralter): with them on, dropping a parent table runs an
+ * implicit DELETE that cascades to its children, and renaming one rewrites their references. The pragma
+ * cannot change inside a transaction, so it is set around the run, and each migration ends with
+ * `PRAGMA foreign_key_check`: a row left pointing nowhere fails that migration, which rolls back.
+ */
+const sqliteProvider: MigrationProvider = {
+  getMigrations: async (): Promise<Record<string, Migration>> =>
+    Object.fromEntries(Object.entries(migrations).map(([name, migration]) => [name, {
+      up: async (db: Kysely<any>) => {
+        await migration.up(db);
+        const broken = await sql<{ table: string; parent: string }>`pragma foreign_key_check`.execute(db);
+        if (broken.rows.length > 0) {
+          const where = [...new Set(broken.rows.map((row) => `${row.table} → ${row.parent}`))].join(', ');
+          throw new Error(`${broken.rows.length} row(s) would point nowhere: ${where}`);
+        }
+      },
+    }])),
 };
 
 export interface MigrationReport {
@@ -19,14 +40,23 @@ export async function migrateToLatest(db: Kysely<any>): Promise<MigrationReport>
     const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
     migrationTableSchema = rows[0]?.schema;
   }
+  const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
   const migrator = new Migrator({
     db,
-    provider,
+    provider: sqlite ? sqliteProvider : provider,
     migrationTableName: 'schema_migrations',
     migrationLockTableName: 'schema_migrations_lock',
     ...(migrationTableSchema ? { migrationTableSchema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
+  // SQLite's one connection (database.ts) runs the migrations, so the pragma applies to them.
+  if (sqlite) await sql`pragma foreign_keys = off`.execute(db);
+  let outcome: Awaited<ReturnType<Migrator['migrateToLatest']>>;
+  try {
+    outcome = await migrator.migrateToLatest();
+  } finally {
+    if (sqlite) await sql`pragma foreign_keys = on`.execute(db);
+  }
+  const { error, results } = outcome;
   const failed = results?.find((result) => result.status === 'Error');
   if (error) {
     const reason = error instanceof Error ? error.message : String(error);
