@@ -46,8 +46,8 @@ function DeveloperAccount({ developer }: { developer: SessionDeveloper }) {
         ) : tools.data.items.length === 0 ? (
           <p>You have no tools yet. Create one with POST /api/dev/tools (docs/developer-api.md).</p>
         ) : (
-          <TableWrap label="Your tools">
-            <table>
+          <TableWrap label="Your tools, scrollable">
+            <table aria-labelledby="developer-tools-title">
               <thead>
                 <tr>
                   <th scope="col">Name</th>
