@@ -314,10 +314,13 @@ describe.each(testDialects())('route security of every documented operation (%s)
     expect(withIds.length).toBeGreaterThan(40);
   });
 
-  it('with a console session but no X-CSRF-Token, a change: 403 FORBIDDEN and nothing written', async () => {
+  /**
+   * Each operation sent, on ids tenant a owns, with the headers `headersOf` gives: what `check` finds wrong
+   * with the answer, and whether the call wrote anything; one failure line each.
+   */
+  async function refusalFailures(ops: DocumentedOperation[], headersOf: (op: DocumentedOperation) => Headers, check: (op: DocumentedOperation, res: LightMyRequestResponse) => string | undefined): Promise<string[]> {
     const failures: string[] = [];
-    const cookieChanges = operations.filter((op) => schemesOf(op).includes('consoleSession') && changes(op));
-    for (const op of cookieChanges) {
+    for (const op of ops) {
       let ids: Record<string, string>;
       try {
         ids = await ownedIds(t, a, op);
@@ -326,15 +329,25 @@ describe.each(testDialects())('route security of every documented operation (%s)
         continue;
       }
       const before = await databaseSnapshot(t.database);
-      // The session of the person the operation is for: the developer's on the Developer API.
-      const res = await send(t, op, isDeveloperApi(op) ? a.developerSession.cookie : { cookie: session.cookie }, ids);
+      const res = await send(t, op, headersOf(op), ids);
+      const problem = check(op, res);
+      if (problem) failures.push(`${op.name}: ${problem}`);
+      const written = nothingWritten(before, await databaseSnapshot(t.database));
+      if (written) failures.push(`${op.name}: the refused call ${written}`);
+    }
+    return failures;
+  }
+
+  it('with a console session but no X-CSRF-Token, a change: 403 FORBIDDEN and nothing written', async () => {
+    const cookieChanges = operations.filter((op) => schemesOf(op).includes('consoleSession') && changes(op));
+    // The session of the person the operation is for: the developer's on the Developer API.
+    const failures = await refusalFailures(cookieChanges, (op) => (isDeveloperApi(op) ? a.developerSession.cookie : { cookie: session.cookie }), (op, res) => {
       const body = res.json() as Json;
       if (res.statusCode !== 403 || !op.statuses.includes(403) || body.code !== 'FORBIDDEN' || !String(body.error).includes('X-CSRF-Token')) {
-        failures.push(`${op.name}: ${res.statusCode} ${res.body.slice(0, 200)}${op.statuses.includes(403) ? '' : ' (403 not documented)'}`);
+        return `${res.statusCode} ${res.body.slice(0, 200)}${op.statuses.includes(403) ? '' : ' (403 not documented)'}`;
       }
-      const written = nothingWritten(before, await databaseSnapshot(t.database));
-      if (written) failures.push(`${op.name}: without the CSRF token, the call ${written}`);
-    }
+      return undefined;
+    });
     expect(failures).toEqual([]);
     // A control: with its token the same cookie makes a change, so the refusals above are the token's.
     const withToken = await t.app.inject({ method: 'POST', url: '/api/org/agents', headers: { cookie: session.cookie, 'x-csrf-token': session.csrfToken }, payload: { name: 'Control', branding: BRAND } });
@@ -346,22 +359,9 @@ describe.each(testDialects())('route security of every documented operation (%s)
   });
 
   it('on the Developer API, an operator\'s session without a developer account: 403 FORBIDDEN saying how to become one, nothing written', async () => {
-    const failures: string[] = [];
     const developerOps = operations.filter((op) => isDeveloperApi(op) && schemesOf(op).includes('consoleSession'));
-    for (const op of developerOps) {
-      let ids: Record<string, string>;
-      try {
-        ids = await ownedIds(t, a, op);
-      } catch (error) {
-        failures.push(`${op.name}: ${(error as Error).message}`);
-        continue;
-      }
-      const before = await databaseSnapshot(t.database);
-      // With its CSRF token: the refusal is the missing developer account's alone.
-      const res = await send(t, op, { cookie: session.cookie, 'x-csrf-token': session.csrfToken }, ids);
-      const problem = wrongRefusal(op, res, 403, 'FORBIDDEN', NOT_A_DEVELOPER) ?? nothingWritten(before, await databaseSnapshot(t.database));
-      if (problem) failures.push(`${op.name}: ${problem}`);
-    }
+    // With its CSRF token: the refusal is the missing developer account's alone.
+    const failures = await refusalFailures(developerOps, () => ({ cookie: session.cookie, 'x-csrf-token': session.csrfToken }), (op, res) => wrongRefusal(op, res, 403, 'FORBIDDEN', NOT_A_DEVELOPER));
     expect(failures).toEqual([]);
     expect(developerOps.length).toBeGreaterThan(8);
   });
