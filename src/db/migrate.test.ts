@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Migrator, sql, type Kysely } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration } from 'kysely';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createTestDatabase, testDialects } from '../../test/support/context.js';
@@ -168,6 +168,30 @@ describe.each(testDialects())('20261126T1000_people_and_developers on %s', (dial
       await db.deleteFrom('users').where('id', '=', 'usr_owner').execute();
       expect((await rows(db, 'sessions')).map((s) => s.id)).toEqual(['ses_2']);
       await expect(db.deleteFrom('users').where('id', '=', 'usr_both').execute()).rejects.toThrow(/foreign key/i);
+    } finally {
+      await dispose();
+    }
+  });
+});
+
+describe('a migration that would leave a row pointing nowhere (SQLite: foreign keys off while migrating)', () => {
+  it('fails, naming the broken reference, and rolls back entirely', async () => {
+    const { database, dispose } = await emptyDatabase('sqlite');
+    const db = database.db as Kysely<any>;
+    try {
+      await migrateToLatest(db);
+      const dangling: Migration = {
+        up: async (trx) => {
+          await trx.insertInto('orgs').values({ id: 'org_kept_out', name: 'Written, then rolled back', default_country: 'US', created_at: '2026-11-26T10:00:00.000Z' }).execute();
+          await trx.insertInto('password_resets').values({ token_hash: 'r', user_id: 'usr_nobody', created_at: 'x', expires_at: 'y', used_at: null }).execute();
+        },
+      };
+      await expect(migrateToLatest(db, { ...migrations, '99991231T0000_dangling': dangling })).rejects.toThrow(
+        'Migration 99991231T0000_dangling failed: 1 row(s) would point nowhere: password_resets → users',
+      );
+      expect(await db.selectFrom('orgs').selectAll().execute()).toEqual([]);
+      expect(await db.selectFrom('password_resets').selectAll().execute()).toEqual([]);
+      expect((await sql<{ foreign_keys: number }>`pragma foreign_keys`.execute(db)).rows[0]?.foreign_keys).toBe(1);
     } finally {
       await dispose();
     }

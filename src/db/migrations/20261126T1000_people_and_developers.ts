@@ -17,9 +17,9 @@ import { newId } from '../../lib/ids.js';
  * SQLite cannot relax NOT NULL in place: `users`, `sessions` and `developers` are rebuilt (create the
  * new table, copy, drop the old, rename). That is safe only with foreign keys off — with them on, the
  * DROP runs an implicit DELETE that cascades to sessions, resets, apps, tools…, and the RENAME rewrites
- * the children's references — and PRAGMA foreign_keys cannot change inside the migration's transaction:
- * migrate.ts turns them off around the run on SQLite and checks `PRAGMA foreign_key_check` before each
- * migration commits.
+ * the children's references — and PRAGMA foreign_keys cannot change inside a transaction: migrate.ts
+ * turns them off around the run on SQLite, runs each migration in a transaction of its own, and checks
+ * `PRAGMA foreign_key_check` before it commits.
  */
 export async function up(db: Kysely<any>): Promise<void> {
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
