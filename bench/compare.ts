@@ -17,7 +17,8 @@ import { load, mergeRuns, printGrid, startChild, type ChildServer, type LoadOpti
  * throughput, the ratio to a bare Fastify server sending the config JSON, and this tree ÷ base in
  * throughput and in the server's CPU time per request (the steadier of the two on a shared machine).
  *
- * BENCH_SECONDS (default 12) is each path's measured time per build, split over BENCH_ROUNDS (default 4).
+ * BENCH_SECONDS (default 12) is each path's measured time per build, split over BENCH_ROUNDS (default 4);
+ * BENCH_PATHS=submit,config (comma-separated, matched in the path names) measures only those paths.
  */
 
 interface Build {
@@ -31,6 +32,8 @@ interface Seeded {
   consentVersion: string;
   clientId: string;
   clientSecret: string;
+  /** The hosted page's hashed stylesheet (`/assets/form.<hash>.css`), from the page itself. */
+  stylesheet: string;
   dataDir: string;
 }
 
@@ -67,7 +70,10 @@ async function seed(build: Build): Promise<Seeded> {
   });
   if (created.status !== 201) throw new Error(`${build.label}: could not create the form: ${created.status} ${await created.text()}`);
   const config = (await (await fetch(`${server.url}/api/public/forms/${slug}`, { headers: { 'x-forwarded-for': '192.0.2.1' } })).json()) as { data: { consentVersion: string } };
-  return { server, slug, consentVersion: config.data.consentVersion, clientId: String(app.clientId), clientSecret: String(app.clientSecret), dataDir };
+  const page = await (await fetch(`${server.url}/f/${slug}`, { headers: { 'x-forwarded-for': '192.0.2.1' } })).text();
+  const stylesheet = /href="(\/assets\/form\.[0-9a-f]{12}\.css)"/.exec(page)?.[1];
+  if (!stylesheet) throw new Error(`${build.label}: the hosted page names no stylesheet`);
+  return { server, slug, stylesheet, consentVersion: config.data.consentVersion, clientId: String(app.clientId), clientSecret: String(app.clientSecret), dataDir };
 }
 
 /** 10.0.0.1, 10.0.0.2, …: a new client address for every request, so per-address limits never refuse one. */
@@ -95,6 +101,7 @@ function paths(): Path[] {
     { name: 'GET /f/{slug}', options: (t) => ({ url: `${t.server.url}/f/${t.slug}`, setupRequest: withNewAddress }) },
     { name: 'GET /form-embed.js', options: (t) => ({ url: `${t.server.url}/form-embed.js`, setupRequest: withNewAddress }) },
     { name: 'GET /form-embed.js, gzip', options: (t) => ({ url: `${t.server.url}/form-embed.js`, headers: { 'accept-encoding': 'gzip' }, setupRequest: withNewAddress }) },
+    { name: 'GET /assets/form.<hash>.css, gzip', options: (t) => ({ url: `${t.server.url}${t.stylesheet}`, headers: { 'accept-encoding': 'gzip' }, setupRequest: withNewAddress }) },
     { name: 'GET /app/ (console)', options: (t) => ({ url: `${t.server.url}/app/`, setupRequest: withNewAddress }) },
     {
       name: 'POST …/submit (new contact)',
@@ -156,7 +163,8 @@ interface Line {
 }
 const lines: Line[] = [];
 try {
-  for (const path of paths()) {
+  const only = (process.env.BENCH_PATHS ?? '').split(',').filter(Boolean);
+  for (const path of paths().filter((p) => only.length === 0 || only.some((word) => p.name.includes(word)))) {
     const run = (target: Seeded, length: number) => load({ ...path.options(target), serverPid: target.server.pid, seconds: length });
     const runBare = (length: number) => load({ url: `${bare.url}/bare`, serverPid: bare.pid, seconds: length, setupRequest: withNewAddress });
     await runBare(1);

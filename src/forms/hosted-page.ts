@@ -5,6 +5,7 @@ import type { App } from '../http/app-type.js';
 import type { ErrorPageRenderer, RouteErrorConfig } from '../http/error-handler.js';
 import { AppError, isAppError } from '../http/errors.js';
 import { addFormBodyParser } from '../http/form-body.js';
+import { matchesEtag, pickEncoding } from '../http/in-memory.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { CONSENT, formControls, HONEYPOT, postedMetadata, postedValues, submissionBody } from '../../web/form/controls.js';
 import { controlsToMark } from '../../web/form/values.js';
@@ -13,11 +14,11 @@ import { publicFormNotFound } from './errors.js';
 import type { FormCache } from './form-cache.js';
 import { contentSecurityPolicy, renderFormPage, renderMessagePage, styleHash, type FieldError } from './hosted-html.js';
 import type { LiveForm } from './public-form.js';
-import { CONFIG_READS, SUBMISSIONS, clientAndSlug, matchesEtag } from './public-routes.js';
+import { CONFIG_READS, SUBMISSIONS, clientAndSlug } from './public-routes.js';
 import { LIMITS } from './rules.js';
 import type { PublicFormConfig } from './schema.js';
 import type { SubmitService } from './submit-service.js';
-import { pickEncoding, type WebAssets } from './web-assets.js';
+import type { WebAssets } from './web-assets.js';
 
 /**
  * The hosted page `GET /f/{slug}` (`?embed=1` for an iframe) and its no-JavaScript post

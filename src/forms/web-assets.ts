@@ -1,13 +1,12 @@
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { readInMemoryFile, type InMemoryFile } from '../http/in-memory.js';
 
 /**
  * The browser code built by scripts/build-web.mjs (`npm run build`) into dist/web: form-embed.js,
  * form-page.js, form.css, their content-hashed copies, a `.br` and a `.gz` copy of each, and
  * manifest.json. Read here on first use (so an app that never serves them pays nothing): the manifest,
- * and form-embed.js with its copies, which asset-routes.ts answers from memory; every other file is
- * sent from disk by @fastify/static.
+ * and every file it names and form-embed.js, with their copies, which asset-routes.ts answers from memory.
  *
  * From source (tsx) the directory is ../../dist/web; compiled, dist/src/forms → ../../web is dist/web.
  * When no build is found, `load()` says so and the routes answer 503 with that message.
@@ -15,22 +14,15 @@ import { fileURLToPath } from 'node:url';
 export interface WebAsset {
   /** The file name it is served under (hashed). */
   name: string;
-}
-
-/** form-embed.js in memory: its bytes, the build's compressed copies (when it wrote them) and its ETag. */
-export interface InMemoryAsset {
-  identity: Buffer;
-  gzip?: Buffer;
-  br?: Buffer;
-  /** Strong ETag of the identity bytes. */
-  etag: string;
+  /** Its bytes and compressed copies, read with the manifest (the four files of a build weigh about 60 KB with their copies). */
+  file: InMemoryFile;
 }
 
 export interface WebAssetSet {
   /** The directory of the build. */
   dir: string;
   /** The snippet's plain URL, /form-embed.js. */
-  embed: InMemoryAsset;
+  embed: InMemoryFile;
   /** Plain name → its hashed file (e.g. `form-page.js` → asset `form-page.3f2a9c81d04b.js`). */
   hashed(plainName: string): WebAsset;
   /** An asset by its exact (hashed) file name. */
@@ -44,15 +36,8 @@ export function defaultWebDirs(): string[] {
 function readSet(dir: string): WebAssetSet {
   const manifest = JSON.parse(readFileSync(`${dir}/manifest.json`, 'utf8')) as Record<string, string>;
   const assets = new Map<string, WebAsset>();
-  for (const versioned of Object.values(manifest)) assets.set(versioned, { name: versioned });
-  const read = (name: string) => (existsSync(`${dir}/${name}`) ? readFileSync(`${dir}/${name}`) : undefined);
-  const identity = readFileSync(`${dir}/form-embed.js`);
-  const embed: InMemoryAsset = {
-    identity,
-    gzip: read('form-embed.js.gz'),
-    br: read('form-embed.js.br'),
-    etag: `"${createHash('sha256').update(identity).digest('base64url').slice(0, 22)}"`,
-  };
+  for (const versioned of Object.values(manifest)) assets.set(versioned, { name: versioned, file: readInMemoryFile(dir, versioned) });
+  const embed = readInMemoryFile(dir, 'form-embed.js');
   return {
     dir,
     embed,
@@ -85,21 +70,3 @@ export function createWebAssets(dirs: string[] = defaultWebDirs()) {
 }
 
 export type WebAssets = ReturnType<typeof createWebAssets>;
-
-/**
- * The best encoding the client accepts: br, then gzip, else none (q=0 refuses). For what is answered
- * from memory: the hosted page (hosted-page.ts, each rendered page compressed once) and /form-embed.js.
- */
-export function pickEncoding(acceptEncoding: string | undefined): 'br' | 'gzip' | null {
-  if (!acceptEncoding) return null;
-  const accepted = new Set<string>();
-  for (const part of acceptEncoding.split(',')) {
-    const [name, ...params] = part.trim().toLowerCase().split(';');
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    if (q && Number(q.slice(2)) === 0) continue;
-    if (name) accepted.add(name);
-  }
-  if (accepted.has('br')) return 'br';
-  if (accepted.has('gzip') || accepted.has('*')) return 'gzip';
-  return null;
-}
