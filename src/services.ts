@@ -96,8 +96,8 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   const resolver = infrastructure.resolveHost ?? systemResolver;
 
   const oauth = createOAuthService({ repo: repos.oauth, clock });
-  const developerAuth = createDeveloperAuth(oauth);
-  const developers = createDevelopersService({ repo: repos.developers, clock });
+  const passwords = createPasswordPolicy(loadCommonPasswords());
+  const developers = createDevelopersService({ repo: repos.developers, transact, people: repos.operators, passwords, clock });
 
   // ── Tools and catalog ──
   const endpointPolicy = { allowPrivate: config.toolAllowPrivateEndpoints, resolver };
@@ -108,6 +108,8 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   // ── Organizations and CRM ──
   // Console sessions (cookie `svc_session`), checked for CSRF on changes.
   const sessions = createSessionsService({ repo: repos.sessions, clock, limits: config.sessions, production: config.env === 'production', publicUrl: config.publicUrl });
+  // The Developer API: an access token (RFC 6750), or a signed-in developer's session (CSRF-checked changes).
+  const developerAuth = createDeveloperAuth(oauth, sessions.developerResolver);
   // orgAuth.require guards every /api/org/* route (an org API key, or a session); orgAuth.principal(request) → {orgId, actor, role?}.
   // Valid org API keys and agent keys by hash, so an authenticated request costs no query: revoking or
   // deleting a key drops it here and, through Redis, on every node; an org change (an agent deleted) drops the org's keys.
@@ -129,7 +131,8 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     transact,
     orgs,
     sessions,
-    passwords: createPasswordPolicy(loadCommonPasswords()),
+    developers: repos.developers,
+    passwords,
     limiter: infra.limiter,
     mailer,
     background,

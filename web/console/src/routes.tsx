@@ -1,10 +1,10 @@
 import type { ComponentType } from 'react';
-import { Navigate, Outlet, createBrowserRouter, isRouteErrorResponse, useHref, useNavigate, useRouteError, type RouteObject } from 'react-router';
+import { Outlet, createBrowserRouter, isRouteErrorResponse, useHref, useNavigate, useRouteError, type RouteObject } from 'react-router';
 import { RouterProvider as AriaRouterProvider } from 'react-aria-components';
 import { AuthLayout } from './components/AuthLayout';
 import { NotFound } from './components/NotFound';
 import { Page } from './components/Page';
-import { RequireOwner } from './components/RequireSession';
+import { Home, RequireOrganization, RequireOwner } from './components/RequireSession';
 import { ToastRegion } from './lib/toast';
 import { crmRoutes } from './pages/crm/routes';
 import { toolsRoutes } from './pages/tools/routes';
@@ -39,6 +39,14 @@ function RouteError() {
   );
 }
 
+function Organization() {
+  return (
+    <RequireOrganization>
+      <Outlet />
+    </RequireOrganization>
+  );
+}
+
 function Owner() {
   return (
     <RequireOwner>
@@ -67,23 +75,30 @@ export const routes: RouteObject[] = [
       {
         lazy: page(() => import('./components/SignedInShell')),
         children: [
-          { index: true, element: <Navigate to="/forms" replace /> },
-          { path: 'forms', lazy: page(() => import('./pages/forms/FormsList')) },
-          { path: 'forms/new', lazy: page(() => import('./pages/forms/FormEdit')) },
-          { path: 'forms/:id', lazy: page(() => import('./pages/forms/FormEdit')) },
-          { path: 'forms/:id/submissions', lazy: page(() => import('./pages/forms/Submissions')) },
-          ...crmRoutes,
-          { path: 'agents', lazy: page(() => import('./pages/agents/Agents')) },
-          { path: 'agents/:id', lazy: page(() => import('./pages/agents/AgentEdit')) },
-          ...toolsRoutes,
+          { index: true, element: <Home /> },
+          { path: 'developer', lazy: page(() => import('./pages/Developer')) },
+          { path: 'settings', lazy: page(() => import('./pages/Settings')) },
           {
-            element: <Owner />,
+            // The operator pages: a person without an organization is sent to /developer.
+            element: <Organization />,
             children: [
-              { path: 'api-keys', lazy: page(() => import('./pages/ApiKeys')) },
-              { path: 'members', lazy: page(() => import('./pages/Members')) },
+              { path: 'forms', lazy: page(() => import('./pages/forms/FormsList')) },
+              { path: 'forms/new', lazy: page(() => import('./pages/forms/FormEdit')) },
+              { path: 'forms/:id', lazy: page(() => import('./pages/forms/FormEdit')) },
+              { path: 'forms/:id/submissions', lazy: page(() => import('./pages/forms/Submissions')) },
+              ...crmRoutes,
+              { path: 'agents', lazy: page(() => import('./pages/agents/Agents')) },
+              { path: 'agents/:id', lazy: page(() => import('./pages/agents/AgentEdit')) },
+              ...toolsRoutes,
+              {
+                element: <Owner />,
+                children: [
+                  { path: 'api-keys', lazy: page(() => import('./pages/ApiKeys')) },
+                  { path: 'members', lazy: page(() => import('./pages/Members')) },
+                ],
+              },
             ],
           },
-          { path: 'settings', lazy: page(() => import('./pages/Settings')) },
           { path: '*', element: <NotFound /> },
         ],
       },

@@ -47,7 +47,7 @@ export default function MembersPage() {
   }
 
   return (
-    <Page title="Members" intro={`People who work in ${session.organization.name}. Members can do everything except manage members and API keys.`}>
+    <Page title="Members" intro={`People who work in ${session.organization?.name ?? 'your organization'}. Members can do everything except manage members and API keys.`}>
       <section className="card" aria-labelledby="invite-title">
         <h2 id="invite-title">Invite someone</h2>
         <form ref={formRef} onSubmit={submit} noValidate className="row">
@@ -115,7 +115,7 @@ export default function MembersPage() {
                           toast(`${member.name || member.email} was removed.`);
                         }}
                       >
-                        <p>They are signed out and can no longer open {session.organization.name}. Their records stay.</p>
+                        <p>They are signed out and can no longer open {session.organization?.name ?? 'your organization'}. Their records stay.</p>
                       </ConfirmButton>
                     ) : null}
                   </td>

@@ -15,7 +15,7 @@ export default function SettingsPage() {
   const session = useCurrentSession();
   return (
     <Page title="Settings">
-      <OrganizationSettings />
+      {session.organization ? <OrganizationSettings /> : null}
       <PasswordSettings email={session.user.email} />
     </Page>
   );
@@ -28,7 +28,7 @@ function OrganizationSettings() {
   if (organization.isError) return <LoadError error={organization.error} retry={() => void organization.refetch()} />;
   return <OrganizationForm organization={organization.data} onSaved={(saved) => {
     client.setQueryData(queryKeys.organization, saved);
-    client.setQueryData<Session | null>(SESSION_KEY, (current) => (current ? { ...current, organization: { ...current.organization, name: saved.name } } : current));
+    client.setQueryData<Session | null>(SESSION_KEY, (current) => (current?.organization ? { ...current, organization: { ...current.organization, name: saved.name } } : current));
   }} />;
 }
 

@@ -52,7 +52,7 @@ function AcceptForm({ token, invitation }: { token: string; invitation: Invitati
     onSuccess: (data) => {
       start(data);
       navigate('/forms', { replace: true });
-      toast(`You joined ${data.organization.name}.`);
+      toast(`You joined ${data.organization?.name ?? 'the organization'}.`);
     },
   });
   const errors = useFormErrors(['name', 'password'], accept.error);
