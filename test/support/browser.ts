@@ -138,7 +138,7 @@ export function createBrowserHarness({ artifacts, checkPage }: BrowserHarnessOpt
     await checkPage?.(page, label);
     checked.push(label);
     if (!screenshot) return;
-    // Toasts of earlier steps would cover the page in its pictures: dismissed by their buttons.
+    // Notices of earlier steps would shift the page in its pictures: dismissed by their buttons.
     const dismiss = page.getByRole('button', { name: 'Dismiss notification' });
     for (let i = 0; i < 5 && (await dismiss.count()) > 0; i++) await dismiss.first().click({ timeout: 2_000 }).catch(() => undefined);
     await page.screenshot({ path: join(folder, `${screenshot}-1280.png`), fullPage: true });

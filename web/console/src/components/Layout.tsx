@@ -5,7 +5,7 @@ import { NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { api } from '../api/client';
 import { useCurrentSession, useSessionActions } from '../api/session';
 import { useFocusOnNavigate } from '../lib/focus';
-import { toast } from '../lib/toast';
+import { NoticeRegion, useNotify } from '../lib/notices';
 
 interface NavItem {
   to: string;
@@ -26,6 +26,7 @@ const NAV: NavItem[] = [
 ];
 
 export function Layout() {
+  const notify = useNotify();
   const session = useCurrentSession();
   const { signOut: forget } = useSessionActions();
   const navigate = useNavigate();
@@ -39,9 +40,9 @@ export function Layout() {
     onSuccess: () => {
       forget();
       navigate('/signin', { replace: true });
-      toast('You are signed out.');
+      notify('You are signed out.');
     },
-    onError: (error) => toast(error.message),
+    onError: (error) => notify(error.message),
   });
 
   const isOwner = session.user.role === 'owner';
@@ -92,6 +93,7 @@ export function Layout() {
           </Popover>
         </MenuTrigger>
       </header>
+      <NoticeRegion />
       <div className="body">
         <nav id="primary-nav" aria-label="Main" className={menuOpen ? 'sidenav open' : 'sidenav'}>
           <ul>
