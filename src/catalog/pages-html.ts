@@ -176,7 +176,8 @@ function parametersTable(parameters: ToolParameter[]): string {
     )
     .join('');
   return (
-    '<div class="table"><table><caption>What an agent sends when it calls the tool</caption>' +
+    // The table scrolls sideways on a narrow screen: a region that takes focus, so a keyboard can scroll it.
+    '<div class="table" role="region" aria-labelledby="params" tabindex="0"><table><caption id="params">What an agent sends when it calls the tool</caption>' +
     '<thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Required</th><th scope="col">Description</th></tr></thead>' +
     `<tbody>${rows}</tbody></table></div>`
   );

@@ -104,7 +104,8 @@ describe('public catalog pages in Chromium', () => {
     expect(await page.getByText('Sends an <b>invoice</b> by email.').count()).toBeGreaterThan(0);
     await page.getByRole('table', { name: 'What an agent sends when it calls the tool' }).waitFor();
 
-    await page.keyboard.press('Alt+ArrowLeft');
+    // Back, as the browser's Back button does it (headless Chromium has no Alt+Left of its own).
+    await page.goBack();
     await page.waitForURL(resultsOf('invoice'));
     expect(await page.getByRole('searchbox', { name: 'Search names and descriptions' }).inputValue()).toBe('invoice');
     expect(pageErrors).toEqual([]);

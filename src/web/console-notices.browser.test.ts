@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createBrowserHarness, h1, nav, poll, settled } from '../../test/support/browser.js';
+import { createBrowserHarness, nav, poll, settled, signUp } from '../../test/support/browser.js';
 import { createServingTestContext, type TestContext } from '../../test/support/context.js';
 import { submit } from '../../test/support/form-factories.js';
 
@@ -65,14 +65,7 @@ describe('console notices in Chromium', () => {
 
   it('a notice is announced, does not cover the page, and leaves by itself', async () => {
     page = await newPage(await newContext());
-    await page.goto(`${app}/app/signup`);
-    await poll(() => h1(page).textContent()).toBe('Create your account');
-    await page.getByLabel('Your name').fill(OWNER.name);
-    await page.getByLabel('Email').fill(OWNER.email);
-    await page.getByLabel('Organization name').fill(OWNER.org);
-    await page.getByLabel('Password').fill(OWNER.password);
-    await page.getByRole('button', { name: 'Create account' }).click();
-    await page.waitForURL(`${app}/app/forms`);
+    await signUp(page, app, OWNER);
     await settled(page);
 
     await nav(page, 'Agents');
