@@ -3,6 +3,7 @@ import type { ErrorPageRenderer, RouteErrorConfig } from '../http/error-handler.
 import { AppError } from '../http/errors.js';
 import { contentEtag, sendHtmlPage, styleHash } from '../http/html-page.js';
 import { isWellFormedId } from '../lib/ids.js';
+import { charLength, textProblem, toNfc } from '../lib/text.js';
 import { TOOL_CATEGORIES, type ToolCategory } from '../tools/definition.js';
 import { CATALOG_STYLE, CATEGORY_LABELS, MAX_QUERY_LENGTH, renderCatalogPage, renderErrorPage, renderToolPage, type CatalogSearch } from './pages-html.js';
 import type { CatalogService } from './service.js';
@@ -43,10 +44,14 @@ function single(query: Record<string, unknown>, name: string): string | undefine
 
 /** The search from the address; an empty box or “All categories” (the form sends `q=&category=`) means no filter. */
 export function readSearch(query: Record<string, unknown>): CatalogSearch & { cursor?: string | undefined } {
-  const q = single(query, 'q')?.trim() || undefined;
+  const typed = single(query, 'q');
+  // The API's text rule (http/wire-text.ts), which these routes without a schema apply themselves: PostgreSQL refuses a NUL.
+  const problem = typed === undefined ? undefined : textProblem(typed, 'line');
+  if (problem) throw badRequest(`The search ${problem}.`, 'q');
+  const q = typed === undefined ? undefined : toNfc(typed.trim()) || undefined;
   const category = single(query, 'category') || undefined;
   const cursor = single(query, 'cursor') || undefined;
-  if (q !== undefined && q.length > MAX_QUERY_LENGTH) throw badRequest(`The search is too long: use at most ${MAX_QUERY_LENGTH} characters.`, 'q');
+  if (q !== undefined && charLength(q) > MAX_QUERY_LENGTH) throw badRequest(`The search is too long: use at most ${MAX_QUERY_LENGTH} characters.`, 'q');
   if (category !== undefined && !CATEGORIES.has(category)) {
     throw badRequest(`There is no category “${category}”. Choose one of: ${TOOL_CATEGORIES.map((c) => CATEGORY_LABELS[c]).join(', ')}.`, 'category');
   }
