@@ -80,6 +80,8 @@ describe('console notices in Chromium', () => {
     await created.waitFor();
     const shownAt = Date.now();
     expect(await created.isVisible()).toBe(true);
+    // Read out politely: the region is a status live region, there before the notice was put in it.
+    expect(await region().getAttribute('aria-live')).toBe('polite');
     expect(await overlaps()).toEqual([]);
     await axe(page, 'agent editor with a notice');
     await created.waitFor({ state: 'detached', timeout: GONE_WITHIN });
@@ -108,7 +110,7 @@ describe('console notices in Chromium', () => {
     await saved.waitFor({ state: 'detached', timeout: GONE_WITHIN });
   }, FLOW_TIMEOUT);
 
-  it('notices of a form and an agent are gone when the operator reads a contact’s consent record', async () => {
+  it('notices of a form and an agent are gone when the operator reads a contact’s consent record; a notice closes by its button; sign-out’s shows on the sign-in page', async () => {
     await nav(page, 'Forms');
     await settled(page);
     await page.getByRole('link', { name: /^(Create your first form|New form)$/ }).click();
@@ -135,6 +137,19 @@ describe('console notices in Chromium', () => {
     await page.getByRole('button', { name: 'Add note' }).click();
     await notice('Note added.').waitFor();
     expect(await overlaps()).toEqual([]);
+    // Its button closes it at once, and focus goes to the page's content, not to nowhere.
+    await region().getByRole('button', { name: 'Dismiss notification' }).click();
+    await notice('Note added.').waitFor({ state: 'detached', timeout: 2_000 });
+    expect(await page.evaluate<string>('document.activeElement.id')).toBe('main');
+
+    // Signed out: the notice shows on the sign-in page, beside its form, not over it.
+    await page.getByRole('button', { name: `Account: ${OWNER.name}` }).click();
+    await page.getByRole('menuitem', { name: 'Sign out' }).click();
+    await page.waitForURL(`${app}/app/signin`);
+    await notice('You are signed out.').waitFor();
+    expect(await overlaps()).toEqual([]);
+    await axe(page, 'sign-in with a notice');
+    await notice('You are signed out.').waitFor({ state: 'detached', timeout: GONE_WITHIN });
     expect(pageErrors).toEqual([]);
     expect(blocked).toEqual([]);
   }, FLOW_TIMEOUT);

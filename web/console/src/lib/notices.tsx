@@ -100,7 +100,7 @@ export function NoticeRegion() {
     (id: number, byButton: boolean) => {
       // The button goes with its notice: focus goes to the page's content rather than to nowhere.
       if (byButton) {
-        document.getElementById('main')?.focus();
+        document.getElementById('main')?.focus({ preventScroll: true });
         setFocused(false);
       }
       dismiss(id);
