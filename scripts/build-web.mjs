@@ -4,15 +4,17 @@
 //   form-renderer.js the renderer as an ES module, for the hosted page and the console preview
 //   form-page.js     the hosted page's enhancement (/f/{slug}): one minified IIFE, the renderer inside
 //   form.css         the renderer's stylesheet, for a page that links it instead of inlining it
-// plus a copy of each under a content-hashed name, for long-lived caching, and manifest.json
-// mapping each plain name to its hashed one: {"form-embed.js": "form-embed.3f2a9c81d04b.js", …}.
+// plus a copy of each under a content-hashed name, for long-lived caching, manifest.json
+// mapping each plain name to its hashed one: {"form-embed.js": "form-embed.3f2a9c81d04b.js", …},
+// and a brotli (.br) and gzip (.gz) copy of every file, at their best levels, which the server
+// sends to clients that accept them (@fastify/static's preCompressed: nothing compressed per request).
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({ options: { outdir: { type: 'string' }, quiet: { type: 'boolean' } } });
@@ -44,7 +46,7 @@ const files = {
 
 await mkdir(outdir, { recursive: true });
 // Only our own outputs are replaced: tsc may write other files under dist/web.
-const hashed = /^form(-embed|-renderer|-page)?\.[0-9a-f]{12}\.(js|css)$/;
+const hashed = /^form(-embed|-renderer|-page)?\.[0-9a-f]{12}\.(js|css)(\.br|\.gz)?$/;
 for (const name of await readdir(outdir)) if (hashed.test(name)) await rm(join(outdir, name));
 
 const manifest = {};
@@ -52,10 +54,15 @@ const sizes = [];
 for (const [name, contents] of Object.entries(files)) {
   const hash = createHash('sha256').update(contents).digest('hex').slice(0, 12);
   const versioned = name.replace(/\.(js|css)$/, `.${hash}.$1`);
-  await writeFile(join(outdir, name), contents);
-  await writeFile(join(outdir, versioned), contents);
+  const gzip = gzipSync(contents, { level: 9 });
+  const brotli = brotliCompressSync(contents, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: contents.length } });
+  for (const file of [name, versioned]) {
+    await writeFile(join(outdir, file), contents);
+    await writeFile(join(outdir, `${file}.gz`), gzip);
+    await writeFile(join(outdir, `${file}.br`), brotli);
+  }
   manifest[name] = versioned;
-  sizes.push({ file: name, bytes: contents.length, gzip: gzipSync(contents, { level: 9 }).length, brotli: brotliCompressSync(contents).length });
+  sizes.push({ file: name, bytes: contents.length, gzip: gzip.length, brotli: brotli.length });
 }
 await writeFile(join(outdir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 

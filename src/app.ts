@@ -24,6 +24,7 @@ import type { HostResolver } from './net/resolver.js';
 import { createServices, type Services } from './services.js';
 import { registerOAuthRoutes } from './oauth/routes.js';
 import { registerAccountRoutes } from './operators/routes.js';
+import { registerHttpPlugins } from './http/plugins.js';
 import { registerConsoleRoutes } from './web/console-routes.js';
 import { createConsoleFiles, type ConsoleFiles } from './web/console-files.js';
 import { registerToolRoutes } from './tools/routes.js';
@@ -123,6 +124,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     done();
   });
   installErrorHandling(app);
+  await registerHttpPlugins(app);
   await registerOpenApi(app, config, VERSION);
   registerHealthRoutes(app, database);
 

@@ -194,6 +194,20 @@ describe.each(testDialects())('public form config on %s', (dialect) => {
     }
   });
 
+  it('CORS: a preflight without Origin is answered too; other APIs get no CORS headers and no preflight', async () => {
+    const form = await createForm(t.app, org);
+    const bare = await t.app.inject({ method: 'OPTIONS', url: `/api/public/forms/${form.slug}` });
+    expect(bare.statusCode).toBe(204);
+    expect(bare.headers['access-control-allow-origin']).toBe('*');
+    const origin = { origin: 'https://someone-else.example' };
+    const operator = await t.app.inject({ method: 'GET', url: '/api/org/forms', headers: { ...origin, ...org.auth } });
+    expect(operator.statusCode).toBe(200);
+    expect(operator.headers['access-control-allow-origin']).toBeUndefined();
+    const preflight = await t.app.inject({ method: 'OPTIONS', url: '/api/org/forms', headers: { ...origin, 'access-control-request-method': 'POST' } });
+    expect(preflight.statusCode).toBe(404);
+    expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
   it('limits config reads to 60 a minute per client IP and slug, with RateLimit headers', async () => {
     const form = await createForm(t.app, org);
     const ip = nextClientIp();

@@ -1,10 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { App } from '../http/app-type.js';
 import { Envelope, errorResponses } from '../http/envelope.js';
 import { AppError } from '../http/errors.js';
 import { addJsonBodyParser } from '../http/json-body.js';
+import { openCors, type CorsPolicy } from '../http/plugins.js';
 import { RATE_LIMIT_HEADERS, RateLimitedResponse, type RateLimiter, type RateLimitRule } from '../http/rate-limit.js';
 import { isPlainObject } from '../lib/json.js';
 import type { FormCache } from './form-cache.js';
@@ -31,15 +32,14 @@ export const SUBMISSIONS: RateLimitRule = {
   message: 'Too many submissions of this form from your network.',
 };
 
-// Browsers hide other response headers from cross-origin scripts unless listed.
-const EXPOSED_HEADERS = 'ETag, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Idempotent-Replayed, X-Request-Id';
-const PREFLIGHT_HEADERS = {
-  'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers': EXPOSED_HEADERS,
-  'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
-  'Access-Control-Allow-Headers': 'Content-Type, Idempotency-Key, If-None-Match',
+/** CORS for every route of this API (http/plugins.ts openCors). */
+const CORS: CorsPolicy = {
+  methods: ['GET', 'POST', 'OPTIONS'],
+  allowedHeaders: ['Content-Type', 'Idempotency-Key', 'If-None-Match'],
+  // Browsers hide other response headers from cross-origin scripts unless listed.
+  exposedHeaders: ['ETag', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Idempotent-Replayed', 'X-Request-Id'],
   // A day: the longest Firefox honours (Chromium caps at 2 hours); the answer never changes.
-  'Access-Control-Max-Age': '86400',
+  maxAge: 86400,
 };
 
 const ETAG_HEADER = { type: 'string', description: 'Version of this configuration: send it in If-None-Match to get 304 while it is current.' } as const;
@@ -67,27 +67,17 @@ export function registerPublicFormRoutes(
   const configLimit = limiter.hook(CONFIG_READS, clientAndSlug);
   const submitLimit = limiter.hook(SUBMISSIONS, clientAndSlug);
 
+  // Under its own prefix, so the preflight route CORS adds (OPTIONS /api/public/forms/*) answers this API only.
   app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
     // The spec's Content-Type is application/json: anything else is a 415, not text that fails later.
     scope.removeAllContentTypeParsers();
     addJsonBodyParser(scope);
     // First hook of every public route, so even a 404 or a 429 carries the CORS headers.
-    scope.addHook('onRequest', (_request, reply, done) => {
-      reply.header('Access-Control-Allow-Origin', '*');
-      reply.header('Access-Control-Expose-Headers', EXPOSED_HEADERS);
-      done();
-    });
-
-    const preflight = {
-      schema: { hide: true },
-    };
-    const answerPreflight = async (_request: FastifyRequest, reply: FastifyReply) => reply.code(204).headers(PREFLIGHT_HEADERS).send();
-    scope.options('/api/public/forms/:slug', preflight, answerPreflight);
-    scope.options('/api/public/forms/:slug/submit', preflight, answerPreflight);
+    await openCors(scope, CORS);
 
     scope.get(
-      '/api/public/forms/:slug',
+      '/:slug',
       {
         onRequest: configLimit,
         // The slug is looked up as given; validating a lone string param would only cost time on the hottest route.
@@ -130,7 +120,7 @@ export function registerPublicFormRoutes(
     );
 
     scope.post(
-      '/api/public/forms/:slug/submit',
+      '/:slug/submit',
       {
         onRequest: submitLimit,
         bodyLimit: LIMITS.submitBodyBytes,
@@ -170,5 +160,5 @@ export function registerPublicFormRoutes(
         return { success: true as const, data: outcome.result };
       },
     );
-  });
+  }, { prefix: '/api/public/forms' });
 }

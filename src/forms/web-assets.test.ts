@@ -1,3 +1,4 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../../test/support/context.js';
 import { createForm } from '../../test/support/form-factories.js';
@@ -35,5 +36,42 @@ describe('without a build of the browser code', () => {
     expect(script.json()).toMatchObject({ code: 'SERVICE_UNAVAILABLE', error: expect.stringContaining('npm run build') });
     // The JSON API does not need the build.
     expect((await t.app.inject({ method: 'GET', url: `/api/public/forms/${form.slug}` })).statusCode).toBe(200);
+  });
+});
+
+describe('the hashed files, sent from disk (@fastify/static)', () => {
+  let t: TestContext;
+  beforeAll(async () => {
+    t = await createTestContext('sqlite');
+  });
+  afterAll(async () => t.close());
+
+  it('sends the build\'s brotli or gzip copy as accepted, as text/javascript, with 304 on the ETag', async () => {
+    const state = createWebAssets().load();
+    if (!state.ok) throw new Error(state.message);
+    const url = `/assets/${state.set.hashed('form-page.js').name}`;
+    const plain = await t.app.inject({ method: 'GET', url });
+    expect(plain.statusCode).toBe(200);
+    expect(plain.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(plain.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(plain.headers['access-control-allow-origin']).toBe('*');
+    expect(plain.headers.vary).toBe('Accept-Encoding');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    const br = await t.app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip, br' } });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(br.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(brotliDecompressSync(br.rawPayload).toString()).toBe(plain.body);
+    const gz = await t.app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip' } });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gz.rawPayload).toString()).toBe(plain.body);
+    const again = await t.app.inject({ method: 'GET', url, headers: { 'if-none-match': String(plain.headers.etag) } });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+  });
+
+  it('answers an unknown hashed name with the JSON 404', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/assets/form-page.000000000000.js' });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toMatchObject({ success: false, code: 'NOT_FOUND', error: expect.stringContaining('/form-embed.js') });
   });
 });

@@ -1,36 +1,41 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 /**
  * The browser code built by scripts/build-web.mjs (`npm run build`) into dist/web: form-embed.js,
- * form-page.js, form.css, their content-hashed copies and manifest.json. Read and compressed once
- * (gzip and brotli, at their best levels: a few small files), on first use, so an app that never
- * serves them (most test apps) pays nothing.
+ * form-page.js, form.css, their content-hashed copies, a `.br` and a `.gz` copy of each, and
+ * manifest.json. Read here on first use (so an app that never serves them pays nothing): the manifest,
+ * and form-embed.js with its copies, which asset-routes.ts answers from memory; every other file is
+ * sent from disk by @fastify/static.
  *
  * From source (tsx) the directory is ../../dist/web; compiled, dist/src/forms → ../../web is dist/web.
  * When no build is found, `load()` says so and the routes answer 503 with that message.
  */
 export interface WebAsset {
-  /** The file name it is served under (hashed, except the plain form-embed.js). */
+  /** The file name it is served under (hashed). */
   name: string;
-  contentType: string;
+}
+
+/** form-embed.js in memory: its bytes, the build's compressed copies (when it wrote them) and its ETag. */
+export interface InMemoryAsset {
   identity: Buffer;
-  gzip: Buffer;
-  br: Buffer;
+  gzip?: Buffer;
+  br?: Buffer;
   /** Strong ETag of the identity bytes. */
   etag: string;
 }
 
 export interface WebAssetSet {
+  /** The directory of the build. */
+  dir: string;
+  /** The snippet's plain URL, /form-embed.js. */
+  embed: InMemoryAsset;
   /** Plain name → its hashed file (e.g. `form-page.js` → asset `form-page.3f2a9c81d04b.js`). */
   hashed(plainName: string): WebAsset;
-  /** An asset by its exact file name (a hashed name, or a plain one). */
+  /** An asset by its exact (hashed) file name. */
   byName(name: string): WebAsset | undefined;
 }
-
-const TYPES: Record<string, string> = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' };
 
 export function defaultWebDirs(): string[] {
   return [fileURLToPath(new URL('../../dist/web/', import.meta.url)), fileURLToPath(new URL('../../web/', import.meta.url))];
@@ -39,24 +44,18 @@ export function defaultWebDirs(): string[] {
 function readSet(dir: string): WebAssetSet {
   const manifest = JSON.parse(readFileSync(`${dir}/manifest.json`, 'utf8')) as Record<string, string>;
   const assets = new Map<string, WebAsset>();
-  const read = (name: string): WebAsset => {
-    const identity = readFileSync(`${dir}/${name}`);
-    return {
-      name,
-      contentType: TYPES[name.split('.').pop() ?? ''] ?? 'application/octet-stream',
-      identity,
-      gzip: gzipSync(identity, { level: 9 }),
-      br: brotliCompressSync(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: identity.length } }),
-      etag: `"${createHash('sha256').update(identity).digest('base64url').slice(0, 22)}"`,
-    };
+  for (const versioned of Object.values(manifest)) assets.set(versioned, { name: versioned });
+  const read = (name: string) => (existsSync(`${dir}/${name}`) ? readFileSync(`${dir}/${name}`) : undefined);
+  const identity = readFileSync(`${dir}/form-embed.js`);
+  const embed: InMemoryAsset = {
+    identity,
+    gzip: read('form-embed.js.gz'),
+    br: read('form-embed.js.br'),
+    etag: `"${createHash('sha256').update(identity).digest('base64url').slice(0, 22)}"`,
   };
-  for (const [plain, versioned] of Object.entries(manifest)) {
-    const asset = read(versioned);
-    assets.set(versioned, asset);
-    // The snippet's plain URL: the same bytes under the plain name.
-    if (plain === 'form-embed.js') assets.set(plain, { ...asset, name: plain });
-  }
   return {
+    dir,
+    embed,
     hashed(plainName) {
       const asset = assets.get(manifest[plainName] ?? '');
       if (!asset) throw new Error(`dist/web/manifest.json names no ${plainName}: rebuild with npm run build`);
@@ -87,7 +86,10 @@ export function createWebAssets(dirs: string[] = defaultWebDirs()) {
 
 export type WebAssets = ReturnType<typeof createWebAssets>;
 
-/** The best encoding the client accepts: br, then gzip, else none (q=0 refuses). */
+/**
+ * The best encoding the client accepts: br, then gzip, else none (q=0 refuses). For what is answered
+ * from memory: the hosted page (hosted-page.ts, each rendered page compressed once) and /form-embed.js.
+ */
 export function pickEncoding(acceptEncoding: string | undefined): 'br' | 'gzip' | null {
   if (!acceptEncoding) return null;
   const accepted = new Set<string>();

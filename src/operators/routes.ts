@@ -52,7 +52,7 @@ export function registerAccountRoutes(app: App, deps: { operators: OperatorsServ
   const perIp = (rule: RateLimitRule) => limiter.hook(rule, (request) => request.ip);
 
   function signIn(reply: FastifyReply, signed: SignedIn, status: 200 | 201) {
-    reply.header('Set-Cookie', sessions.cookie(signed.issued));
+    sessions.setCookie(reply, signed.issued);
     reply.header('Cache-Control', 'no-store');
     return reply.code(status).send(ok(signed.info));
   }
@@ -101,7 +101,7 @@ export function registerAccountRoutes(app: App, deps: { operators: OperatorsServ
       schema: { ...sessionRoute, operationId: 'signOut', summary: 'Sign out', description: 'Ends the session on the server and clears the cookie. Needs X-CSRF-Token.', response: { 200: Envelope(SignedOut), ...errorResponses(401, 403) } },
     }, async (request, reply) => {
       await sessions.revoke(slot.get(request).id);
-      reply.header('Set-Cookie', sessions.clearedCookie());
+      sessions.clearCookie(reply);
       return ok({ signedOut: true as const });
     });
 

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SessionLimits } from '../config.js';
 import type { UserRole } from '../db/tables.js';
 import { AppError } from '../http/errors.js';
@@ -42,17 +42,6 @@ export interface IssuedSession {
   expiresAt: string;
 }
 
-/** The value of one cookie in a Cookie header, or undefined. */
-export function readCookie(header: string | undefined, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
-}
-
 export function createSessionsService(deps: { repo: SessionsRepo; clock: Clock; limits: SessionLimits; production: boolean; publicUrl: string }) {
   const { repo, clock, limits, production } = deps;
   const publicOrigin = new URL(deps.publicUrl).origin;
@@ -80,7 +69,7 @@ export function createSessionsService(deps: { repo: SessionsRepo; clock: Clock; 
 
   /** The live session the request's cookie names, or undefined (no cookie, unknown, revoked or expired). */
   async function fromRequest(request: FastifyRequest): Promise<Session | undefined> {
-    const token = readCookie(request.headers.cookie, SESSION_COOKIE);
+    const token = request.cookies[SESSION_COOKIE];
     if (token === undefined || !SESSION_TOKEN.test(token)) return undefined;
     const row = await repo.findSessionByHash(hashSecret(token));
     if (!row || row.revoked_at !== null) return undefined;
@@ -115,13 +104,14 @@ export function createSessionsService(deps: { repo: SessionsRepo; clock: Clock; 
     }
   }
 
-  function cookie(issued: IssuedSession): string {
+  /** The session cookie, through @fastify/cookie (http/plugins.ts). */
+  function setCookie(reply: FastifyReply, issued: IssuedSession): void {
     const maxAge = Math.max(0, Math.floor((Date.parse(issued.expiresAt) - clock.now().getTime()) / 1000));
-    return `${SESSION_COOKIE}=${issued.token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${production ? '; Secure' : ''}`;
+    reply.setCookie(SESSION_COOKIE, issued.token, { path: '/', httpOnly: true, sameSite: 'lax', maxAge, secure: production });
   }
 
-  function clearedCookie(): string {
-    return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${production ? '; Secure' : ''}`;
+  function clearCookie(reply: FastifyReply): void {
+    reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: production });
   }
 
   /** For `/api/org/*` (orgs/auth.ts): a cookie session as an org principal, its changes CSRF-checked. */
@@ -139,8 +129,8 @@ export function createSessionsService(deps: { repo: SessionsRepo; clock: Clock; 
     fromRequest,
     checkOrigin,
     checkCsrf,
-    cookie,
-    clearedCookie,
+    setCookie,
+    clearCookie,
     resolver,
     revoke: (sessionId: string) => repo.revokeSession(sessionId, clock.now().toISOString()),
     revokeAllOf: (userId: string, keep?: string) => repo.revokeUserSessions(userId, clock.now().toISOString(), keep),

@@ -1,16 +1,17 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../http/app-type.js';
-import { pickEncoding } from '../forms/web-assets.js';
-import { matchesEtag } from '../forms/public-routes.js';
-import { isCompressible, type ConsoleFile, type ConsoleFiles } from './console-files.js';
+import { isCompressible, type ConsoleFiles } from './console-files.js';
 
 /**
  * The console under /app (built by `npm run build` into dist/web/console, Vite `base: '/app/'`):
  * - `GET /` → 302 `/app/`;
- * - `/app/assets/*`: hashed names, immutable for a year, brotli or gzip as the client accepts;
+ * - `/app/assets/*`: hashed names, immutable for a year, the build's brotli or gzip copy as the client accepts;
  * - other files of the build (its public folder: icons…): an hour;
  * - any other `/app` path: index.html with `Cache-Control: no-cache` (the console routes on the client).
  * Documents get a strict CSP. Without a build, `/app` answers a short page saying to run `npm run build`.
+ * Files are sent from disk by @fastify/static (http/plugins.ts). That costs about 103 µs of server CPU
+ * per request instead of 22 from memory (bench/compare.ts, /app/, 2026-11-26): kept, since the console
+ * is a few operators' page whose assets are cached for a year, not one of the public paths.
  */
 export const CONSOLE_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
@@ -26,23 +27,14 @@ const NOT_BUILT = `<!doctype html>
 </body></html>
 `;
 
-async function send(request: FastifyRequest, reply: FastifyReply, path: string, file: ConsoleFile, cacheControl: string): Promise<FastifyReply> {
-  reply.headers({
-    'Content-Type': file.contentType,
-    'Cache-Control': cacheControl,
-    'X-Content-Type-Options': 'nosniff',
-    ETag: file.etag,
-  });
-  if (file.contentType.startsWith('text/html')) {
+/** A file of the build from disk (@fastify/static: ETag and 304, the build's .br / .gz copy as accepted). */
+function send(reply: FastifyReply, dir: string, path: string, cacheControl: string): FastifyReply {
+  reply.headers({ 'Cache-Control': cacheControl, 'X-Content-Type-Options': 'nosniff' });
+  if (path.endsWith('.html')) {
     reply.headers({ 'Content-Security-Policy': CONSOLE_CSP, 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'same-origin' });
   }
-  const compressible = isCompressible(path);
-  if (compressible) reply.header('Vary', 'Accept-Encoding');
-  if (matchesEtag(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
-  const encoding = compressible ? pickEncoding(request.headers['accept-encoding']) : null;
-  if (!encoding) return reply.send(file.identity);
-  reply.header('Content-Encoding', encoding);
-  return reply.send(await file.encoded(encoding));
+  if (isCompressible(path)) reply.header('Vary', 'Accept-Encoding');
+  return reply.sendFile(path, dir);
 }
 
 export function registerConsoleRoutes(app: App, deps: { files: ConsoleFiles }): void {
@@ -56,16 +48,16 @@ export function registerConsoleRoutes(app: App, deps: { files: ConsoleFiles }): 
       return reply.code(503).headers({ 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'Content-Security-Policy': CONSOLE_CSP }).send(NOT_BUILT);
     }
     const path = ((request.params as { '*'?: string })['*'] ?? '').replace(/^\/+/, '');
-    const file = state.build.files.get(path);
+    const { dir, files } = state.build;
     if (path.startsWith('assets/')) {
-      if (!file) {
+      if (!files.has(path)) {
         return reply.code(404).headers({ 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' }).send('There is no such file in this build of the console. Reload the page to get the current one.\n');
       }
-      return send(request, reply, path, file, IMMUTABLE);
+      return send(reply, dir, path, IMMUTABLE);
     }
-    if (file && path !== 'index.html') return send(request, reply, path, file, HOUR);
+    if (files.has(path) && path !== 'index.html') return send(reply, dir, path, HOUR);
     // A client route: the console draws it.
-    return send(request, reply, 'index.html', state.build.index, 'no-cache');
+    return send(reply, dir, 'index.html', 'no-cache');
   };
   app.get('/app', hidden, serve);
   app.get('/app/*', hidden, serve);

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../../test/support/context.js';
 import { createConsoleFiles } from './console-files.js';
@@ -20,6 +20,9 @@ describe('the console under /app', () => {
     mkdirSync(join(dir, 'assets'));
     writeFileSync(join(dir, 'index.html'), INDEX);
     writeFileSync(join(dir, 'assets', 'index-Ab12Cd34.js'), SCRIPT);
+    // The compressed copies the build writes beside each text file (scripts/precompress.mjs).
+    writeFileSync(join(dir, 'assets', 'index-Ab12Cd34.js.br'), brotliCompressSync(SCRIPT));
+    writeFileSync(join(dir, 'assets', 'index-Ab12Cd34.js.gz'), gzipSync(SCRIPT));
     writeFileSync(join(dir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
     t = await createTestContext('sqlite', { deps: { consoleFiles: createConsoleFiles(dir) } });
     bare = await createTestContext('sqlite', { deps: { consoleFiles: createConsoleFiles(join(dir, 'nowhere')) } });
