@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../http/app-type.js';
 import { AppError } from '../http/errors.js';
-import { matchesEtag } from './public-routes.js';
-import { pickEncoding, type InMemoryAsset, type WebAssets } from './web-assets.js';
+import { matchesEtag, pickEncoding } from '../http/negotiation.js';
+import type { InMemoryAsset, WebAssets } from './web-assets.js';
 
 /**
  * The browser code, from dist/web (web-assets.ts), with ETag and 304, the build's .br / .gz copy as

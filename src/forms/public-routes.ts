@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../http/app-type.js';
+import { matchesEtag } from '../http/negotiation.js';
 import { Envelope, errorResponses } from '../http/envelope.js';
 import { AppError } from '../http/errors.js';
 import { addJsonBodyParser } from '../http/json-body.js';
@@ -48,15 +49,6 @@ const ETAG_HEADER = { type: 'string', description: 'Version of this configuratio
 export function clientAndSlug(request: FastifyRequest): string {
   const slug = (request.params as { slug?: string }).slug ?? '';
   return `${request.ip}|${slug.slice(0, 65)}`;
-}
-
-/** Weak comparison (RFC 9110 §13.1.2): `W/` is ignored, and `*` matches any current representation. */
-export function matchesEtag(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  return header.split(',').some((candidate) => {
-    const tag = candidate.trim();
-    return tag === '*' || tag.replace(/^W\//, '') === etag;
-  });
 }
 
 export function registerPublicFormRoutes(

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../../test/support/context.js';
 import { createForm } from '../../test/support/form-factories.js';
 import { createOrgWithKey } from '../../test/support/org-factories.js';
-import { createWebAssets, pickEncoding } from './web-assets.js';
+import { pickEncoding } from '../http/negotiation.js';
+import { createWebAssets } from './web-assets.js';
 
 describe('pickEncoding', () => {
   it('prefers brotli, then gzip, honours q=0, and sends identity otherwise', () => {

@@ -85,21 +85,3 @@ export function createWebAssets(dirs: string[] = defaultWebDirs()) {
 }
 
 export type WebAssets = ReturnType<typeof createWebAssets>;
-
-/**
- * The best encoding the client accepts: br, then gzip, else none (q=0 refuses). For what is answered
- * from memory: the hosted page (hosted-page.ts, each rendered page compressed once) and /form-embed.js.
- */
-export function pickEncoding(acceptEncoding: string | undefined): 'br' | 'gzip' | null {
-  if (!acceptEncoding) return null;
-  const accepted = new Set<string>();
-  for (const part of acceptEncoding.split(',')) {
-    const [name, ...params] = part.trim().toLowerCase().split(';');
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    if (q && Number(q.slice(2)) === 0) continue;
-    if (name) accepted.add(name);
-  }
-  if (accepted.has('br')) return 'br';
-  if (accepted.has('gzip') || accepted.has('*')) return 'gzip';
-  return null;
-}

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { matchesEtag } from '../forms/public-routes.js';
-import { pickEncoding } from '../forms/web-assets.js';
+import { matchesEtag, pickEncoding } from './negotiation.js';
 
 /**
  * Sending a server-rendered HTML page (the hosted form page, the public catalog): its own CSP, the
