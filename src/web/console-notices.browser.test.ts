@@ -45,6 +45,15 @@ describe('console notices in Chromium', () => {
   const region = () => page.getByRole('status', { name: 'Notifications' });
   const notice = (text: string | RegExp) => region().getByText(text);
 
+  /** The notice is on screen, whole (a notice scrolled away is not seen). */
+  async function onScreen(text: string | RegExp): Promise<void> {
+    const box = await notice(text).boundingBox();
+    const height = await page.evaluate<number>('window.innerHeight');
+    expect(box, `${text} has a box`).not.toBeNull();
+    expect(box!.y).toBeGreaterThanOrEqual(0);
+    expect(box!.y + box!.height).toBeLessThanOrEqual(height);
+  }
+
   /** Pairs (notice, element of main) whose boxes intersect: none may. */
   const overlaps = () =>
     page.evaluate<string[]>(`(() => {
@@ -80,10 +89,12 @@ describe('console notices in Chromium', () => {
     await created.waitFor();
     const shownAt = Date.now();
     expect(await created.isVisible()).toBe(true);
+    await onScreen(/Agent “Front desk” created/);
     // Read out politely: the region is a status live region, there before the notice was put in it.
     expect(await region().getAttribute('aria-live')).toBe('polite');
     expect(await overlaps()).toEqual([]);
     await axe(page, 'agent editor with a notice');
+    await page.screenshot({ path: 'test-artifacts/console-notices/agent-created-1280.png' });
     await created.waitFor({ state: 'detached', timeout: GONE_WITHIN });
     // Long enough to read: not gone in a blink.
     expect(Date.now() - shownAt).toBeGreaterThan(3_000);
@@ -121,6 +132,7 @@ describe('console notices in Chromium', () => {
     await page.getByRole('button', { name: 'Create form' }).click();
     await page.waitForURL(/\/app\/forms\/frm_/);
     await notice(/Form created/).waitFor();
+    await onScreen(/Form created/);
     const slug = (await page.locator('code').filter({ hasText: '/f/' }).first().textContent())!.replace('/f/', '');
     const res = await submit(t.app, slug, { consentVersion: '1', name: 'Ada Visitor', email: 'ada@visitor.example' });
     expect(res.statusCode).toBe(200);

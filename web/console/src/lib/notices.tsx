@@ -9,7 +9,10 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useRef, use
  * Placement: the region is part of the page's flow (a strip under the top bar, NoticeRegion in the
  * layouts), not an overlay. A fixed corner covered whatever lay beneath it (the contact's consent
  * record, a form's buttons), and no reserved margin can keep a fixed box off content that scrolls
- * under it; a strip in the flow moves the page down while it shows and covers nothing.
+ * under it; a strip in the flow moves the page down while it shows and covers nothing. A navigation
+ * starts the new page at its top (lib/focus.ts), so the notice of "created, now open it" is in view; one
+ * given while the page is scrolled down (a save at the foot of a long form) is read out, and the page
+ * itself shows the change, but a sighted person sees it only when back at the top: the price of never covering.
  *
  * The state lives in a provider over every route (no module-level store): a notice given just before
  * a navigation (sign-up, then the forms page) is shown by the next page's region.
@@ -69,9 +72,9 @@ function NoticeItem({ notice, paused, onDismiss }: { notice: Notice; paused: boo
     };
   }, [paused, notice.id, onDismiss]);
   return (
-    <div className="notice">
+    <div className="notices-item">
       <span>{notice.text}</span>
-      <button type="button" className="notice-close" aria-label="Dismiss notification" onClick={() => onDismiss(notice.id, true)}>
+      <button type="button" className="notices-close" aria-label="Dismiss notification" onClick={() => onDismiss(notice.id, true)}>
         ×
       </button>
     </div>
