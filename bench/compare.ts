@@ -31,6 +31,8 @@ interface Seeded {
   consentVersion: string;
   clientId: string;
   clientSecret: string;
+  /** The hosted page's hashed stylesheet (`/assets/form.<hash>.css`), from the page itself. */
+  stylesheet: string;
   dataDir: string;
 }
 
@@ -67,7 +69,10 @@ async function seed(build: Build): Promise<Seeded> {
   });
   if (created.status !== 201) throw new Error(`${build.label}: could not create the form: ${created.status} ${await created.text()}`);
   const config = (await (await fetch(`${server.url}/api/public/forms/${slug}`, { headers: { 'x-forwarded-for': '192.0.2.1' } })).json()) as { data: { consentVersion: string } };
-  return { server, slug, consentVersion: config.data.consentVersion, clientId: String(app.clientId), clientSecret: String(app.clientSecret), dataDir };
+  const page = await (await fetch(`${server.url}/f/${slug}`, { headers: { 'x-forwarded-for': '192.0.2.1' } })).text();
+  const stylesheet = /href="(\/assets\/form\.[0-9a-f]{12}\.css)"/.exec(page)?.[1];
+  if (!stylesheet) throw new Error(`${build.label}: the hosted page names no stylesheet`);
+  return { server, slug, stylesheet, consentVersion: config.data.consentVersion, clientId: String(app.clientId), clientSecret: String(app.clientSecret), dataDir };
 }
 
 /** 10.0.0.1, 10.0.0.2, …: a new client address for every request, so per-address limits never refuse one. */
@@ -95,6 +100,7 @@ function paths(): Path[] {
     { name: 'GET /f/{slug}', options: (t) => ({ url: `${t.server.url}/f/${t.slug}`, setupRequest: withNewAddress }) },
     { name: 'GET /form-embed.js', options: (t) => ({ url: `${t.server.url}/form-embed.js`, setupRequest: withNewAddress }) },
     { name: 'GET /form-embed.js, gzip', options: (t) => ({ url: `${t.server.url}/form-embed.js`, headers: { 'accept-encoding': 'gzip' }, setupRequest: withNewAddress }) },
+    { name: 'GET /assets/form.<hash>.css, gzip', options: (t) => ({ url: `${t.server.url}${t.stylesheet}`, headers: { 'accept-encoding': 'gzip' }, setupRequest: withNewAddress }) },
     { name: 'GET /app/ (console)', options: (t) => ({ url: `${t.server.url}/app/`, setupRequest: withNewAddress }) },
     {
       name: 'POST …/submit (new contact)',

@@ -1,7 +1,8 @@
 import type { App } from '../http/app-type.js';
 import type { ErrorPageRenderer, RouteErrorConfig } from '../http/error-handler.js';
 import { AppError } from '../http/errors.js';
-import { contentEtag, sendHtmlPage, styleHash } from '../http/html-page.js';
+import { sendHtmlPage, styleHash } from '../http/html-page.js';
+import { etagOf } from '../http/in-memory.js';
 import { isWellFormedId } from '../lib/ids.js';
 import { charLength, textProblem, toNfc } from '../lib/text.js';
 import { TOOL_CATEGORIES, type ToolCategory } from '../tools/definition.js';
@@ -88,7 +89,7 @@ export function registerCatalogPages(app: App, deps: { catalog: CatalogService; 
     const search = readSearch((request.query ?? {}) as Record<string, unknown>);
     const page = await catalog.list({ q: search.q, category: search.category, cursor: search.cursor });
     const html = Buffer.from(renderCatalogPage(search, page, search.cursor !== undefined));
-    return sendHtmlPage(request, reply, { status: 200, html, csp: CSP, etag: contentEtag(html) }, 'no-cache');
+    return sendHtmlPage(request, reply, { status: 200, html, csp: CSP, etag: etagOf(html) }, 'no-cache');
   });
 
   app.get('/catalog/:tool_id', { config, schema: { hide: true } }, async (request, reply) => {
@@ -96,6 +97,6 @@ export function registerCatalogPages(app: App, deps: { catalog: CatalogService; 
     if (!isWellFormedId('tool', toolId)) throw badRequest('That is not a tool id: tool ids look like tool_3kTMd92nqLx0aPz8Vb1c. Find the tool in the catalog.', 'tool_id');
     const tool = await catalog.get(toolId);
     const html = Buffer.from(renderToolPage(tool, publicUrl));
-    return sendHtmlPage(request, reply, { status: 200, html, csp: CSP, etag: contentEtag(html) }, 'no-cache');
+    return sendHtmlPage(request, reply, { status: 200, html, csp: CSP, etag: etagOf(html) }, 'no-cache');
   });
 }

@@ -1,8 +1,8 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import type { App } from '../http/app-type.js';
 import { AppError } from '../http/errors.js';
-import { matchesEtag, pickEncoding } from '../http/negotiation.js';
-import type { InMemoryAsset, WebAssets } from './web-assets.js';
+import { sendFromMemory } from '../http/in-memory.js';
+import type { WebAssets } from './web-assets.js';
 
 /**
  * The browser code, from dist/web (web-assets.ts), with ETag and 304, the build's .br / .gz copy as
@@ -25,15 +25,6 @@ const COMMON_HEADERS = {
   Vary: 'Accept-Encoding',
 };
 
-function sendFromMemory(request: FastifyRequest, reply: FastifyReply, asset: InMemoryAsset): FastifyReply {
-  reply.headers(COMMON_HEADERS).headers({ 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': SHORT, ETag: asset.etag });
-  if (matchesEtag(request.headers['if-none-match'], asset.etag)) return reply.code(304).send();
-  const encoding = pickEncoding(request.headers['accept-encoding']);
-  const copy = encoding === 'br' ? asset.br : encoding === 'gzip' ? asset.gzip : undefined;
-  if (!copy) return reply.send(asset.identity);
-  return reply.header('Content-Encoding', encoding).send(copy);
-}
-
 function sendFile(reply: FastifyReply, dir: string, name: string): FastifyReply {
   return reply.headers(COMMON_HEADERS).header('Cache-Control', IMMUTABLE).sendFile(name, dir);
 }
@@ -54,7 +45,9 @@ export function registerAssetRoutes(app: App, deps: { assets: WebAssets }): void
   };
   const hidden = { schema: { hide: true } };
 
-  app.get('/form-embed.js', hidden, (request, reply) => sendFromMemory(request, reply, built().embed));
+  app.get('/form-embed.js', hidden, (request, reply) =>
+    sendFromMemory(request, reply.headers(COMMON_HEADERS).headers({ 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': SHORT }), built().embed),
+  );
   app.get('/form-embed.:hash(^[0-9a-f]{12}).js', hidden, (request, reply) => {
     const { dir, name } = find(`form-embed.${(request.params as { hash: string }).hash}.js`);
     return sendFile(reply, dir, name);

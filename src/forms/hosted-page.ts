@@ -4,7 +4,8 @@ import type { ErrorPageRenderer, RouteErrorConfig } from '../http/error-handler.
 import { AppError, isAppError } from '../http/errors.js';
 import { addFormBodyParser } from '../http/form-body.js';
 import type { RateLimiter } from '../http/rate-limit.js';
-import { contentEtag, sendHtmlPage as sendPage, styleHash, type HtmlPage as Page } from '../http/html-page.js';
+import { sendHtmlPage as sendPage, styleHash, type HtmlPage as Page } from '../http/html-page.js';
+import { etagOf } from '../http/in-memory.js';
 import { CONSENT, formControls, HONEYPOT, postedMetadata, postedValues, submissionBody } from '../../web/form/controls.js';
 import { controlsToMark } from '../../web/form/values.js';
 import { httpUrl, utmValues } from '../../web/form/urls.js';
@@ -154,7 +155,7 @@ export function registerHostedPageRoutes(app: App, deps: HostedPageDeps): void {
       const config = configOf(form);
       if (Object.keys(utm).length) {
         const page = formPage(config, { embed, utm });
-        page.etag = contentEtag(page.html);
+        page.etag = etagOf(page.html);
         return sendPage(request, reply, page, 'no-cache');
       }
       let pages = rendered.get(form);

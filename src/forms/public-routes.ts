@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../http/app-type.js';
-import { matchesEtag } from '../http/negotiation.js';
+import { matchesEtag } from '../http/in-memory.js';
 import { Envelope, errorResponses } from '../http/envelope.js';
 import { AppError } from '../http/errors.js';
 import { addJsonBodyParser } from '../http/json-body.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../../test/support/context.js';
 import { createForm } from '../../test/support/form-factories.js';
 import { createOrgWithKey } from '../../test/support/org-factories.js';
-import { pickEncoding } from '../http/negotiation.js';
+import { pickEncoding } from '../http/in-memory.js';
 import { createWebAssets } from './web-assets.js';
 
 describe('pickEncoding', () => {

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { readInMemoryFile, type InMemoryFile } from '../http/in-memory.js';
 
 /**
  * The browser code built by scripts/build-web.mjs (`npm run build`) into dist/web: form-embed.js,
@@ -17,20 +17,11 @@ export interface WebAsset {
   name: string;
 }
 
-/** form-embed.js in memory: its bytes, the build's compressed copies (when it wrote them) and its ETag. */
-export interface InMemoryAsset {
-  identity: Buffer;
-  gzip?: Buffer;
-  br?: Buffer;
-  /** Strong ETag of the identity bytes. */
-  etag: string;
-}
-
 export interface WebAssetSet {
   /** The directory of the build. */
   dir: string;
   /** The snippet's plain URL, /form-embed.js. */
-  embed: InMemoryAsset;
+  embed: InMemoryFile;
   /** Plain name → its hashed file (e.g. `form-page.js` → asset `form-page.3f2a9c81d04b.js`). */
   hashed(plainName: string): WebAsset;
   /** An asset by its exact (hashed) file name. */
@@ -45,14 +36,7 @@ function readSet(dir: string): WebAssetSet {
   const manifest = JSON.parse(readFileSync(`${dir}/manifest.json`, 'utf8')) as Record<string, string>;
   const assets = new Map<string, WebAsset>();
   for (const versioned of Object.values(manifest)) assets.set(versioned, { name: versioned });
-  const read = (name: string) => (existsSync(`${dir}/${name}`) ? readFileSync(`${dir}/${name}`) : undefined);
-  const identity = readFileSync(`${dir}/form-embed.js`);
-  const embed: InMemoryAsset = {
-    identity,
-    gzip: read('form-embed.js.gz'),
-    br: read('form-embed.js.br'),
-    etag: `"${createHash('sha256').update(identity).digest('base64url').slice(0, 22)}"`,
-  };
+  const embed = readInMemoryFile(dir, 'form-embed.js');
   return {
     dir,
     embed,

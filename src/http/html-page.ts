@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { matchesEtag, pickEncoding } from './negotiation.js';
+import { matchesEtag, pickEncoding } from './in-memory.js';
 
 /**
  * Sending a server-rendered HTML page (the hosted form page, the public catalog): its own CSP, the
@@ -28,11 +28,6 @@ const COMMON_HEADERS = {
 /** The hash source a CSP allows one inline `<style>` by. */
 export function styleHash(style: string): string {
   return `'sha256-${createHash('sha256').update(style).digest('base64')}'`;
-}
-
-/** An ETag of these bytes (a strong validator: the same bytes, the same tag). */
-export function contentEtag(bytes: Buffer | string): string {
-  return `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
 }
 
 export function sendHtmlPage(request: FastifyRequest, reply: FastifyReply, page: HtmlPage, cacheControl: string): FastifyReply {

@@ -1,18 +1,21 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readInMemoryFile, type InMemoryFile } from '../http/in-memory.js';
 
 /**
  * The built console: Vite's output in dist/web/console (`index.html`, `assets/<name>-<hash>.*`,
  * any files of its public folder, and the `.br` / `.gz` copies scripts/precompress.mjs writes).
- * Listed once, on first use: only the files of the build are served, each from disk by
- * @fastify/static (web/console-routes.ts). While there is no build, `load()` says so on every call,
+ * Listed once, on first use: only the files of the build are served, index.html from memory and the
+ * others from disk by @fastify/static (web/console-routes.ts). While there is no build, `load()` says so on every call,
  * so a build made later is picked up.
  */
 export interface ConsoleBuild {
   dir: string;
   /** By path under the build root, with forward slashes: `assets/index-3f2a9c81.js`, `favicon.svg` (not the compressed copies). */
   files: Set<string>;
+  /** index.html, the answer to every client route of the console: kept in memory (http/in-memory.ts says why). */
+  index: InMemoryFile;
 }
 
 export type ConsoleState = { built: true; build: ConsoleBuild } | { built: false; dir: string };
@@ -49,7 +52,7 @@ export function createConsoleFiles(dir: string = defaultConsoleDir()) {
           .filter((path) => !path.endsWith('.br') && !path.endsWith('.gz'))
           .map((path) => relative(dir, path).split(sep).join('/')),
       );
-      build = { dir, files };
+      build = { dir, files, index: readInMemoryFile(dir, 'index.html') };
       return { built: true, build };
     },
   };

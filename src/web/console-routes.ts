@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../http/app-type.js';
+import { sendFromMemory } from '../http/in-memory.js';
 import { isCompressible, type ConsoleFiles } from './console-files.js';
 
 /**
@@ -9,9 +10,9 @@ import { isCompressible, type ConsoleFiles } from './console-files.js';
  * - other files of the build (its public folder: icons…): an hour;
  * - any other `/app` path: index.html with `Cache-Control: no-cache` (the console routes on the client).
  * Documents get a strict CSP. Without a build, `/app` answers a short page saying to run `npm run build`.
- * Files are sent from disk by @fastify/static (http/plugins.ts). That costs about 103 µs of server CPU
- * per request instead of 22 from memory (bench/compare.ts, /app/, 2026-11-26): kept, since the console
- * is a few operators' page whose assets are cached for a year, not one of the public paths.
+ * index.html, asked for on every visit and every reload, is answered from memory (http/in-memory.ts: from
+ * disk it cost 103 µs of server CPU per request instead of 22). The other files are sent from disk by
+ * @fastify/static (http/plugins.ts): hashed and immutable, a browser asks for each once per build.
  */
 export const CONSOLE_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
@@ -27,12 +28,12 @@ const NOT_BUILT = `<!doctype html>
 </body></html>
 `;
 
+const DOCUMENT_HEADERS = { 'Content-Security-Policy': CONSOLE_CSP, 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'same-origin' };
+
 /** A file of the build from disk (@fastify/static: ETag and 304, the build's .br / .gz copy as accepted). */
 function send(reply: FastifyReply, dir: string, path: string, cacheControl: string): FastifyReply {
   reply.headers({ 'Cache-Control': cacheControl, 'X-Content-Type-Options': 'nosniff' });
-  if (path.endsWith('.html')) {
-    reply.headers({ 'Content-Security-Policy': CONSOLE_CSP, 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'same-origin' });
-  }
+  if (path.endsWith('.html')) reply.headers(DOCUMENT_HEADERS);
   if (isCompressible(path)) reply.header('Vary', 'Accept-Encoding');
   return reply.sendFile(path, dir);
 }
@@ -57,7 +58,8 @@ export function registerConsoleRoutes(app: App, deps: { files: ConsoleFiles }): 
     }
     if (files.has(path) && path !== 'index.html') return send(reply, dir, path, HOUR);
     // A client route: the console draws it.
-    return send(reply, dir, 'index.html', 'no-cache');
+    reply.headers({ 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff', ...DOCUMENT_HEADERS });
+    return sendFromMemory(request, reply, state.build.index);
   };
   app.get('/app', hidden, serve);
   app.get('/app/*', hidden, serve);

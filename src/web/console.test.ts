@@ -23,6 +23,8 @@ describe('the console under /app', () => {
     // The compressed copies the build writes beside each text file (scripts/precompress.mjs).
     writeFileSync(join(dir, 'assets', 'index-Ab12Cd34.js.br'), brotliCompressSync(SCRIPT));
     writeFileSync(join(dir, 'assets', 'index-Ab12Cd34.js.gz'), gzipSync(SCRIPT));
+    writeFileSync(join(dir, 'index.html.br'), brotliCompressSync(INDEX));
+    writeFileSync(join(dir, 'index.html.gz'), gzipSync(INDEX));
     writeFileSync(join(dir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
     t = await createTestContext('sqlite', { deps: { consoleFiles: createConsoleFiles(dir) } });
     bare = await createTestContext('sqlite', { deps: { consoleFiles: createConsoleFiles(join(dir, 'nowhere')) } });
@@ -47,6 +49,20 @@ describe('the console under /app', () => {
     expect(res.headers['cache-control']).toBe('no-cache');
     expect(res.headers['content-security-policy']).toBe(CONSOLE_CSP);
     expect(res.headers['x-frame-options']).toBe('DENY');
+  });
+
+  it('answers index.html compressed as accepted, with an ETag and 304 while it is current', async () => {
+    const plain = await t.app.inject({ method: 'GET', url: '/app/contacts' });
+    expect(plain.headers.etag).toMatch(/^"[\w-]{22}"$/);
+    expect(plain.headers.vary).toBe('Accept-Encoding');
+    const br = await t.app.inject({ method: 'GET', url: '/app/contacts', headers: { 'accept-encoding': 'gzip, br' } });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(br.rawPayload).toString()).toBe(INDEX);
+    const gz = await t.app.inject({ method: 'GET', url: '/app/', headers: { 'accept-encoding': 'gzip' } });
+    expect(gunzipSync(gz.rawPayload).toString()).toBe(INDEX);
+    const again = await t.app.inject({ method: 'GET', url: '/app/forms', headers: { 'if-none-match': String(plain.headers.etag) } });
+    expect(again.statusCode).toBe(304);
+    expect(again.headers['content-security-policy']).toBe(CONSOLE_CSP);
   });
 
   it('serves hashed assets immutable, brotli or gzip as accepted, with 304 on a matching ETag', async () => {
