@@ -17,7 +17,8 @@ import { load, mergeRuns, printGrid, startChild, type ChildServer, type LoadOpti
  * throughput, the ratio to a bare Fastify server sending the config JSON, and this tree ÷ base in
  * throughput and in the server's CPU time per request (the steadier of the two on a shared machine).
  *
- * BENCH_SECONDS (default 12) is each path's measured time per build, split over BENCH_ROUNDS (default 4).
+ * BENCH_SECONDS (default 12) is each path's measured time per build, split over BENCH_ROUNDS (default 4);
+ * BENCH_PATHS=submit,config (comma-separated, matched in the path names) measures only those paths.
  */
 
 interface Build {
@@ -162,7 +163,8 @@ interface Line {
 }
 const lines: Line[] = [];
 try {
-  for (const path of paths()) {
+  const only = (process.env.BENCH_PATHS ?? '').split(',').filter(Boolean);
+  for (const path of paths().filter((p) => only.length === 0 || only.some((word) => p.name.includes(word)))) {
     const run = (target: Seeded, length: number) => load({ ...path.options(target), serverPid: target.server.pid, seconds: length });
     const runBare = (length: number) => load({ url: `${bare.url}/bare`, serverPid: bare.pid, seconds: length, setupRequest: withNewAddress });
     await runBare(1);
@@ -194,8 +196,8 @@ const rows = lines.map((l) => [
   l.head.requestsPerSecond.toFixed(0),
   l.base.p99.toFixed(1),
   l.head.p99.toFixed(1),
-  l.base.serverCpuUs?.toFixed(0) ?? '',
-  l.head.serverCpuUs?.toFixed(0) ?? '',
+  l.base.serverCpuUs?.toFixed(1) ?? '',
+  l.head.serverCpuUs?.toFixed(1) ?? '',
   `${(l.base.requestsPerSecond / l.bare.requestsPerSecond).toFixed(2)}×`,
   `${(l.head.requestsPerSecond / l.bare.requestsPerSecond).toFixed(2)}×`,
   (l.head.requestsPerSecond / l.base.requestsPerSecond).toFixed(3),

@@ -40,7 +40,7 @@ describe('without a build of the browser code', () => {
   });
 });
 
-describe('the hashed files, sent from disk (@fastify/static)', () => {
+describe('the hashed files, answered from memory', () => {
   let t: TestContext;
   beforeAll(async () => {
     t = await createTestContext('sqlite');

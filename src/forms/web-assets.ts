@@ -6,8 +6,7 @@ import { readInMemoryFile, type InMemoryFile } from '../http/in-memory.js';
  * The browser code built by scripts/build-web.mjs (`npm run build`) into dist/web: form-embed.js,
  * form-page.js, form.css, their content-hashed copies, a `.br` and a `.gz` copy of each, and
  * manifest.json. Read here on first use (so an app that never serves them pays nothing): the manifest,
- * and form-embed.js with its copies, which asset-routes.ts answers from memory; every other file is
- * sent from disk by @fastify/static.
+ * and every file it names and form-embed.js, with their copies, which asset-routes.ts answers from memory.
  *
  * From source (tsx) the directory is ../../dist/web; compiled, dist/src/forms → ../../web is dist/web.
  * When no build is found, `load()` says so and the routes answer 503 with that message.
@@ -15,6 +14,8 @@ import { readInMemoryFile, type InMemoryFile } from '../http/in-memory.js';
 export interface WebAsset {
   /** The file name it is served under (hashed). */
   name: string;
+  /** Its bytes and compressed copies, read with the manifest (the four files of a build weigh about 60 KB with their copies). */
+  file: InMemoryFile;
 }
 
 export interface WebAssetSet {
@@ -35,7 +36,7 @@ export function defaultWebDirs(): string[] {
 function readSet(dir: string): WebAssetSet {
   const manifest = JSON.parse(readFileSync(`${dir}/manifest.json`, 'utf8')) as Record<string, string>;
   const assets = new Map<string, WebAsset>();
-  for (const versioned of Object.values(manifest)) assets.set(versioned, { name: versioned });
+  for (const versioned of Object.values(manifest)) assets.set(versioned, { name: versioned, file: readInMemoryFile(dir, versioned) });
   const embed = readInMemoryFile(dir, 'form-embed.js');
   return {
     dir,

@@ -69,7 +69,8 @@ export function createSessionsService(deps: { repo: SessionsRepo; clock: Clock; 
 
   /** The live session the request's cookie names, or undefined (no cookie, unknown, revoked or expired). */
   async function fromRequest(request: FastifyRequest): Promise<Session | undefined> {
-    const token = request.cookies[SESSION_COOKIE];
+    const header = request.headers.cookie;
+    const token = header ? request.server.parseCookie(header)[SESSION_COOKIE] : undefined;
     if (token === undefined || !SESSION_TOKEN.test(token)) return undefined;
     const row = await repo.findSessionByHash(hashSecret(token));
     if (!row || row.revoked_at !== null) return undefined;
@@ -104,14 +105,18 @@ export function createSessionsService(deps: { repo: SessionsRepo; clock: Clock; 
     }
   }
 
-  /** The session cookie, through @fastify/cookie (http/plugins.ts). */
+  /**
+   * The session cookie, written with @fastify/cookie's serializer (http/plugins.ts registers it without
+   * hooks, so only these routes pay for cookies): the one Set-Cookie header of the answer.
+   */
   function setCookie(reply: FastifyReply, issued: IssuedSession): void {
     const maxAge = Math.max(0, Math.floor((Date.parse(issued.expiresAt) - clock.now().getTime()) / 1000));
-    reply.setCookie(SESSION_COOKIE, issued.token, { path: '/', httpOnly: true, sameSite: 'lax', maxAge, secure: production });
+    reply.header('Set-Cookie', reply.server.serializeCookie(SESSION_COOKIE, issued.token, { path: '/', httpOnly: true, sameSite: 'lax', maxAge, secure: production }));
   }
 
+  /** Expired at once, as reply.clearCookie would write it. */
   function clearCookie(reply: FastifyReply): void {
-    reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: production });
+    reply.header('Set-Cookie', reply.server.serializeCookie(SESSION_COOKIE, '', { path: '/', httpOnly: true, sameSite: 'lax', secure: production, expires: new Date(0), maxAge: 0 }));
   }
 
   /** For `/api/org/*` (orgs/auth.ts): a cookie session as an org principal, its changes CSRF-checked. */
