@@ -29,6 +29,7 @@ import { registerConsoleRoutes } from './web/console-routes.js';
 import { createConsoleFiles, type ConsoleFiles } from './web/console-files.js';
 import { registerToolRoutes } from './tools/routes.js';
 import { registerCatalogRoutes } from './catalog/routes.js';
+import { registerCatalogPages } from './catalog/pages.js';
 import { registerOrgRoutes } from './orgs/routes.js';
 import { registerCrmRecordRoutes } from './crm/records-routes.js';
 import { registerCrmSettingsRoutes } from './crm/settings-routes.js';
@@ -157,6 +158,8 @@ function registerRoutes(app: App, services: Services, deps: Pick<AppDeps, 'webAs
   registerOAuthRoutes(app, { oauth: services.oauth, config });
   registerToolRoutes(app, { tools: services.tools, developerAuth });
   registerCatalogRoutes(app, { catalog: services.catalog });
+  // The same catalog as public pages, /catalog and /catalog/{tool_id}.
+  registerCatalogPages(app, { catalog: services.catalog, publicUrl: config.publicUrl });
   registerAccountRoutes(app, { operators: services.operators, sessions: services.sessions, limiter, orgAuth });
   registerOrgRoutes(app, { orgAuth, orgs: services.orgs, apiKeys: services.apiKeys, agents: services.agents, agentKeys: services.agentKeys });
   registerCrmSettingsRoutes(app, { orgAuth, customFields: services.customFields, pipelines: services.pipelines });

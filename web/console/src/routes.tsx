@@ -5,20 +5,21 @@ import { AuthLayout } from './components/AuthLayout';
 import { NotFound } from './components/NotFound';
 import { Page } from './components/Page';
 import { Home, RequireOrganization, RequireOwner } from './components/RequireSession';
-import { ToastRegion } from './lib/toast';
+import { NoticesProvider } from './lib/notices';
 import { crmRoutes } from './pages/crm/routes';
 import { toolsRoutes } from './pages/tools/routes';
 
 /** Each page is its own chunk, loaded when first visited. */
 const page = (load: () => Promise<{ default: ComponentType }>): RouteObject['lazy'] => async () => ({ Component: (await load()).default });
 
-/** React Aria's links and menu items navigate through the router. */
+/** React Aria's links and menu items navigate through the router; notices outlive a navigation (the layouts show them). */
 function Root() {
   const navigate = useNavigate();
   return (
     <AriaRouterProvider navigate={(to) => void navigate(to)} useHref={useHref}>
-      <Outlet />
-      <ToastRegion />
+      <NoticesProvider>
+        <Outlet />
+      </NoticesProvider>
     </AriaRouterProvider>
   );
 }

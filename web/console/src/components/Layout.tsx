@@ -5,7 +5,7 @@ import { NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { api } from '../api/client';
 import { homeOf, useCurrentSession, useSessionActions } from '../api/session';
 import { useFocusOnNavigate } from '../lib/focus';
-import { toast } from '../lib/toast';
+import { NoticeRegion, useNotify } from '../lib/notices';
 
 interface NavItem {
   to: string;
@@ -27,6 +27,7 @@ const NAV: NavItem[] = [
 ];
 
 export function Layout() {
+  const notify = useNotify();
   const session = useCurrentSession();
   const { signOut: forget } = useSessionActions();
   const navigate = useNavigate();
@@ -40,9 +41,9 @@ export function Layout() {
     onSuccess: () => {
       forget();
       navigate('/signin', { replace: true });
-      toast('You are signed out.');
+      notify('You are signed out.');
     },
-    onError: (error) => toast(error.message),
+    onError: (error) => notify(error.message),
   });
 
   const isOwner = session.user.role === 'owner';
@@ -101,6 +102,7 @@ export function Layout() {
           </Popover>
         </MenuTrigger>
       </header>
+      <NoticeRegion />
       <div className="body">
         <nav id="primary-nav" aria-label="Main" className={menuOpen ? 'sidenav open' : 'sidenav'}>
           <ul>

@@ -8,7 +8,7 @@ import { Page } from '../components/Page';
 import { LoadError, Loading } from '../components/QueryState';
 import { TableWrap } from '../components/TableWrap';
 import { formatDateTime } from '../lib/format';
-import { toast } from '../lib/toast';
+import { useNotify } from '../lib/notices';
 import { useFormErrors } from '../lib/useFormErrors';
 
 /** How many of the developer's tools this page lists (newest first); the tools pages come with the portal. */
@@ -77,13 +77,14 @@ function DeveloperAccount({ developer }: { developer: SessionDeveloper }) {
 function BecomeDeveloper() {
   const session = useCurrentSession();
   const { start } = useSessionActions();
+  const notify = useNotify();
   const formRef = useRef<HTMLFormElement>(null);
   const [name, setName] = useState(session.user.name);
   const become = useMutation({
     mutationFn: () => api.post<Session>('/api/auth/developer', { name: name.trim() }),
     onSuccess: (data) => {
       start(data);
-      toast('You are a developer now.');
+      notify('You are a developer now.');
     },
     onError: () => errors.focusApiError(formRef.current),
   });

@@ -7,10 +7,11 @@ import type { Session } from '../../api/types';
 import { FormError, TextField } from '../../components/fields';
 import { Page } from '../../components/Page';
 import { emailProblem, passwordProblem, PASSWORD_MIN } from '../../lib/errors';
-import { toast } from '../../lib/toast';
+import { useNotify } from '../../lib/notices';
 import { useFormErrors } from '../../lib/useFormErrors';
 
 export default function SignUpPage() {
+  const notify = useNotify();
   const session = useSession();
   const { start } = useSessionActions();
   const navigate = useNavigate();
@@ -32,7 +33,7 @@ export default function SignUpPage() {
     onSuccess: (data) => {
       start(data);
       navigate(homeOf(data), { replace: true });
-      toast(data.organization ? `Welcome to Switchboard. ${data.organization.name} is ready.` : 'Welcome to Switchboard. Your developer account is ready.');
+      notify(data.organization ? `Welcome to Switchboard. ${data.organization.name} is ready.` : 'Welcome to Switchboard. Your developer account is ready.');
     },
   });
   const errors = useFormErrors(['name', 'email', 'organizationName', 'password'], signUp.error);
