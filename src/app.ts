@@ -28,7 +28,9 @@ import { registerHttpPlugins } from './http/plugins.js';
 import { registerConsoleRoutes } from './web/console-routes.js';
 import { createConsoleFiles, type ConsoleFiles } from './web/console-files.js';
 import { registerToolRoutes } from './tools/routes.js';
+import { registerDeveloperAppRoutes } from './developers/routes.js';
 import { registerCatalogRoutes } from './catalog/routes.js';
+import { registerCatalogPages } from './catalog/pages.js';
 import { registerOrgRoutes } from './orgs/routes.js';
 import { registerCrmRecordRoutes } from './crm/records-routes.js';
 import { registerCrmSettingsRoutes } from './crm/settings-routes.js';
@@ -156,7 +158,15 @@ function registerRoutes(app: App, services: Services, deps: Pick<AppDeps, 'webAs
   const { limiter } = services.infra;
   registerOAuthRoutes(app, { oauth: services.oauth, config });
   registerToolRoutes(app, { tools: services.tools, developerAuth });
+  // A developer's apps: their console session only (an access token cannot make apps).
+  registerDeveloperAppRoutes(app, {
+    apps: services.apps,
+    requireDeveloperSession: developerAuth.requireDeveloperSession,
+    developerIdOf: (request) => developerAuth.principal(request).developerId,
+  });
   registerCatalogRoutes(app, { catalog: services.catalog });
+  // The same catalog as public pages, /catalog and /catalog/{tool_id}.
+  registerCatalogPages(app, { catalog: services.catalog, publicUrl: config.publicUrl });
   registerAccountRoutes(app, { operators: services.operators, sessions: services.sessions, limiter, orgAuth });
   registerOrgRoutes(app, { orgAuth, orgs: services.orgs, apiKeys: services.apiKeys, agents: services.agents, agentKeys: services.agentKeys });
   registerCrmSettingsRoutes(app, { orgAuth, customFields: services.customFields, pipelines: services.pipelines });

@@ -16,7 +16,7 @@ describe('switchboard CLI', () => {
   const passwordHashOf = async (email: string) => {
     const database = openDatabase({ sqliteFile: join(dataDir, 'switchboard.db') });
     try {
-      return (await database.db.selectFrom('developers').select('password_hash').where('email', '=', email).executeTakeFirstOrThrow()).password_hash;
+      return (await database.db.selectFrom('users').select('password_hash').where('email', '=', email).executeTakeFirstOrThrow()).password_hash;
     } finally {
       await database.close();
     }
@@ -88,6 +88,25 @@ describe('switchboard CLI', () => {
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('unknown command "develper create"');
     expect(typo.stdout).toBe('');
+  });
+
+  it('developer create: an operator\'s email is refused unless their own password is given; then they are linked, one password kept', async () => {
+    const org = cli(dataDir, 'org', 'create', '--name', 'Ops Co', '--email', 'ops@example.com', '--password', 'operator password 1', '--json');
+    expect(org.code, org.stderr).toBe(0);
+    const consoleHash = await passwordHashOf('ops@example.com');
+
+    const refused = cli(dataDir, 'developer', 'create', '--email', 'Ops@Example.com', '--name', 'Ops Tools', '--password', 'another password 2', '--json');
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stderr)).toEqual({
+      success: false, code: 'CONFLICT', field: 'email',
+      error: 'ops@example.com already has a console account. Sign in to the console with it and become a developer there (Developer), or run this command with that account\'s password to link it.',
+    });
+
+    const linked = cli(dataDir, 'developer', 'create', '--email', 'ops@example.com', '--name', 'Ops Tools', '--password', 'operator password 1', '--json');
+    expect(linked.code, linked.stderr).toBe(0);
+    expect(JSON.parse(linked.stdout).developer).toMatchObject({ id: expect.stringMatching(/^dev_/), email: 'ops@example.com', name: 'Ops Tools' });
+    expect(await passwordHashOf('ops@example.com')).toBe(consoleHash);
+    expect(cli(dataDir, 'app', 'create', '--developer', 'ops@example.com', '--name', 'Ops app').code).toBe(0);
   });
 
   it('with --json, answers a refusal as one JSON line on stderr', () => {

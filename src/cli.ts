@@ -69,11 +69,13 @@ const commands: Record<string, Command> = {
     },
   },
   'developer create': {
-    summary: 'Creates a developer account (Developer API).',
+    summary:
+      'Creates a developer account (Developer API) for a person without an organization, who signs in to the console with this email and password. ' +
+      'An email that already has a console account is refused (sign in and become a developer there), unless the password given is that account\'s: then it becomes a developer too.',
     options: {
-      email: { type: 'string', value: 'email', required: true, description: 'The developer\'s email.' },
+      email: { type: 'string', value: 'email', required: true, description: 'The person\'s email, unique across the console.' },
       ...PASSWORD_OPTIONS,
-      name: { type: 'string', value: 'name', required: true, description: 'The developer\'s name.' },
+      name: { type: 'string', value: 'name', required: true, description: 'The developer\'s display name, shown in the catalog.' },
     },
     password: true,
     run: async ({ services, options }) => {

@@ -98,8 +98,8 @@ export async function createServices(config: Config, infrastructure: ServicesInf
 
   // The token endpoint notes each app's last token time through the owner of `apps`.
   const oauth = createOAuthService({ repo: repos.oauth, clock, apps: repos.apps });
-  const developerAuth = createDeveloperAuth(oauth);
-  const developers = createDevelopersService({ repo: repos.developers, clock });
+  const passwords = createPasswordPolicy(loadCommonPasswords());
+  const developers = createDevelopersService({ repo: repos.developers, transact, people: repos.operators, passwords, clock });
   // The portal's apps (/api/dev/apps): deleting one, narrowing its scopes or rotating without grace ends tokens in the same transaction.
   const apps = createAppsService({ repo: repos.apps, transact, clock });
 
@@ -112,6 +112,8 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   // ── Organizations and CRM ──
   // Console sessions (cookie `svc_session`), checked for CSRF on changes.
   const sessions = createSessionsService({ repo: repos.sessions, clock, limits: config.sessions, production: config.env === 'production', publicUrl: config.publicUrl });
+  // The Developer API: an access token (RFC 6750), or a signed-in developer's session (CSRF-checked changes).
+  const developerAuth = createDeveloperAuth(oauth, sessions.developerResolver);
   // orgAuth.require guards every /api/org/* route (an org API key, or a session); orgAuth.principal(request) → {orgId, actor, role?}.
   // Valid org API keys and agent keys by hash, so an authenticated request costs no query: revoking or
   // deleting a key drops it here and, through Redis, on every node; an org change (an agent deleted) drops the org's keys.
@@ -133,7 +135,8 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     transact,
     orgs,
     sessions,
-    passwords: createPasswordPolicy(loadCommonPasswords()),
+    developers: repos.developers,
+    passwords,
     limiter: infra.limiter,
     mailer,
     background,

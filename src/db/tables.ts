@@ -5,11 +5,12 @@
 
 // ── Developer side ────────────────────────────────────────────────────────────
 
+/** A developer account: a person's (`user_id`, one each); its email and password are the person's (docs/accounts.md). */
 export interface DevelopersTable {
   id: string;
-  email: string;
+  user_id: string;
+  /** The display name the catalog shows. */
   name: string;
-  password_hash: string;
   created_at: string;
 }
 
@@ -86,14 +87,16 @@ export interface OrgsTable {
   created_at: string;
 }
 
+/** A person who signs in (docs/accounts.md): an operator of one organization, a developer, or both. */
 export interface UsersTable {
   id: string;
-  org_id: string;
+  /** Null: a person without an organization (a developer only). */
+  org_id: string | null;
   email: string;
   name: string;
   password_hash: string;
-  /** `owner` manages members, invitations and API keys; `member` does everything else. */
-  role: UserRole;
+  /** `owner` manages members, invitations and API keys; `member` does everything else. Null without an organization. */
+  role: UserRole | null;
   created_at: string;
 }
 
@@ -104,7 +107,8 @@ export interface SessionsTable {
   id: string;
   token_hash: string;
   user_id: string;
-  org_id: string;
+  /** The person's organization when signed in; null for a person without one. */
+  org_id: string | null;
   /** The CSRF token of the session (useless without the cookie, which is stored hashed). */
   csrf_secret: string;
   created_at: string;

@@ -1,15 +1,19 @@
 import type { Kysely } from 'kysely';
 import type { AppsTable, DB, DevelopersTable } from '../db/tables.js';
 
-/** Developer accounts and their OAuth apps. */
+/** Developer accounts (each a person's: the email is the person's, read from `users`) and their OAuth apps. */
 export function createDevelopersRepo(db: Kysely<DB>) {
+  const withPerson = () =>
+    db.selectFrom('developers as d').innerJoin('users as u', 'u.id', 'd.user_id').select(['d.id', 'd.user_id', 'd.name', 'd.created_at', 'u.email']);
+
   return {
     insertDeveloper: (row: DevelopersTable) => db.insertInto('developers').values(row).execute(),
 
-    findDeveloperByEmail: (email: string) =>
-      db.selectFrom('developers').selectAll().where('email', '=', email).executeTakeFirst(),
+    findDeveloperByEmail: (email: string) => withPerson().where('u.email', '=', email).executeTakeFirst(),
 
-    findDeveloperById: (id: string) => db.selectFrom('developers').selectAll().where('id', '=', id).executeTakeFirst(),
+    findDeveloperById: (id: string) => withPerson().where('d.id', '=', id).executeTakeFirst(),
+
+    findDeveloperByUserId: (userId: string) => withPerson().where('d.user_id', '=', userId).executeTakeFirst(),
 
     insertApp: (row: AppsTable) => db.insertInto('apps').values(row).execute(),
 

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { escapeHtml, jsonForScript } from '../lib/html.js';
 import { httpUrl } from '../../web/form/urls.js';
 import { palette } from '../../web/form/contrast.js';
@@ -64,10 +63,6 @@ export function pageStyle(branding: PublicFormConfig['branding'], embed: boolean
     ? 'html,body{margin:0;padding:0;background:transparent}'
     : `html{background:${colors.background}}body{margin:0;padding:2rem 1rem}.svc-form{margin:0 auto}`;
   return `:root{\n${vars}\n}\n${layout}\n.sf-sum ul{margin:.5rem 0 0;padding-left:1.25rem}.sf-sum a{color:inherit}\n`;
-}
-
-export function styleHash(style: string): string {
-  return `'sha256-${createHash('sha256').update(style).digest('base64')}'`;
 }
 
 /**

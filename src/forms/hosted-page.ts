@@ -1,18 +1,17 @@
 import { createHash } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { App } from '../http/app-type.js';
 import type { ErrorPageRenderer, RouteErrorConfig } from '../http/error-handler.js';
 import { AppError, isAppError } from '../http/errors.js';
 import { addFormBodyParser } from '../http/form-body.js';
-import { matchesEtag, pickEncoding } from '../http/in-memory.js';
 import type { RateLimiter } from '../http/rate-limit.js';
+import { sendHtmlPage as sendPage, styleHash, type HtmlPage as Page } from '../http/html-page.js';
+import { etagOf } from '../http/in-memory.js';
 import { CONSENT, formControls, HONEYPOT, postedMetadata, postedValues, submissionBody } from '../../web/form/controls.js';
 import { controlsToMark } from '../../web/form/values.js';
 import { httpUrl, utmValues } from '../../web/form/urls.js';
 import { publicFormNotFound } from './errors.js';
 import type { FormCache } from './form-cache.js';
-import { contentSecurityPolicy, renderFormPage, renderMessagePage, styleHash, type FieldError } from './hosted-html.js';
+import { contentSecurityPolicy, renderFormPage, renderMessagePage, type FieldError } from './hosted-html.js';
 import type { LiveForm } from './public-form.js';
 import { CONFIG_READS, SUBMISSIONS, clientAndSlug } from './public-routes.js';
 import { LIMITS } from './rules.js';
@@ -30,41 +29,6 @@ import type { WebAssets } from './web-assets.js';
  * rendered once per form version and embed flag, compressed once, and answered with an ETag
  * (304 on If-None-Match) derived from the form's config ETag and the build of the page script.
  */
-
-interface Page {
-  status: number;
-  html: Buffer;
-  csp: string;
-  etag?: string;
-  gzip?: Buffer;
-  br?: Buffer;
-}
-
-const COMMON_HEADERS = {
-  'Content-Type': 'text/html; charset=utf-8',
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'strict-origin-when-cross-origin',
-  Vary: 'Accept-Encoding',
-};
-
-function sendPage(request: FastifyRequest, reply: FastifyReply, page: Page, cacheControl: string): FastifyReply {
-  reply.headers(COMMON_HEADERS).header('Content-Security-Policy', page.csp).header('Cache-Control', cacheControl);
-  if (page.etag) {
-    reply.header('ETag', page.etag);
-    if (matchesEtag(request.headers['if-none-match'], page.etag)) return reply.code(304).send();
-  }
-  reply.code(page.status);
-  const encoding = pickEncoding(request.headers['accept-encoding']);
-  if (encoding === 'br') {
-    page.br ??= brotliCompressSync(page.html, { params: { [constants.BROTLI_PARAM_QUALITY]: 9, [constants.BROTLI_PARAM_SIZE_HINT]: page.html.length } });
-    return reply.header('Content-Encoding', 'br').send(page.br);
-  }
-  if (encoding === 'gzip') {
-    page.gzip ??= gzipSync(page.html, { level: 9 });
-    return reply.header('Content-Encoding', 'gzip').send(page.gzip);
-  }
-  return reply.send(page.html);
-}
 
 /** The config as the public API shows it, parsed once per cached form version. */
 const configs = new WeakMap<LiveForm, PublicFormConfig>();
@@ -191,7 +155,7 @@ export function registerHostedPageRoutes(app: App, deps: HostedPageDeps): void {
       const config = configOf(form);
       if (Object.keys(utm).length) {
         const page = formPage(config, { embed, utm });
-        page.etag = `"${createHash('sha256').update(page.html).digest('base64url').slice(0, 27)}"`;
+        page.etag = etagOf(page.html);
         return sendPage(request, reply, page, 'no-cache');
       }
       let pages = rendered.get(form);

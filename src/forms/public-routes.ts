@@ -6,7 +6,7 @@ import { matchesEtag } from '../http/in-memory.js';
 import { Envelope, errorResponses } from '../http/envelope.js';
 import { AppError } from '../http/errors.js';
 import { addJsonBodyParser } from '../http/json-body.js';
-import { openCors, type CorsPolicy } from '../http/plugins.js';
+import { openCors, type CorsPolicy } from '../http/cors.js';
 import { RATE_LIMIT_HEADERS, RateLimitedResponse, type RateLimiter, type RateLimitRule } from '../http/rate-limit.js';
 import { isPlainObject } from '../lib/json.js';
 import type { FormCache } from './form-cache.js';
@@ -33,7 +33,7 @@ export const SUBMISSIONS: RateLimitRule = {
   message: 'Too many submissions of this form from your network.',
 };
 
-/** CORS for every route of this API (http/plugins.ts openCors). */
+/** CORS for every route of this API (http/cors.ts). */
 const CORS: CorsPolicy = {
   methods: ['GET', 'POST', 'OPTIONS'],
   allowedHeaders: ['Content-Type', 'Idempotency-Key', 'If-None-Match'],
@@ -66,7 +66,7 @@ export function registerPublicFormRoutes(
     scope.removeAllContentTypeParsers();
     addJsonBodyParser(scope);
     // First hook of every public route, so even a 404 or a 429 carries the CORS headers.
-    await openCors(scope, CORS);
+    openCors(scope, CORS);
 
     scope.get(
       '/:slug',

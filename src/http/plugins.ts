@@ -1,8 +1,6 @@
 import fastifyCookie from '@fastify/cookie';
-import fastifyCors from '@fastify/cors';
 import send from '@fastify/send';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance } from 'fastify';
 import type { App } from './app-type.js';
 
 /**
@@ -14,7 +12,7 @@ import type { App } from './app-type.js';
  *   build's `.br` or `.gz` copy (`preCompressed`: scripts/build-web.mjs and scripts/precompress.mjs
  *   write them, so nothing is compressed per request). The features choose the names, the
  *   Cache-Control and the other headers (forms/asset-routes.ts, web/console-routes.ts).
- * CORS is per API, not app-wide: `openCors` below, registered in the scope of the API it opens.
+ * CORS is per API and by hand: `openCors` (http/cors.ts) says why.
  */
 export async function registerHttpPlugins(app: App): Promise<void> {
   // RFC 9239: JavaScript is text/javascript (mime 3, which @fastify/send uses, still says application/javascript).
@@ -26,33 +24,4 @@ export async function registerHttpPlugins(app: App): Promise<void> {
   await app.register(fastifyCookie, { hook: false });
   // Cache-Control is the route's (set before sendFile); Last-Modified would only repeat the ETag.
   await app.register(fastifyStatic, { serve: false, preCompressed: true, cacheControl: false, lastModified: false });
-}
-
-export interface CorsPolicy {
-  methods: string[];
-  /** The request headers a cross-origin script may send. */
-  allowedHeaders: string[];
-  /** The response headers a cross-origin script may read (browsers hide the others). */
-  exposedHeaders: string[];
-  /** How long a browser may keep the preflight's answer, in seconds. */
-  maxAge: number;
-}
-
-/**
- * Opens the scope's routes to scripts on every origin, without credentials: `Access-Control-Allow-Origin: *`
- * and the exposed headers on every answer of the scope (set in onRequest, so a 404 or a 429 has them
- * too), and a 204 to any OPTIONS under the scope's prefix with the policy's methods, headers and
- * max-age. A preflight without Origin is answered too (strictPreflight off), as it was before the plugin.
- */
-export async function openCors(scope: FastifyInstance, policy: CorsPolicy): Promise<void> {
-  await scope.register(fastifyCors, {
-    origin: '*',
-    credentials: false,
-    strictPreflight: false,
-    optionsSuccessStatus: 204,
-    methods: policy.methods,
-    allowedHeaders: policy.allowedHeaders,
-    exposedHeaders: policy.exposedHeaders,
-    maxAge: policy.maxAge,
-  });
 }

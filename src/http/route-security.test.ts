@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { randomBase62 } from '../lib/ids.js';
+import { APPS_NEED_A_SESSION, NOT_A_DEVELOPER } from '../oauth/bearer.js';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 import { changedTables, databaseSnapshot } from '../../test/support/db-snapshot.js';
 import { developerSession, getAccessToken, type DeveloperWithApp } from '../../test/support/factories.js';
@@ -18,7 +19,10 @@ import { createTool, fixedResolver, publishTool } from '../../test/support/tools
  *   - a credential of the wrong kind → 401, never 2xx;
  *   - a token without the route's scope (Developer API) → 403 INSUFFICIENT_SCOPE naming the scope;
  *   - another tenant's ids          → the same 404 as a missing id, and nothing written;
- *   - a console session without its CSRF token, on a change → 403 FORBIDDEN, nothing written.
+ *   - a console session without its CSRF token, on a change → 403 FORBIDDEN, nothing written (an
+ *     operator's session on the Operator API, a developer's on the Developer API);
+ *   - on the Developer API, an operator's session without a developer account → 403 FORBIDDEN, and on
+ *     its session-only operations (apps) a bearer credential → 403 FORBIDDEN, nothing written.
  * Nothing here names a route: a new route is covered the moment it is in the document. A new kind of
  * id needs a row in OWNED_RESOURCES, and the tenancy test fails naming it until it has one.
  */
@@ -29,6 +33,8 @@ type Headers = Record<string, string>;
 interface Tenant {
   org: OrgWithKey;
   developer: DeveloperWithApp & { auth: Headers };
+  /** The developer signed in to the console: its cookie, and with its CSRF token (`auth`). */
+  developerSession: { cookie: Headers; auth: Headers };
 }
 
 /** The schemes of the document's components.securitySchemes, as a caller meets them. */
@@ -36,6 +42,11 @@ type Scheme = 'oauth2' | 'orgApiKey' | 'consoleSession' | 'agentKey';
 const SCHEMES: readonly string[] = ['oauth2', 'orgApiKey', 'consoleSession', 'agentKey'] satisfies Scheme[];
 /** The bearer credential each scheme takes (an operation accepting org keys is not refused one); a session takes none. */
 const ACCEPTED_AS: Record<Scheme, string | undefined> = { oauth2: 'a developer access token', orgApiKey: 'an org API key', agentKey: 'an agent key', consoleSession: undefined };
+
+/** The Developer API's operations a signed-in session may call (all but the OAuth endpoints). */
+const isDeveloperApi = (op: DocumentedOperation) => op.path.startsWith('/api/dev/') && !op.path.startsWith('/api/dev/oauth/');
+/** The Developer API's session-only operations (apps: an access token cannot make apps). */
+const isSessionOnlyDeveloperApi = (op: DocumentedOperation) => isDeveloperApi(op) && op.security.length > 0 && op.security.every((requirement) => Object.keys(requirement).join() === 'consoleSession');
 
 /** Public operations that authenticate an OAuth client in the body instead (RFC 6749 §2.3): they answer in RFC 6749's shape. */
 const isOAuthEndpoint = (op: DocumentedOperation) => op.path.startsWith('/api/dev/oauth/');
@@ -160,17 +171,24 @@ describe.each(testDialects())('route security of every documented operation (%s)
   let documentCount: number;
   let scopes: string[];
 
+  async function signIn(email: string): Promise<{ cookie: string; csrfToken: string }> {
+    const res = await t.app.inject({ method: 'POST', url: '/api/auth/signin', payload: { email, password: 'correct horse battery' } });
+    if (res.statusCode !== 200) throw new Error(`sign-in failed: ${res.statusCode} ${res.body}`);
+    return { cookie: String(res.headers['set-cookie']).split(';')[0]!, csrfToken: (res.json() as { data: { csrfToken: string } }).data.csrfToken };
+  }
+
   async function tenant(): Promise<Tenant> {
     const org = await createOrgWithKey(t.database, t.clock);
-    return { org, developer: await developerSession(t.database, t.clock, t.app) };
+    const developer = await developerSession(t.database, t.clock, t.app);
+    // A CLI-made developer is a person who signs in with the same email and password.
+    const signed = await signIn(developer.developer.email);
+    return { org, developer, developerSession: { cookie: { cookie: signed.cookie }, auth: { cookie: signed.cookie, 'x-csrf-token': signed.csrfToken } } };
   }
 
   beforeAll(async () => {
     t = await createTestContext(dialect, { deps: { resolveHost: fixedResolver() } });
     [a, b] = [await tenant(), await tenant()];
-    const signin = await t.app.inject({ method: 'POST', url: '/api/auth/signin', payload: { email: a.org.operator.email, password: 'correct horse battery' } });
-    if (signin.statusCode !== 200) throw new Error(`sign-in failed: ${signin.statusCode} ${signin.body}`);
-    session = { cookie: String(signin.headers['set-cookie']).split(';')[0]!, csrfToken: (signin.json() as { data: { csrfToken: string } }).data.csrfToken };
+    session = await signIn(a.org.operator.email);
     const agent = await createAgent(t.app, a.org);
     agentKey = { authorization: `Bearer ${String((await created(t, a, `/api/org/agents/${agent.id}/keys`, { name: 'MCP' })).key)}` };
     const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as Json;
@@ -237,7 +255,9 @@ describe.each(testDialects())('route security of every documented operation (%s)
       for (const candidate of candidates) {
         const before = await databaseSnapshot(t.database);
         const res = await send(t, op, candidate.headers());
-        const problem = wrong401(op, res, ['INVALID_TOKEN', 'UNAUTHORIZED']) ?? nothingWritten(before, await databaseSnapshot(t.database));
+        // Apps are made from a session: a bearer credential there is refused as such (403), not as a missing one.
+        const refusal = isSessionOnlyDeveloperApi(op) ? wrongRefusal(op, res, 403, 'FORBIDDEN', APPS_NEED_A_SESSION) : wrong401(op, res, ['INVALID_TOKEN', 'UNAUTHORIZED']);
+        const problem = refusal ?? nothingWritten(before, await databaseSnapshot(t.database));
         if (problem) failures.push(`${op.name} with ${candidate.what}: ${problem}`);
       }
     }
@@ -268,7 +288,7 @@ describe.each(testDialects())('route security of every documented operation (%s)
     const withIds = operations.filter((op) => !isPublic(op) && op.pathParameters.length > 0);
     for (const op of withIds) {
       // As the other tenant, with the credential its scheme takes (the Developer API's token holds every scope).
-      const asB = schemesOf(op).includes('oauth2') ? b.developer.auth : b.org.auth;
+      const asB = isSessionOnlyDeveloperApi(op) ? b.developerSession.auth : schemesOf(op).includes('oauth2') ? b.developer.auth : b.org.auth;
       let ids: Record<string, string>;
       try {
         ids = await ownedIds(t, a, op);
@@ -294,10 +314,13 @@ describe.each(testDialects())('route security of every documented operation (%s)
     expect(withIds.length).toBeGreaterThan(40);
   });
 
-  it('with a console session but no X-CSRF-Token, a change: 403 FORBIDDEN and nothing written', async () => {
+  /**
+   * Each operation sent, on ids tenant a owns, with the headers `headersOf` gives: what `check` finds wrong
+   * with the answer, and whether the call wrote anything; one failure line each.
+   */
+  async function refusalFailures(ops: DocumentedOperation[], headersOf: (op: DocumentedOperation) => Headers, check: (op: DocumentedOperation, res: LightMyRequestResponse) => string | undefined): Promise<string[]> {
     const failures: string[] = [];
-    const cookieChanges = operations.filter((op) => schemesOf(op).includes('consoleSession') && changes(op));
-    for (const op of cookieChanges) {
+    for (const op of ops) {
       let ids: Record<string, string>;
       try {
         ids = await ownedIds(t, a, op);
@@ -306,21 +329,51 @@ describe.each(testDialects())('route security of every documented operation (%s)
         continue;
       }
       const before = await databaseSnapshot(t.database);
-      const res = await send(t, op, { cookie: session.cookie }, ids);
+      const res = await send(t, op, headersOf(op), ids);
+      const problem = check(op, res);
+      if (problem) failures.push(`${op.name}: ${problem}`);
+      const written = nothingWritten(before, await databaseSnapshot(t.database));
+      if (written) failures.push(`${op.name}: the refused call ${written}`);
+    }
+    return failures;
+  }
+
+  it('with a console session but no X-CSRF-Token, a change: 403 FORBIDDEN and nothing written', async () => {
+    const cookieChanges = operations.filter((op) => schemesOf(op).includes('consoleSession') && changes(op));
+    // The session of the person the operation is for: the developer's on the Developer API.
+    const failures = await refusalFailures(cookieChanges, (op) => (isDeveloperApi(op) ? a.developerSession.cookie : { cookie: session.cookie }), (op, res) => {
       const body = res.json() as Json;
       if (res.statusCode !== 403 || !op.statuses.includes(403) || body.code !== 'FORBIDDEN' || !String(body.error).includes('X-CSRF-Token')) {
-        failures.push(`${op.name}: ${res.statusCode} ${res.body.slice(0, 200)}${op.statuses.includes(403) ? '' : ' (403 not documented)'}`);
+        return `${res.statusCode} ${res.body.slice(0, 200)}${op.statuses.includes(403) ? '' : ' (403 not documented)'}`;
       }
-      const written = nothingWritten(before, await databaseSnapshot(t.database));
-      if (written) failures.push(`${op.name}: without the CSRF token, the call ${written}`);
-    }
+      return undefined;
+    });
     expect(failures).toEqual([]);
     // A control: with its token the same cookie makes a change, so the refusals above are the token's.
     const withToken = await t.app.inject({ method: 'POST', url: '/api/org/agents', headers: { cookie: session.cookie, 'x-csrf-token': session.csrfToken }, payload: { name: 'Control', branding: BRAND } });
     expect(withToken.statusCode, withToken.body).toBe(201);
+    const asDeveloper = await t.app.inject({ method: 'POST', url: '/api/dev/tools', headers: a.developerSession.auth, payload: { name: 'control_tool', description: 'A control.', endpoint: 'https://api.example.com/control' } });
+    expect(asDeveloper.statusCode, asDeveloper.body).toBe(201);
+    expect(cookieChanges.filter(isDeveloperApi).length).toBeGreaterThan(5);
     expect(cookieChanges.length).toBeGreaterThan(30);
   });
+
+  it('on the Developer API, an operator\'s session without a developer account: 403 FORBIDDEN saying how to become one, nothing written', async () => {
+    const developerOps = operations.filter((op) => isDeveloperApi(op) && schemesOf(op).includes('consoleSession'));
+    // With its CSRF token: the refusal is the missing developer account's alone.
+    const failures = await refusalFailures(developerOps, () => ({ cookie: session.cookie, 'x-csrf-token': session.csrfToken }), (op, res) => wrongRefusal(op, res, 403, 'FORBIDDEN', NOT_A_DEVELOPER));
+    expect(failures).toEqual([]);
+    expect(developerOps.length).toBeGreaterThan(8);
+  });
 });
+
+/** What is wrong with a refusal expected to be `status` `code` with `message`; undefined when right. */
+function wrongRefusal(op: DocumentedOperation, res: LightMyRequestResponse, status: number, code: string, message: string): string | undefined {
+  const body = res.json() as Json;
+  if (res.statusCode !== status || body.code !== code || body.error !== message) return `${res.statusCode} instead of ${status} ${code}: ${res.body.slice(0, 200)}`;
+  if (!op.statuses.includes(status)) return `answers ${status} but does not document it`;
+  return undefined;
+}
 
 function nothingWritten(before: Record<string, string[]>, after: Record<string, string[]>): string | undefined {
   const tables = changedTables(before, after);

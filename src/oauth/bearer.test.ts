@@ -1,6 +1,7 @@
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDeveloperAuth } from './bearer.js';
+import { APPS_NEED_A_SESSION, NOT_A_DEVELOPER, createDeveloperAuth, type DeveloperAuth, type DeveloperSessionResolver } from './bearer.js';
+import { AppError } from '../http/errors.js';
 import type { OAuthService } from './service.js';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 import { createDeveloperWithApp, getAccessToken, type DeveloperWithApp } from '../../test/support/factories.js';
@@ -135,6 +136,89 @@ describe('a route states its scope once (requireDeclaredScope)', () => {
     const app = Fastify();
     app.addHook('onRoute', createDeveloperAuth(oauth).requireDeclaredScope);
     expect(() => app.get('/open', async () => 'ok')).toThrow(/GET \/open: state the route's one OAuth scope/);
+    await app.close();
+  });
+});
+
+describe('a console session on the Developer API (the session seam)', () => {
+  const oauth = { checkAccessToken: async () => ({ ok: true, principal: { developerId: 'dev_token', appId: 'app_1', scopes: ['tools:read'] } }) } as unknown as OAuthService;
+  /** A fake seam: `cookie: dev` is a developer's session, `cookie: op` an operator's; a change without `x-csrf-token` is refused as the real one does. */
+  const sessions: DeveloperSessionResolver = {
+    async resolve(request) {
+      const who = request.headers.cookie;
+      if (who !== 'dev' && who !== 'op') return undefined;
+      if (request.method !== 'GET' && request.headers['x-csrf-token'] !== 'ok') throw new AppError('FORBIDDEN', 'This change needs the X-CSRF-Token header.');
+      return { userId: 'usr_1', developerId: who === 'dev' ? 'dev_session' : null };
+    },
+  };
+
+  async function appWith(auth: DeveloperAuth) {
+    const app = Fastify();
+    app.setErrorHandler((error: AppError, _request, reply) => reply.code(error.status ?? 500).send({ code: error.code, error: error.message }));
+    await app.register(async (scope) => {
+      scope.addHook('onRoute', auth.requireDeclaredScope);
+      scope.get('/tools', { schema: { security: [{ oauth2: ['tools:write'] }] } }, async (request) => auth.principal(request));
+      scope.post('/tools', { schema: { security: [{ oauth2: ['tools:write'] }] } }, async (request) => auth.principal(request));
+    });
+    app.post('/apps', { onRequest: auth.requireDeveloperSession }, async (request) => auth.principal(request));
+    return app;
+  }
+
+  it('lets a developer\'s session through with every scope; a change needs the CSRF token', async () => {
+    const app = await appWith(createDeveloperAuth(oauth, sessions));
+    const read = await app.inject({ url: '/tools', headers: { cookie: 'dev' } });
+    expect(read.json()).toEqual({ developerId: 'dev_session', appId: null, scopes: ['tools:read', 'tools:write', 'tools:publish'], via: 'session' });
+    expect((await app.inject({ method: 'POST', url: '/tools', headers: { cookie: 'dev', 'x-csrf-token': 'ok' } })).statusCode).toBe(200);
+    const noCsrf = await app.inject({ method: 'POST', url: '/tools', headers: { cookie: 'dev' } });
+    expect([noCsrf.statusCode, noCsrf.json().code]).toEqual([403, 'FORBIDDEN']);
+    await app.close();
+  });
+
+  it('refuses an operator\'s session that has no developer account: 403 saying how to become one', async () => {
+    const app = await appWith(createDeveloperAuth(oauth, sessions));
+    for (const res of [await app.inject({ url: '/tools', headers: { cookie: 'op' } }), await app.inject({ method: 'POST', url: '/apps', headers: { cookie: 'op', 'x-csrf-token': 'ok' } })]) {
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toEqual({ code: 'FORBIDDEN', error: NOT_A_DEVELOPER });
+      expect(NOT_A_DEVELOPER).toContain('POST /api/auth/developer');
+    }
+    await app.close();
+  });
+
+  it('lets the bearer token win when both are sent, and never rescues a bad one with the cookie', async () => {
+    const app = await appWith(createDeveloperAuth(oauth, sessions));
+    const both = await app.inject({ url: '/tools', headers: { cookie: 'dev', authorization: 'Bearer svc_at_x' } });
+    // The token lacks tools:write: its own refusal, not the session's every-scope pass.
+    expect([both.statusCode, both.json().code]).toEqual([403, 'INSUFFICIENT_SCOPE']);
+    const malformed = await app.inject({ url: '/tools', headers: { cookie: 'dev', authorization: 'Basic x' } });
+    expect(malformed.statusCode).toBe(401);
+    await app.close();
+  });
+
+  it('session-only routes (apps): a bearer credential is 403, no session 401, a developer\'s session passes', async () => {
+    const app = await appWith(createDeveloperAuth(oauth, sessions));
+    const token = await app.inject({ method: 'POST', url: '/apps', headers: { authorization: 'Bearer svc_at_x', cookie: 'dev', 'x-csrf-token': 'ok' } });
+    expect([token.statusCode, token.json().error]).toEqual([403, APPS_NEED_A_SESSION]);
+    expect((await app.inject({ method: 'POST', url: '/apps' })).statusCode).toBe(401);
+    expect((await app.inject({ method: 'POST', url: '/apps', headers: { cookie: 'dev' } })).statusCode).toBe(403);
+    const ok = await app.inject({ method: 'POST', url: '/apps', headers: { cookie: 'dev', 'x-csrf-token': 'ok' } });
+    expect(ok.json()).toMatchObject({ developerId: 'dev_session', via: 'session' });
+    await app.close();
+  });
+
+  it('documents the session as the alternative the check accepts, and only when sessions are wired', async () => {
+    const routes: Array<{ security?: unknown }> = [];
+    for (const withSessions of [true, false]) {
+      const auth = createDeveloperAuth(oauth, withSessions ? sessions : undefined);
+      const schema = { security: [{ oauth2: ['tools:read'] }] };
+      auth.requireDeclaredScope({ method: 'GET', url: '/tools', schema });
+      routes.push(schema);
+    }
+    expect(routes).toEqual([{ security: [{ oauth2: ['tools:read'] }, { consoleSession: [] }] }, { security: [{ oauth2: ['tools:read'] }] }]);
+  });
+
+  it('without the seam, a cookie alone is no credential (the token-only API of before)', async () => {
+    const app = await appWith(createDeveloperAuth(oauth));
+    expect((await app.inject({ url: '/tools', headers: { cookie: 'dev' } })).statusCode).toBe(401);
     await app.close();
   });
 });

@@ -14,6 +14,8 @@ import type { OrgsService } from '../orgs/service.js';
 import type { BackgroundQueue } from '../lib/background-queue.js';
 import type { Mailer } from '../lib/mailer.js';
 import type { PasswordPolicy } from '../lib/passwords.js';
+import { ALREADY_A_DEVELOPER, insertDeveloperAccount } from '../developers/service.js';
+import type { DevelopersRepo } from '../developers/repo.js';
 import type { OperatorsRepo } from './repo.js';
 import type { CreatedInvitation, Invitation, Member, SessionInfo } from './schema.js';
 import type { IssuedSession, Session, SessionsService } from '../sessions/sessions-service.js';
@@ -46,7 +48,9 @@ export interface SignedIn {
 
 export interface OperatorsDeps {
   repo: OperatorsRepo;
-  transact: Transact<{ operators: OperatorsRepo }>;
+  /** Developer accounts (developers/repo.ts): a person may have one (docs/accounts.md). */
+  developers: DevelopersRepo;
+  transact: Transact<{ operators: OperatorsRepo; developers: DevelopersRepo }>;
   orgs: Pick<OrgsService, 'signUpOrganization'>;
   sessions: SessionsService;
   passwords: PasswordPolicy;
@@ -67,7 +71,7 @@ export interface OperatorsDeps {
  * change and reset, invitations (single use, 7 days) and members.
  */
 export function createOperatorsService(deps: OperatorsDeps) {
-  const { repo, transact, orgs, sessions, passwords, limiter, mailer, background, clock, publicUrl, log } = deps;
+  const { repo, developers, transact, orgs, sessions, passwords, limiter, mailer, background, clock, publicUrl, log } = deps;
   // A hash to check a password against when the email is unknown, so both cost one scrypt.
   let decoy: Promise<string> | undefined;
   const decoyHash = () => (decoy ??= hashPassword('not a password anyone has: switchboard decoy'));
@@ -83,32 +87,79 @@ export function createOperatorsService(deps: OperatorsDeps) {
     return normalized.value;
   }
 
+  const emailTaken = () => new AppError('CONFLICT', 'There is already an account with this email. Sign in with it instead.', { field: 'email' });
+
   function personName(raw: string): string {
     const name = raw.trim();
     if (name === '' || name.length > 100) throw new AppError('VALIDATION_ERROR', 'Enter your name, 1 to 100 characters.', { field: 'name' });
     return name;
   }
 
-  async function signedIn(user: Pick<UsersTable, 'id' | 'org_id' | 'email' | 'name' | 'role'>): Promise<SignedIn> {
-    const [issued, org] = await Promise.all([sessions.issue(user), repo.findOrgName(user.org_id)]);
+  type Person = Pick<UsersTable, 'id' | 'org_id' | 'email' | 'name' | 'role'>;
+
+  /** What the console shows of a person: their organization (or null) and developer account (or null; read when not given). */
+  async function describe(person: Person, csrfToken: string, developer?: { id: string; name: string } | null): Promise<SessionInfo> {
+    const [org, dev] = await Promise.all([
+      person.org_id === null ? undefined : repo.findOrgName(person.org_id),
+      developer === undefined ? developers.findDeveloperByUserId(person.id) : developer,
+    ]);
     return {
-      issued,
-      info: { user: { id: user.id, email: user.email, name: user.name, role: user.role }, organization: { id: user.org_id, name: org?.name ?? '' }, csrfToken: issued.csrfToken },
+      user: { id: person.id, email: person.email, name: person.name, role: person.role },
+      organization: person.org_id === null ? null : { id: person.org_id, name: org?.name ?? '' },
+      developer: dev ? { id: dev.id, name: dev.name, email: person.email } : null,
+      csrfToken,
     };
+  }
+
+  async function signedIn(person: Person): Promise<SignedIn> {
+    const issued = await sessions.issue(person);
+    return { issued, info: await describe(person, issued.csrfToken) };
   }
 
   function link(path: string): string {
     return `${publicUrl}${path}`;
   }
 
-  async function signUp(input: { email: string; password: string; name: string; organizationName: string }): Promise<SignedIn> {
+  /**
+   * With `organizationName`: an organization and its owner (and with `developer: true`, their developer
+   * account too). Without it and with `developer: true`: a person without an organization and their
+   * developer account (display name = `name`), in one unit of work. Signs in either way.
+   */
+  async function signUp(input: { email: string; password: string; name: string; organizationName?: string | undefined; developer?: boolean | undefined }): Promise<SignedIn> {
     const address = email(input.email);
     const name = personName(input.name);
+    if (input.organizationName === undefined) {
+      if (input.developer !== true) {
+        throw new AppError('VALIDATION_ERROR', 'Enter an organization name to run a business, or send developer: true to sign up as a developer.', { field: 'organizationName' });
+      }
+      passwords.check(input.password, 'password');
+      const person: UsersTable = { id: newId('usr'), org_id: null, role: null, email: address, name, password_hash: await hashPassword(input.password), created_at: isoNow(clock) };
+      try {
+        await transact(async (repos) => {
+          await repos.operators.insertUser(person);
+          await insertDeveloperAccount(repos.developers, clock, person, name);
+        });
+      } catch (error) {
+        if (isUniqueViolation(error)) throw emailTaken();
+        throw error;
+      }
+      return signedIn(person);
+    }
     const orgName = input.organizationName.trim();
     if (orgName === '' || orgName.length > 100) throw new AppError('VALIDATION_ERROR', 'Enter an organization name of 1 to 100 characters.', { field: 'organizationName' });
     passwords.check(input.password, 'password');
     const created = await orgs.signUpOrganization({ name: orgName, email: address, password: input.password, operatorName: name });
-    return signedIn({ id: created.operator.id, org_id: created.org.id, email: created.operator.email, name: created.operator.name, role: 'owner' });
+    const person: Person = { id: created.operator.id, org_id: created.org.id, email: created.operator.email, name: created.operator.name, role: 'owner' };
+    if (input.developer === true) await insertDeveloperAccount(developers, clock, person, name);
+    return signedIn(person);
+  }
+
+  /** `POST /api/auth/developer`: the signed-in person becomes a developer too (409 CONFLICT when they are one). */
+  async function becomeDeveloper(session: Session, input: { name?: string | undefined }): Promise<SessionInfo> {
+    const person: Person = { id: session.userId, org_id: session.orgId, email: session.email, name: session.name, role: session.role };
+    if (session.developer) throw new AppError('CONFLICT', ALREADY_A_DEVELOPER);
+    const developer = await insertDeveloperAccount(developers, clock, person, input.name ?? session.name);
+    return describe(person, session.csrfToken, developer);
   }
 
   async function signIn(input: { email: string; password: string }): Promise<SignedIn> {
@@ -125,8 +176,7 @@ export function createOperatorsService(deps: OperatorsDeps) {
   }
 
   async function current(session: Session): Promise<SessionInfo> {
-    const org = await repo.findOrgName(session.orgId);
-    return { user: { id: session.userId, email: session.email, name: session.name, role: session.role }, organization: { id: session.orgId, name: org?.name ?? '' }, csrfToken: session.csrfToken };
+    return describe({ id: session.userId, org_id: session.orgId, email: session.email, name: session.name, role: session.role }, session.csrfToken, session.developer);
   }
 
   async function setPassword(userId: string, password: string): Promise<void> {
@@ -209,8 +259,6 @@ export function createOperatorsService(deps: OperatorsDeps) {
     const org = await repo.findOrgName(row.org_id);
     return { email: row.email, organization: { name: org?.name ?? '' }, expiresAt: row.expires_at };
   }
-
-  const emailTaken = () => new AppError('CONFLICT', 'There is already an account with this email. Sign in with it instead.', { field: 'email' });
 
   async function acceptInvitation(token: string, input: { name: string; password: string }): Promise<SignedIn> {
     const name = personName(input.name);
@@ -295,7 +343,8 @@ export function createOperatorsService(deps: OperatorsDeps) {
   // ── Members ──
 
   async function listMembers(orgId: string): Promise<Member[]> {
-    return (await repo.listOrgUsers(orgId)).map((u) => ({ id: u.id, email: u.email, name: u.name, role: u.role, createdAt: u.created_at }));
+    // A member of an organization always has a role: it is null only for a person without one.
+    return (await repo.listOrgUsers(orgId)).map((u) => ({ id: u.id, email: u.email, name: u.name, role: u.role ?? 'member', createdAt: u.created_at }));
   }
 
   async function removeMember(orgId: string, id: string): Promise<{ id: string; deleted: true }> {
@@ -305,7 +354,10 @@ export function createOperatorsService(deps: OperatorsDeps) {
       throw new AppError('CONFLICT', 'This is the organization\'s last owner: an organization always keeps one.');
     }
     await sessions.revokeAllOf(user.id);
-    await repo.deleteUser(orgId, id);
+    // A member who is also a developer keeps their developer account (and their tools): they stay a
+    // person, without an organization. Anyone else is deleted.
+    if (await developers.findDeveloperByUserId(user.id)) await repo.leaveOrganization(orgId, id);
+    else await repo.deleteUser(orgId, id);
     return { id, deleted: true };
   }
 
@@ -323,7 +375,7 @@ export function createOperatorsService(deps: OperatorsDeps) {
     return { userId: user.id, email: user.email, password: chosen, generated: password === undefined };
   }
 
-  return { resetPasswordByEmail, signUp, signIn, current, changePassword, requestPasswordReset, confirmPasswordReset, previewInvitation, acceptInvitation, invite, listInvitations, revokeInvitation, listMembers, removeMember };
+  return { resetPasswordByEmail, signUp, becomeDeveloper, signIn, current, changePassword, requestPasswordReset, confirmPasswordReset, previewInvitation, acceptInvitation, invite, listInvitations, revokeInvitation, listMembers, removeMember };
 }
 
 export type OperatorsService = ReturnType<typeof createOperatorsService>;

@@ -14,6 +14,8 @@ export function createOperatorsRepo(db: Kysely<DB>) {
     countOwners: async (orgId: string) =>
       Number((await db.selectFrom('users').select((eb) => eb.fn.countAll().as('n')).where('org_id', '=', orgId).where('role', '=', 'owner').executeTakeFirstOrThrow()).n),
     deleteUser: (orgId: string, id: string) => db.deleteFrom('users').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
+    /** A removed member who is also a developer: still a person, without an organization. */
+    leaveOrganization: (orgId: string, id: string) => db.updateTable('users').set({ org_id: null, role: null }).where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
     updatePasswordHash: (id: string, hash: string) => db.updateTable('users').set({ password_hash: hash }).where('id', '=', id).execute(),
     findOrgName: (orgId: string) => db.selectFrom('orgs').select(['id', 'name']).where('id', '=', orgId).executeTakeFirst(),
 

@@ -11,7 +11,7 @@ import { ORG_BODY_LIMIT, operatorRoute, registerOperatorScope } from '../orgs/op
 import { Deleted } from '../orgs/schema.js';
 import type { OperatorsService, SignedIn } from './operators-service.js';
 import {
-  CreatedInvitation, InvitationAcceptBody, InvitationCreateBody, InvitationIdParams, InvitationList, InvitationPreview, InvitationTokenParams, MemberIdParams, MemberList,
+  BecomeDeveloperBody, CreatedInvitation, InvitationAcceptBody, InvitationCreateBody, InvitationIdParams, InvitationList, InvitationPreview, InvitationTokenParams, MemberIdParams, MemberList,
   MaybeSessionInfo, PasswordChangeBody, PasswordResetConfirmBody, PasswordResetRequestBody, ResetRequested, SessionInfo, SignedOut, SignInBody, SignUpBody,
 } from './schema.js';
 import type { Session, SessionsService } from '../sessions/sessions-service.js';
@@ -67,7 +67,10 @@ export function registerAccountRoutes(app: App, deps: { operators: OperatorsServ
       onRequest: [sameOrigin, perIp(PER_IP.signup)],
       schema: {
         ...accountsRoute, operationId: 'signUp', summary: 'Sign up',
-        description: 'Creates an organization (with the default pipeline) and its first user, its owner, and signs in: the session cookie `svc_session` is set. 400 VALIDATION_ERROR for a short or common password; 409 CONFLICT when the email has an account; 403 FORBIDDEN from another site.',
+        description:
+          'Creates an organization (with the default pipeline) and its first user, its owner, and signs in: the session cookie `svc_session` is set. ' +
+          'With `developer: true` and no `organizationName`: a person without an organization and their developer account (display name = `name`); with both, an organization and a developer account. ' +
+          '400 VALIDATION_ERROR for a short or common password, or for neither an organization name nor `developer: true`; 409 CONFLICT when the email has an account; 403 FORBIDDEN from another site.',
         body: SignUpBody, response: { 201: Envelope(SessionInfo), ...errorResponses(400, 403, 409, 413, 415), 429: RateLimitedResponse },
       },
     }, async (request, reply) => signIn(reply, await operators.signUp(request.body), 201));
@@ -87,7 +90,9 @@ export function registerAccountRoutes(app: App, deps: { operators: OperatorsServ
     r.get('/api/auth/session', {
       schema: {
         tags: ['Accounts'], security: [{ consoleSession: [] }, {}], operationId: 'getSession', summary: 'Get the session',
-        description: 'Who is signed in, their organization, and the CSRF token to send as X-CSRF-Token; `data` is null when nobody is signed in (no cookie, or a session that ended), still with 200.',
+        description:
+          'Who is signed in, their organization (null for a developer without one), their developer account (null when not a developer), and the CSRF token to send as X-CSRF-Token; ' +
+          '`data` is null when nobody is signed in (no cookie, or a session that ended), still with 200.',
         response: { 200: Envelope(MaybeSessionInfo) },
       },
     }, async (request, reply) => {
@@ -114,6 +119,20 @@ export function registerAccountRoutes(app: App, deps: { operators: OperatorsServ
         body: PasswordChangeBody, response: { 200: Envelope(SessionInfo), ...errorResponses(400, 401, 403, 413, 415), 429: RateLimitedResponse },
       },
     }, async (request, reply) => signIn(reply, await operators.changePassword(slot.get(request), request.body), 200));
+
+    r.post('/api/auth/developer', {
+      bodyLimit: AUTH_BODY_LIMIT,
+      onRequest: requireSession,
+      // The body is optional (`{name}` only): none at all reads as `{}`.
+      preValidation: async (request) => { request.body ??= {}; },
+      schema: {
+        ...sessionRoute, operationId: 'becomeDeveloper', summary: 'Become a developer',
+        description:
+          'Makes the signed-in person a developer too: a developer account with the display name `name` (the person\'s name when left out), signed in with the same email and password. ' +
+          'The session then authorizes the Developer API (/api/dev/*). Needs X-CSRF-Token. 409 CONFLICT when the person is a developer already.',
+        body: BecomeDeveloperBody, response: { 201: Envelope(SessionInfo), ...errorResponses(400, 401, 403, 409, 413, 415) },
+      },
+    }, async (request, reply) => reply.code(201).send(ok(await operators.becomeDeveloper(slot.get(request), request.body))));
 
     r.post('/api/auth/password-reset', {
       bodyLimit: AUTH_BODY_LIMIT,

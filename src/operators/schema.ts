@@ -15,14 +15,21 @@ export const SessionUser = named('SessionUser', Type.Object({
   id: Type.String({ description: '`usr_…`' }),
   email: Type.String(),
   name: Type.String(),
-  role: UserRoleSchema,
+  role: Type.Union([UserRoleSchema, Type.Null()], { description: 'The role in the organization; null for a person without one (a developer only).' }),
 }));
 
 export const SessionOrganization = named('SessionOrganization', Type.Object({ id: Type.String({ description: '`org_…`' }), name: Type.String() }));
 
+export const SessionDeveloper = named('SessionDeveloper', Type.Object({
+  id: Type.String({ description: '`dev_…`' }),
+  name: Type.String({ description: 'The developer\'s display name, shown in the catalog.' }),
+  email: Type.String({ description: 'The person\'s email: one sign-in for the console and the Developer API.' }),
+}));
+
 export const SessionInfo = named('SessionInfo', Type.Object({
   user: SessionUser,
-  organization: SessionOrganization,
+  organization: Type.Union([SessionOrganization, Type.Null()], { description: 'The organization the person operates; null for a developer without one.' }),
+  developer: Type.Union([SessionDeveloper, Type.Null()], { description: 'The person\'s developer account; null when they are not a developer (POST /api/auth/developer makes one).' }),
   csrfToken: Type.String({ description: 'Send it as X-CSRF-Token on every change made with the session cookie.' }),
 }));
 export type SessionInfo = Static<typeof SessionInfo>;
@@ -33,7 +40,12 @@ export const SignUpBody = named('SignUpBody', Type.Object({
   email: Email,
   password: Password,
   name: PersonName,
-  organizationName: Type.String({ maxLength: 100, description: 'The new organization\'s name, 1–100 characters.', examples: ['Acme Plumbing'] }),
+  organizationName: Type.Optional(Type.String({ maxLength: 100, description: 'The new organization\'s name, 1–100 characters. Leave it out to sign up as a developer only (with `developer: true`).', examples: ['Acme Plumbing'] })),
+  developer: Type.Optional(Type.Boolean({ description: 'Also make a developer account (its display name is `name`): with no `organizationName`, the person is a developer only.' })),
+}, { additionalProperties: false }));
+
+export const BecomeDeveloperBody = named('BecomeDeveloperBody', Type.Object({
+  name: Type.Optional(Type.String({ maxLength: 100, description: 'The developer\'s display name in the catalog, 1–100 characters; the person\'s name when left out.', examples: ['Acme Tools'] })),
 }, { additionalProperties: false }));
 
 export const SignInBody = named('SignInBody', Type.Object({ email: Email, password: Type.String({ maxLength: 1000 }) }, { additionalProperties: false }));

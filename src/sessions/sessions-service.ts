@@ -5,6 +5,7 @@ import { AppError } from '../http/errors.js';
 import type { Clock } from '../lib/clock.js';
 import { hashSecret, safeEqual } from '../lib/hashing.js';
 import { newId, newSecret } from '../lib/ids.js';
+import type { DeveloperSessionResolver } from '../oauth/bearer.js';
 import type { OrgPrincipal, OrgSessionResolver } from '../orgs/auth.js';
 import type { ExpiryPurge } from '../db/expiry-purger.js';
 import type { SessionsRepo } from './repo.js';
@@ -24,14 +25,19 @@ export const CSRF_HEADER = 'x-csrf-token';
 /** Idle expiry is checked to the minute: writing `last_seen_at` on every request would make every read a write. */
 const TOUCH_INTERVAL_MS = 60_000;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+export const NO_ORGANIZATION =
+  'This account belongs to no organization, so the Operator API (/api/org/*) is not for it. It is a developer account: use the Developer API (/api/dev/*) and the console\'s Developer page.';
 
 export interface Session {
   id: string;
   userId: string;
-  orgId: string;
-  role: UserRole;
+  /** Null for a person without an organization (a developer only): `/api/org/*` refuses them 403. */
+  orgId: string | null;
+  role: UserRole | null;
   email: string;
   name: string;
+  /** The person's developer account (its display name), or null. */
+  developer: { id: string; name: string } | null;
   csrfToken: string;
 }
 
@@ -47,7 +53,7 @@ export function createSessionsService(deps: { repo: SessionsRepo; clock: Clock; 
   const publicOrigin = new URL(deps.publicUrl).origin;
   const SESSION_TOKEN = /^svc_ses_[0-9A-Za-z]{40}$/;
 
-  async function issue(user: { id: string; org_id: string }): Promise<IssuedSession> {
+  async function issue(user: { id: string; org_id: string | null }): Promise<IssuedSession> {
     const token = newSecret('svc_ses');
     const now = clock.now();
     // Prefixed like every token we issue, so log redaction and leak scans know it.
@@ -78,7 +84,8 @@ export function createSessionsService(deps: { repo: SessionsRepo; clock: Clock; 
     const lastSeen = Date.parse(row.last_seen_at);
     if (now >= Date.parse(row.expires_at) || now - lastSeen >= limits.idleMs) return undefined;
     if (now - lastSeen >= TOUCH_INTERVAL_MS) await repo.touchSession(row.id, new Date(now).toISOString());
-    return { id: row.id, userId: row.user_id, orgId: row.org_id, role: row.role, email: row.email, name: row.name, csrfToken: row.csrf_secret };
+    const developer = row.developer_id === null || row.developer_name === null ? null : { id: row.developer_id, name: row.developer_name };
+    return { id: row.id, userId: row.user_id, orgId: row.org_id, role: row.role, email: row.email, name: row.name, developer, csrfToken: row.csrf_secret };
   }
 
   /** The origins a same-site request may come from: PUBLIC_URL's, and in development the request's own host. */
@@ -119,13 +126,27 @@ export function createSessionsService(deps: { repo: SessionsRepo; clock: Clock; 
     reply.header('Set-Cookie', reply.server.serializeCookie(SESSION_COOKIE, '', { path: '/', httpOnly: true, sameSite: 'lax', secure: production, expires: new Date(0), maxAge: 0 }));
   }
 
-  /** For `/api/org/*` (orgs/auth.ts): a cookie session as an org principal, its changes CSRF-checked. */
+  /**
+   * For `/api/org/*` (orgs/auth.ts): a cookie session as an org principal, its changes CSRF-checked.
+   * A person without an organization is refused 403 (never a principal without an org).
+   */
   const resolver: OrgSessionResolver = {
     async resolve(request): Promise<OrgPrincipal | undefined> {
       const session = await fromRequest(request);
       if (!session) return undefined;
       checkCsrf(request, session);
-      return { orgId: session.orgId, actor: { type: 'user', id: session.userId }, role: session.role };
+      if (session.orgId === null) throw new AppError('FORBIDDEN', NO_ORGANIZATION);
+      return { orgId: session.orgId, actor: { type: 'user', id: session.userId }, role: session.role ?? 'member' };
+    },
+  };
+
+  /** For the Developer API (oauth/bearer.ts): the signed-in person and their developer account, changes CSRF-checked. */
+  const developerResolver: DeveloperSessionResolver = {
+    async resolve(request) {
+      const session = await fromRequest(request);
+      if (!session) return undefined;
+      checkCsrf(request, session);
+      return { userId: session.userId, developerId: session.developer?.id ?? null };
     },
   };
 
@@ -137,6 +158,7 @@ export function createSessionsService(deps: { repo: SessionsRepo; clock: Clock; 
     setCookie,
     clearCookie,
     resolver,
+    developerResolver,
     revoke: (sessionId: string) => repo.revokeSession(sessionId, clock.now().toISOString()),
     revokeAllOf: (userId: string, keep?: string) => repo.revokeUserSessions(userId, clock.now().toISOString(), keep),
   };

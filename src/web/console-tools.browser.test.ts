@@ -1,6 +1,6 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBrowserHarness, h1, nav, poll, settled } from '../../test/support/browser.js';
+import { createBrowserHarness, h1, nav, poll, settled, signUp } from '../../test/support/browser.js';
 import { createServingTestContext, type TestContext } from '../../test/support/context.js';
 import { developerSession } from '../../test/support/factories.js';
 import { json, startHttpsEndpoint, type HttpsEndpoint } from '../../test/support/https-endpoint.js';
@@ -65,17 +65,6 @@ describe('the console’s tools pages in Chromium', () => {
     for (const secret of SECRETS) expect(html.includes(secret), `a credential in the HTML of ${label}`).toBe(false);
   }
 
-  async function signUp(page: Page, who: typeof OWNER): Promise<void> {
-    await page.goto(`${app}/app/signup`);
-    await poll(() => h1(page).textContent()).toBe('Create your account');
-    await page.getByLabel('Your name').fill(who.name);
-    await page.getByLabel('Email').fill(who.email);
-    await page.getByLabel('Organization name').fill(who.org);
-    await page.getByLabel('Password').fill(who.password);
-    await page.getByRole('button', { name: 'Create account' }).click();
-    await page.waitForURL(`${app}/app/forms`);
-  }
-
   async function createAgent(page: Page, name: string): Promise<string> {
     await nav(page, 'Agents');
     await settled(page);
@@ -103,7 +92,7 @@ describe('the console’s tools pages in Chromium', () => {
     ownerContext = await newContext();
     await ownerContext.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app });
     owner = await newPage(ownerContext);
-    await signUp(owner, OWNER);
+    await signUp(owner, app, OWNER);
     const frontDesk = await createAgent(owner, 'Front desk');
     await createAgent(owner, 'Sales bot');
 
@@ -286,7 +275,7 @@ describe('the console’s tools pages in Chromium', () => {
   it('another organization gets the not-found page for the installation', async () => {
     const otherContext = await newContext();
     const other = await newPage(otherContext);
-    await signUp(other, OTHER);
+    await signUp(other, app, OTHER);
     await other.goto(`${app}/app/tools/${installationId}`);
     await poll(() => h1(other).textContent()).toBe('Not found');
     await other.getByText('This tool does not exist, or it belongs to another organization.').waitFor();

@@ -56,6 +56,18 @@ export async function nav(page: Page, name: string): Promise<void> {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
 }
 
+/** A person signs up through the console's own page, making an organization, and lands on its forms. */
+export async function signUp(page: Page, app: string, who: { name: string; email: string; password: string; org: string }): Promise<void> {
+  await page.goto(`${app}/app/signup`);
+  await poll(() => h1(page).textContent()).toBe('Create your account');
+  await page.getByLabel('Your name').fill(who.name);
+  await page.getByLabel('Email').fill(who.email);
+  await page.getByLabel('Organization name').fill(who.org);
+  await page.getByLabel('Password').fill(who.password);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.waitForURL(`${app}/app/forms`);
+}
+
 export interface BrowserHarnessOptions {
   /** The folder under test-artifacts/ the screenshots go to (made by start()). */
   artifacts: string;
@@ -138,7 +150,7 @@ export function createBrowserHarness({ artifacts, checkPage }: BrowserHarnessOpt
     await checkPage?.(page, label);
     checked.push(label);
     if (!screenshot) return;
-    // Toasts of earlier steps would cover the page in its pictures: dismissed by their buttons.
+    // Notices of earlier steps would shift the page in its pictures: dismissed by their buttons.
     const dismiss = page.getByRole('button', { name: 'Dismiss notification' });
     for (let i = 0; i < 5 && (await dismiss.count()) > 0; i++) await dismiss.first().click({ timeout: 2_000 }).catch(() => undefined);
     await page.screenshot({ path: join(folder, `${screenshot}-1280.png`), fullPage: true });

@@ -1,5 +1,6 @@
 import type { App } from '../../src/http/app-type.js';
-import { createDevelopersRepo } from '../../src/developers/repo.js';
+import { Repos, transactOn } from '../../src/repos.js';
+import { createPasswordPolicy } from '../../src/lib/passwords.js';
 import { createDevelopersService, type Developer, type RegisteredApp } from '../../src/developers/service.js';
 import type { Database } from '../../src/db/database.js';
 import { randomBase62 } from '../../src/lib/ids.js';
@@ -12,7 +13,8 @@ export interface DeveloperWithApp {
 
 /** A developer account with one app, through the same service the CLI uses. */
 export async function createDeveloperWithApp(database: Database, clock: Clock, options: { scopes?: string; name?: string } = {}): Promise<DeveloperWithApp> {
-  const accounts = createDevelopersService({ repo: createDevelopersRepo(database.db), clock });
+  const repos = new Repos(database.db);
+  const accounts = createDevelopersService({ repo: repos.developers, transact: transactOn(database.db), people: repos.operators, passwords: createPasswordPolicy(new Set()), clock });
   const suffix = randomBase62(8).toLowerCase();
   const developer = await accounts.createDeveloper({ email: `dev-${suffix}@example.com`, password: 'correct horse battery', name: options.name ?? `Dev ${suffix}` });
   const app = await accounts.createApp({ developerEmail: developer.email, name: `App ${suffix}`, ...(options.scopes !== undefined ? { scopes: options.scopes } : {}) });

@@ -1,24 +1,25 @@
 import type { ComponentType } from 'react';
-import { Navigate, Outlet, createBrowserRouter, isRouteErrorResponse, useHref, useNavigate, useRouteError, type RouteObject } from 'react-router';
+import { Outlet, createBrowserRouter, isRouteErrorResponse, useHref, useNavigate, useRouteError, type RouteObject } from 'react-router';
 import { RouterProvider as AriaRouterProvider } from 'react-aria-components';
 import { AuthLayout } from './components/AuthLayout';
 import { NotFound } from './components/NotFound';
 import { Page } from './components/Page';
-import { RequireOwner } from './components/RequireSession';
-import { ToastRegion } from './lib/toast';
+import { Home, RequireOrganization, RequireOwner } from './components/RequireSession';
+import { NoticesProvider } from './lib/notices';
 import { crmRoutes } from './pages/crm/routes';
 import { toolsRoutes } from './pages/tools/routes';
 
 /** Each page is its own chunk, loaded when first visited. */
 const page = (load: () => Promise<{ default: ComponentType }>): RouteObject['lazy'] => async () => ({ Component: (await load()).default });
 
-/** React Aria's links and menu items navigate through the router. */
+/** React Aria's links and menu items navigate through the router; notices outlive a navigation (the layouts show them). */
 function Root() {
   const navigate = useNavigate();
   return (
     <AriaRouterProvider navigate={(to) => void navigate(to)} useHref={useHref}>
-      <Outlet />
-      <ToastRegion />
+      <NoticesProvider>
+        <Outlet />
+      </NoticesProvider>
     </AriaRouterProvider>
   );
 }
@@ -36,6 +37,14 @@ function RouteError() {
         </button>
       </Page>
     </main>
+  );
+}
+
+function Organization() {
+  return (
+    <RequireOrganization>
+      <Outlet />
+    </RequireOrganization>
   );
 }
 
@@ -67,23 +76,30 @@ export const routes: RouteObject[] = [
       {
         lazy: page(() => import('./components/SignedInShell')),
         children: [
-          { index: true, element: <Navigate to="/forms" replace /> },
-          { path: 'forms', lazy: page(() => import('./pages/forms/FormsList')) },
-          { path: 'forms/new', lazy: page(() => import('./pages/forms/FormEdit')) },
-          { path: 'forms/:id', lazy: page(() => import('./pages/forms/FormEdit')) },
-          { path: 'forms/:id/submissions', lazy: page(() => import('./pages/forms/Submissions')) },
-          ...crmRoutes,
-          { path: 'agents', lazy: page(() => import('./pages/agents/Agents')) },
-          { path: 'agents/:id', lazy: page(() => import('./pages/agents/AgentEdit')) },
-          ...toolsRoutes,
+          { index: true, element: <Home /> },
+          { path: 'developer', lazy: page(() => import('./pages/Developer')) },
+          { path: 'settings', lazy: page(() => import('./pages/Settings')) },
           {
-            element: <Owner />,
+            // The operator pages: a person without an organization is sent to /developer.
+            element: <Organization />,
             children: [
-              { path: 'api-keys', lazy: page(() => import('./pages/ApiKeys')) },
-              { path: 'members', lazy: page(() => import('./pages/Members')) },
+              { path: 'forms', lazy: page(() => import('./pages/forms/FormsList')) },
+              { path: 'forms/new', lazy: page(() => import('./pages/forms/FormEdit')) },
+              { path: 'forms/:id', lazy: page(() => import('./pages/forms/FormEdit')) },
+              { path: 'forms/:id/submissions', lazy: page(() => import('./pages/forms/Submissions')) },
+              ...crmRoutes,
+              { path: 'agents', lazy: page(() => import('./pages/agents/Agents')) },
+              { path: 'agents/:id', lazy: page(() => import('./pages/agents/AgentEdit')) },
+              ...toolsRoutes,
+              {
+                element: <Owner />,
+                children: [
+                  { path: 'api-keys', lazy: page(() => import('./pages/ApiKeys')) },
+                  { path: 'members', lazy: page(() => import('./pages/Members')) },
+                ],
+              },
             ],
           },
-          { path: 'settings', lazy: page(() => import('./pages/Settings')) },
           { path: '*', element: <NotFound /> },
         ],
       },

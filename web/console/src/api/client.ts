@@ -187,18 +187,18 @@ export function createClient(options: ClientOptions = {}) {
 
 export type ApiClient = ReturnType<typeof createClient>;
 
-/** Whose session a CSRF token belongs to. */
-export const sessionOwner = (userId: string, organizationId: string) => `${userId}:${organizationId}`;
+/** Whose session a CSRF token belongs to (a person without an organization: their id alone). */
+export const sessionOwner = (userId: string, organizationId: string | null) => `${userId}:${organizationId ?? ''}`;
 
 /** The console's client. */
 export const api = createClient({
   refreshCsrfToken: async () => {
     const res = await fetch('/api/auth/session', { credentials: 'same-origin', headers: { Accept: 'application/json' } });
-    type Answer = { success?: boolean; data?: { csrfToken?: unknown; user?: { id?: unknown }; organization?: { id?: unknown } } };
+    type Answer = { success?: boolean; data?: { csrfToken?: unknown; user?: { id?: unknown }; organization?: { id?: unknown } | null } };
     const body = (await res.json().catch(() => null)) as Answer | null;
     const data = res.ok && body?.success ? body.data : undefined;
     if (!data || typeof data.csrfToken !== 'string') return null;
-    return { token: data.csrfToken, owner: sessionOwner(String(data.user?.id), String(data.organization?.id)) };
+    return { token: data.csrfToken, owner: sessionOwner(String(data.user?.id), data.organization ? String(data.organization.id) : null) };
   },
 });
 

@@ -244,7 +244,7 @@ export interface paths {
         put?: never;
         /**
          * Sign up
-         * @description Creates an organization (with the default pipeline) and its first user, its owner, and signs in: the session cookie `svc_session` is set. 400 VALIDATION_ERROR for a short or common password; 409 CONFLICT when the email has an account; 403 FORBIDDEN from another site.
+         * @description Creates an organization (with the default pipeline) and its first user, its owner, and signs in: the session cookie `svc_session` is set. With `developer: true` and no `organizationName`: a person without an organization and their developer account (display name = `name`); with both, an organization and a developer account. 400 VALIDATION_ERROR for a short or common password, or for neither an organization name nor `developer: true`; 409 CONFLICT when the email has an account; 403 FORBIDDEN from another site.
          */
         post: operations["signUp"];
         delete?: never;
@@ -282,7 +282,7 @@ export interface paths {
         };
         /**
          * Get the session
-         * @description Who is signed in, their organization, and the CSRF token to send as X-CSRF-Token; `data` is null when nobody is signed in (no cookie, or a session that ended), still with 200.
+         * @description Who is signed in, their organization (null for a developer without one), their developer account (null when not a developer), and the CSRF token to send as X-CSRF-Token; `data` is null when nobody is signed in (no cookie, or a session that ended), still with 200.
          */
         get: operations["getSession"];
         put?: never;
@@ -327,6 +327,26 @@ export interface paths {
          * @description Needs the current password and X-CSRF-Token; tries count against the sign-in limit of the account (429). Every session of the user ends, on every device; this browser gets a new one (new cookie and CSRF token).
          */
         post: operations["changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/developer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Become a developer
+         * @description Makes the signed-in person a developer too: a developer account with the display name `name` (the person's name when left out), signed in with the same email and password. The session then authorizes the Developer API (/api/dev/*). Needs X-CSRF-Token. 409 CONFLICT when the person is a developer already.
+         */
+        post: operations["becomeDeveloper"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1481,6 +1501,13 @@ export interface components {
             scopes_supported: string[];
             service_documentation: string;
         };
+        BecomeDeveloperBody: {
+            /**
+             * @description The developer's display name in the catalog, 1–100 characters; the person's name when left out.
+             * @example Acme Tools
+             */
+            name?: string;
+        };
         Branding: {
             /** @description Brand name shown on forms. */
             name: string;
@@ -2440,9 +2467,20 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        SessionDeveloper: {
+            /** @description `dev_…` */
+            id: string;
+            /** @description The developer's display name, shown in the catalog. */
+            name: string;
+            /** @description The person's email: one sign-in for the console and the Developer API. */
+            email: string;
+        };
         SessionInfo: {
             user: components["schemas"]["SessionUser"];
-            organization: components["schemas"]["SessionOrganization"];
+            /** @description The organization the person operates; null for a developer without one. */
+            organization: components["schemas"]["SessionOrganization"] | null;
+            /** @description The person's developer account; null when they are not a developer (POST /api/auth/developer makes one). */
+            developer: components["schemas"]["SessionDeveloper"] | null;
             /** @description Send it as X-CSRF-Token on every change made with the session cookie. */
             csrfToken: string;
         };
@@ -2461,8 +2499,8 @@ export interface components {
             id: string;
             email: string;
             name: string;
-            /** @description `owner` also manages members, invitations and API keys. */
-            role: "owner" | "member";
+            /** @description The role in the organization; null for a person without one (a developer only). */
+            role: ("owner" | "member") | null;
         };
         SignInBody: {
             /**
@@ -2489,10 +2527,12 @@ export interface components {
              */
             name: string;
             /**
-             * @description The new organization's name, 1–100 characters.
+             * @description The new organization's name, 1–100 characters. Leave it out to sign up as a developer only (with `developer: true`).
              * @example Acme Plumbing
              */
-            organizationName: string;
+            organizationName?: string;
+            /** @description Also make a developer account (its display name is `name`): with no `organizationName`, the person is a developer only. */
+            developer?: boolean;
         };
         SignedOut: {
             /** @enum {boolean} */
@@ -3956,6 +3996,86 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets: on a sliding limit, until the oldest counted request leaves it and a slot frees. */
                     "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    becomeDeveloper: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BecomeDeveloperBody"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionInfoResponse"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Content-Type is not accepted. */
+            415: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

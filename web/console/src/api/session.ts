@@ -33,13 +33,18 @@ export async function fetchSession(): Promise<Session | null> {
     api.setCsrfToken(null);
     return null;
   }
-  api.setCsrfToken(session.csrfToken, sessionOwner(session.user.id, session.organization.id));
+  api.setCsrfToken(session.csrfToken, sessionOwner(session.user.id, session.organization?.id ?? null));
   rememberBrowser();
   return session;
 }
 
 export function useSession() {
   return useQuery({ queryKey: SESSION_KEY, queryFn: fetchSession, staleTime: 5 * 60_000 });
+}
+
+/** Where a person lands after signing in: the operator pages, or the Developer page for a person without an organization. */
+export function homeOf(session: Session): string {
+  return session.organization ? '/forms' : '/developer';
 }
 
 /** The signed-in session; only for components under RequireSession. */
@@ -59,7 +64,7 @@ export function hasSignedOut(): boolean {
 /** After sign-in, sign-up, a password change or an accepted invitation: the new session, nothing cached from before. */
 export function startSession(client: QueryClient, session: Session): void {
   signedOut = false;
-  api.setCsrfToken(session.csrfToken, sessionOwner(session.user.id, session.organization.id));
+  api.setCsrfToken(session.csrfToken, sessionOwner(session.user.id, session.organization?.id ?? null));
   rememberBrowser();
   client.removeQueries({ predicate: (query) => query.queryKey[0] !== SESSION_KEY[0] });
   client.setQueryData(SESSION_KEY, session);

@@ -24,6 +24,7 @@ export interface Page<T> {
 export type SessionUser = Schemas['SessionUser'];
 export type Role = SessionUser['role'];
 export type SessionOrganization = Schemas['SessionOrganization'];
+export type SessionDeveloper = Schemas['SessionDeveloper'];
 export type Session = Schemas['SessionInfo'];
 export type InvitationPreview = Schemas['InvitationPreview'];
 export type Member = Schemas['Member'];
@@ -75,6 +76,8 @@ export type ContactDetail = Schemas['ContactDetail'];
 // ── Tools (pages/tools) ──
 
 export type ToolParameter = Schemas['ToolParameter'];
+/** A developer's own tool (the Developer API's working copy). */
+export type DeveloperTool = Schemas['ToolRecord'];
 export type CatalogTool = Schemas['CatalogTool'];
 export type AuthType = CatalogTool['authType'];
 export type ToolCategory = CatalogTool['category'];

@@ -1,5 +1,6 @@
 import { Outlet } from 'react-router';
 import { useFocusOnNavigate } from '../lib/focus';
+import { NoticeRegion } from '../lib/notices';
 
 /** The signed-out pages (sign-in, sign-up, reset, invitation): one centered column. */
 export function AuthLayout() {
@@ -12,6 +13,7 @@ export function AuthLayout() {
       <header className="auth-brand">
         <span className="brand">Switchboard</span>
       </header>
+      <NoticeRegion />
       <main id="main" tabIndex={-1} className="auth-main">
         <Outlet />
       </main>

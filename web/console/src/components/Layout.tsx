@@ -3,9 +3,9 @@ import { useEffect, useState } from 'react';
 import { Button, Header, Menu, MenuItem, MenuSection, MenuTrigger, Popover } from 'react-aria-components';
 import { NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { api } from '../api/client';
-import { useCurrentSession, useSessionActions } from '../api/session';
+import { homeOf, useCurrentSession, useSessionActions } from '../api/session';
 import { useFocusOnNavigate } from '../lib/focus';
-import { toast } from '../lib/toast';
+import { NoticeRegion, useNotify } from '../lib/notices';
 
 interface NavItem {
   to: string;
@@ -13,6 +13,7 @@ interface NavItem {
   ownerOnly?: boolean;
 }
 
+/** The operator pages, for a person with an organization. */
 const NAV: NavItem[] = [
   { to: '/forms', label: 'Forms' },
   { to: '/contacts', label: 'Contacts' },
@@ -26,6 +27,7 @@ const NAV: NavItem[] = [
 ];
 
 export function Layout() {
+  const notify = useNotify();
   const session = useCurrentSession();
   const { signOut: forget } = useSessionActions();
   const navigate = useNavigate();
@@ -39,22 +41,30 @@ export function Layout() {
     onSuccess: () => {
       forget();
       navigate('/signin', { replace: true });
-      toast('You are signed out.');
+      notify('You are signed out.');
     },
-    onError: (error) => toast(error.message),
+    onError: (error) => notify(error.message),
   });
 
   const isOwner = session.user.role === 'owner';
+  // A person sees the pages of what they do: the operator pages with an organization, Developer with a
+  // developer account (both: both, and they switch by the menu). Without an organization, Settings only.
+  const nav: NavItem[] = [
+    ...(session.organization ? NAV.filter((item) => (!item.ownerOnly || isOwner) && item.to !== '/settings') : []),
+    ...(session.developer || !session.organization ? [{ to: '/developer', label: 'Developer' }] : []),
+    { to: '/settings', label: 'Settings' },
+  ];
+  const context = session.organization?.name ?? session.developer?.name ?? '';
   return (
     <div className="shell">
       <a className="skip-link" href="#main">
         Skip to content
       </a>
       <header className="topbar">
-        <NavLink to="/forms" className="brand">
+        <NavLink to={homeOf(session)} className="brand">
           Switchboard
         </NavLink>
-        <span className="org-name">{session.organization.name}</span>
+        <span className="org-name">{context}</span>
         <button
           type="button"
           className="button nav-toggle"
@@ -79,7 +89,7 @@ export function Layout() {
             >
               <MenuSection>
                 <Header className="menu-label">
-                  Signed in as {session.user.email} · {session.organization.name}
+                  Signed in as {session.user.email}{context ? ` · ${context}` : ''}
                 </Header>
                 <MenuItem id="settings" className="menu-item">
                   Settings
@@ -92,10 +102,11 @@ export function Layout() {
           </Popover>
         </MenuTrigger>
       </header>
+      <NoticeRegion />
       <div className="body">
         <nav id="primary-nav" aria-label="Main" className={menuOpen ? 'sidenav open' : 'sidenav'}>
           <ul>
-            {NAV.filter((item) => !item.ownerOnly || isOwner).map((item) => (
+            {nav.map((item) => (
               <li key={item.to}>
                 <NavLink to={item.to}>{item.label}</NavLink>
               </li>

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router';
-import { hasSignedOut, isKnownBrowser, useSession } from '../api/session';
+import { hasSignedOut, homeOf, isKnownBrowser, useSession } from '../api/session';
 import { Page } from './Page';
 import { LoadError, Loading } from './QueryState';
 
@@ -25,9 +25,22 @@ export function RequireOwner({ children }: { children: ReactNode }) {
   if (session.data?.user.role !== 'owner') {
     return (
       <Page title="Owners only">
-        <p>Only an owner of {session.data?.organization.name ?? 'the organization'} can manage this. Ask an owner if you need a change here.</p>
+        <p>Only an owner of {session.data?.organization?.name ?? 'the organization'} can manage this. Ask an owner if you need a change here.</p>
       </Page>
     );
   }
   return <>{children}</>;
+}
+
+/** The operator pages: a person without an organization (a developer only) is sent to the Developer page. */
+export function RequireOrganization({ children }: { children: ReactNode }) {
+  const session = useSession();
+  if (session.data && !session.data.organization) return <Navigate to="/developer" replace />;
+  return <>{children}</>;
+}
+
+/** `/`: where this person starts (homeOf). */
+export function Home() {
+  const session = useSession();
+  return <Navigate to={session.data ? homeOf(session.data) : '/forms'} replace />;
 }

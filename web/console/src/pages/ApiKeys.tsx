@@ -9,7 +9,7 @@ import { Page } from '../components/Page';
 import { LoadError, Loading } from '../components/QueryState';
 import { ShownOnce } from '../components/ShownOnce';
 import { formatDateTime } from '../lib/format';
-import { toast } from '../lib/toast';
+import { useNotify } from '../lib/notices';
 import { useFormErrors } from '../lib/useFormErrors';
 import { TableWrap } from '../components/TableWrap';
 
@@ -93,6 +93,7 @@ export default function ApiKeysPage() {
 }
 
 function KeyTable({ keys, onRevoked, label }: { keys: ApiKey[]; onRevoked?: () => void; label: string }) {
+  const notify = useNotify();
   return (
     <TableWrap label={label}>
       <table>
@@ -125,7 +126,7 @@ function KeyTable({ keys, onRevoked, label }: { keys: ApiKey[]; onRevoked?: () =
                     onConfirm={async () => {
                       await api.post(`/api/org/api-keys/${seg(key.id)}/revoke`);
                       onRevoked();
-                      toast(`“${key.name}” is revoked.`);
+                      notify(`“${key.name}” is revoked.`);
                     }}
                   >
                     <p>Anything using this key (ending in …{key.lastFour}) stops working at once. This cannot be undone.</p>

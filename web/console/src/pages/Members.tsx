@@ -12,12 +12,13 @@ import { Page } from '../components/Page';
 import { LoadError, Loading } from '../components/QueryState';
 import { emailProblem } from '../lib/errors';
 import { formatDate } from '../lib/format';
-import { toast } from '../lib/toast';
+import { useNotify } from '../lib/notices';
 import { useFormErrors } from '../lib/useFormErrors';
 import { TableWrap } from '../components/TableWrap';
 
 /** Members and invitations (owners only). */
 export default function MembersPage() {
+  const notify = useNotify();
   const session = useCurrentSession();
   const client = useQueryClient();
   const members = useQuery({ queryKey: queryKeys.members, queryFn: async () => itemsOf(await api.get<Member[] | PageOf<Member>>('/api/org/members')) });
@@ -34,7 +35,7 @@ export default function MembersPage() {
       setSent(invitation);
       setEmail('');
       void client.invalidateQueries({ queryKey: queryKeys.invitations });
-      if (!invitation.url) toast(`Invitation sent to ${invitation.email}.`);
+      if (!invitation.url) notify(`Invitation sent to ${invitation.email}.`);
     },
     onError: () => errors.focusApiError(formRef.current),
   });
@@ -47,7 +48,7 @@ export default function MembersPage() {
   }
 
   return (
-    <Page title="Members" intro={`People who work in ${session.organization.name}. Members can do everything except manage members and API keys.`}>
+    <Page title="Members" intro={`People who work in ${session.organization?.name ?? 'your organization'}. Members can do everything except manage members and API keys.`}>
       <section className="card" aria-labelledby="invite-title">
         <h2 id="invite-title">Invite someone</h2>
         <form ref={formRef} onSubmit={submit} noValidate className="row">
@@ -112,10 +113,10 @@ export default function MembersPage() {
                         onConfirm={async () => {
                           await api.delete(`/api/org/members/${seg(member.id)}`);
                           await client.invalidateQueries({ queryKey: queryKeys.members });
-                          toast(`${member.name || member.email} was removed.`);
+                          notify(`${member.name || member.email} was removed.`);
                         }}
                       >
-                        <p>They are signed out and can no longer open {session.organization.name}. Their records stay.</p>
+                        <p>They are signed out and can no longer open {session.organization?.name ?? 'your organization'}. Their records stay.</p>
                       </ConfirmButton>
                     ) : null}
                   </td>
@@ -163,7 +164,7 @@ export default function MembersPage() {
                         await api.delete(`/api/org/invitations/${seg(invitation.id)}`);
                         if (sent?.id === invitation.id) setSent(null);
                         await client.invalidateQueries({ queryKey: queryKeys.invitations });
-                        toast(`The invitation for ${invitation.email} is revoked.`);
+                        notify(`The invitation for ${invitation.email} is revoked.`);
                       }}
                     >
                       <p>The link stops working. You can invite them again later.</p>

@@ -8,14 +8,14 @@ import { FormError, TextField } from '../components/fields';
 import { Page } from '../components/Page';
 import { LoadError, Loading } from '../components/QueryState';
 import { passwordProblem, PASSWORD_MIN } from '../lib/errors';
-import { toast } from '../lib/toast';
+import { useNotify } from '../lib/notices';
 import { useFormErrors } from '../lib/useFormErrors';
 
 export default function SettingsPage() {
   const session = useCurrentSession();
   return (
     <Page title="Settings">
-      <OrganizationSettings />
+      {session.organization ? <OrganizationSettings /> : null}
       <PasswordSettings email={session.user.email} />
     </Page>
   );
@@ -28,11 +28,12 @@ function OrganizationSettings() {
   if (organization.isError) return <LoadError error={organization.error} retry={() => void organization.refetch()} />;
   return <OrganizationForm organization={organization.data} onSaved={(saved) => {
     client.setQueryData(queryKeys.organization, saved);
-    client.setQueryData<Session | null>(SESSION_KEY, (current) => (current ? { ...current, organization: { ...current.organization, name: saved.name } } : current));
+    client.setQueryData<Session | null>(SESSION_KEY, (current) => (current?.organization ? { ...current, organization: { ...current.organization, name: saved.name } } : current));
   }} />;
 }
 
 function OrganizationForm({ organization, onSaved }: { organization: Organization; onSaved: (saved: Organization) => void }) {
+  const notify = useNotify();
   const formRef = useRef<HTMLFormElement>(null);
   const [name, setName] = useState(organization.name);
   const [country, setCountry] = useState(organization.defaultCountry);
@@ -45,7 +46,7 @@ function OrganizationForm({ organization, onSaved }: { organization: Organizatio
     onSuccess: (saved) => {
       onSaved(saved);
       setCountry(saved.defaultCountry);
-      toast('Organization settings saved.');
+      notify('Organization settings saved.');
     },
     onError: () => errors.focusApiError(formRef.current),
   });
@@ -85,6 +86,7 @@ function OrganizationForm({ organization, onSaved }: { organization: Organizatio
 }
 
 function PasswordSettings({ email }: { email: string }) {
+  const notify = useNotify();
   const client = useQueryClient();
   const formRef = useRef<HTMLFormElement>(null);
   const [currentPassword, setCurrent] = useState('');
@@ -99,7 +101,7 @@ function PasswordSettings({ email }: { email: string }) {
       if (data?.csrfToken && data.user && data.organization) api.setCsrfToken(data.csrfToken, sessionOwner(data.user.id, data.organization.id));
       // This browser got a fresh session (and CSRF token); every other one was signed out.
       await client.invalidateQueries({ queryKey: SESSION_KEY });
-      toast('Your password is changed. Your other devices are signed out.');
+      notify('Your password is changed. Your other devices are signed out.');
     },
     onError: () => errors.focusApiError(formRef.current),
   });

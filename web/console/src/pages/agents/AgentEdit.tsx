@@ -12,7 +12,7 @@ import { FormPreview } from '../../components/FormPreview';
 import { Page } from '../../components/Page';
 import { QueryState } from '../../components/QueryState';
 import { UnsavedChanges } from '../../components/UnsavedChanges';
-import { toast } from '../../lib/toast';
+import { useNotify } from '../../lib/notices';
 import { useFormErrors } from '../../lib/useFormErrors';
 import { AgentToolsSection } from '../tools/AgentToolsSection';
 
@@ -110,6 +110,7 @@ function ColorField({ label, value, onChange, error }: { label: string; value: s
 }
 
 function AgentEditor({ agent }: { agent: Agent | null }) {
+  const notify = useNotify();
   const client = useQueryClient();
   const navigate = useNavigate();
   const formRef = useRef<HTMLFormElement>(null);
@@ -125,9 +126,9 @@ function AgentEditor({ agent }: { agent: Agent | null }) {
       client.setQueryData(queryKeys.agent(result.id), result);
       void client.invalidateQueries({ queryKey: queryKeys.agents, exact: true });
       if (!saved) {
-        toast(`Agent “${result.name}” created. Choose it on a form to use its brand.`);
+        notify(`Agent “${result.name}” created. Choose it on a form to use its brand.`);
         navigate(`/agents/${result.id}`, { replace: true });
-      } else toast('Saved.');
+      } else notify('Saved.');
     },
     onError: () => errors.focusApiError(formRef.current),
   });
@@ -183,7 +184,7 @@ function AgentEditor({ agent }: { agent: Agent | null }) {
               client.removeQueries({ queryKey: queryKeys.agent(saved.id) });
               await client.invalidateQueries({ queryKey: queryKeys.agents, exact: true });
               navigate('/agents', { replace: true, state: { skipUnsaved: true } });
-              toast(`“${saved.name}” was deleted.`);
+              notify(`“${saved.name}” was deleted.`);
             }}
           >
             <p>Forms styled with its brand go back to the default style. Its agent keys and tool settings are deleted too.</p>

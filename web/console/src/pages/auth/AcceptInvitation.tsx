@@ -9,7 +9,7 @@ import { Page } from '../../components/Page';
 import { LoadError, Loading } from '../../components/QueryState';
 import { passwordProblem, PASSWORD_MIN } from '../../lib/errors';
 import { formatDate } from '../../lib/format';
-import { toast } from '../../lib/toast';
+import { useNotify } from '../../lib/notices';
 import { useFormErrors } from '../../lib/useFormErrors';
 
 export default function AcceptInvitationPage() {
@@ -42,6 +42,7 @@ export default function AcceptInvitationPage() {
 }
 
 function AcceptForm({ token, invitation }: { token: string; invitation: InvitationPreview }) {
+  const notify = useNotify();
   const { start } = useSessionActions();
   const navigate = useNavigate();
   const formRef = useRef<HTMLFormElement>(null);
@@ -52,7 +53,7 @@ function AcceptForm({ token, invitation }: { token: string; invitation: Invitati
     onSuccess: (data) => {
       start(data);
       navigate('/forms', { replace: true });
-      toast(`You joined ${data.organization.name}.`);
+      notify(`You joined ${data.organization?.name ?? 'the organization'}.`);
     },
   });
   const errors = useFormErrors(['name', 'password'], accept.error);

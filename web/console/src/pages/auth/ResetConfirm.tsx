@@ -7,10 +7,11 @@ import type { Session } from '../../api/types';
 import { FormError, TextField } from '../../components/fields';
 import { Page } from '../../components/Page';
 import { passwordProblem, PASSWORD_MIN } from '../../lib/errors';
-import { toast } from '../../lib/toast';
+import { useNotify } from '../../lib/notices';
 import { useFormErrors } from '../../lib/useFormErrors';
 
 export default function ResetConfirmPage() {
+  const notify = useNotify();
   const { token = '' } = useParams();
   const client = useQueryClient();
   const navigate = useNavigate();
@@ -23,7 +24,7 @@ export default function ResetConfirmPage() {
       if (data && data.csrfToken && data.user && data.organization) startSession(client, data as Session);
       else await client.invalidateQueries({ queryKey: SESSION_KEY });
       navigate('/forms', { replace: true });
-      toast('Your password is changed. You are signed in.');
+      notify('Your password is changed. You are signed in.');
     },
   });
   const errors = useFormErrors(['password', 'token'], reset.error);

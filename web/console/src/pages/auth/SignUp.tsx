@@ -2,15 +2,16 @@ import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { Link, Navigate, useNavigate } from 'react-router';
 import { api } from '../../api/client';
-import { useSession, useSessionActions } from '../../api/session';
+import { homeOf, useSession, useSessionActions } from '../../api/session';
 import type { Session } from '../../api/types';
 import { FormError, TextField } from '../../components/fields';
 import { Page } from '../../components/Page';
 import { emailProblem, passwordProblem, PASSWORD_MIN } from '../../lib/errors';
-import { toast } from '../../lib/toast';
+import { useNotify } from '../../lib/notices';
 import { useFormErrors } from '../../lib/useFormErrors';
 
 export default function SignUpPage() {
+  const notify = useNotify();
   const session = useSession();
   const { start } = useSessionActions();
   const navigate = useNavigate();
@@ -18,18 +19,26 @@ export default function SignUpPage() {
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
   const [organizationName, setOrganizationName] = useState('');
+  /** What the person does: run a business (an organization) or build tools (a developer account). */
+  const [kind, setKind] = useState<'business' | 'developer'>('business');
   const [password, setPassword] = useState('');
   const signUp = useMutation({
-    mutationFn: () => api.post<Session>('/api/auth/signup', { name: name.trim(), email: email.trim(), organizationName: organizationName.trim(), password }),
+    mutationFn: () =>
+      api.post<Session>(
+        '/api/auth/signup',
+        kind === 'developer'
+          ? { name: name.trim(), email: email.trim(), password, developer: true }
+          : { name: name.trim(), email: email.trim(), organizationName: organizationName.trim(), password },
+      ),
     onSuccess: (data) => {
       start(data);
-      navigate('/forms', { replace: true });
-      toast(`Welcome to Switchboard. ${data.organization.name} is ready.`);
+      navigate(homeOf(data), { replace: true });
+      notify(data.organization ? `Welcome to Switchboard. ${data.organization.name} is ready.` : 'Welcome to Switchboard. Your developer account is ready.');
     },
   });
   const errors = useFormErrors(['name', 'email', 'organizationName', 'password'], signUp.error);
 
-  if (session.data && !signUp.isPending && !signUp.isSuccess) return <Navigate to="/forms" replace />;
+  if (session.data && !signUp.isPending && !signUp.isSuccess) return <Navigate to={homeOf(session.data)} replace />;
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -37,26 +46,39 @@ export default function SignUpPage() {
     const ok = errors.check(formRef.current, {
       name: name.trim() ? null : 'Enter your name.',
       email: emailProblem(email),
-      organizationName: organizationName.trim() ? null : 'Enter the name of your business.',
+      organizationName: kind === 'developer' || organizationName.trim() ? null : 'Enter the name of your business.',
       password: passwordProblem(password),
     });
     if (ok) signUp.mutate(undefined, { onError: () => errors.focusApiError(formRef.current) });
   }
 
   return (
-    <Page title="Create your account" intro="Set up your organization to build lead-capture forms and manage your leads.">
+    <Page title="Create your account" intro="Run a business: build lead-capture forms and manage your leads. Build tools: publish tools that businesses' AI agents call.">
       <form ref={formRef} onSubmit={submit} noValidate>
+        <fieldset>
+          <legend>What will you do?</legend>
+          <div className="check">
+            <input id="signup-business" type="radio" name="kind" checked={kind === 'business'} onChange={() => setKind('business')} />
+            <label htmlFor="signup-business">Run a business</label>
+          </div>
+          <div className="check">
+            <input id="signup-developer" type="radio" name="kind" checked={kind === 'developer'} onChange={() => setKind('developer')} />
+            <label htmlFor="signup-developer">Build tools (a developer account)</label>
+          </div>
+        </fieldset>
         <TextField label="Your name" name="name" autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} error={errors.error('name')} />
         <TextField label="Email" type="email" name="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} error={errors.error('email')} />
-        <TextField
-          label="Organization name"
-          name="organizationName"
-          autoComplete="organization"
-          hint="Your business, as your team knows it. You can change it later."
-          value={organizationName}
-          onChange={(e) => setOrganizationName(e.target.value)}
-          error={errors.error('organizationName')}
-        />
+        {kind === 'business' ? (
+          <TextField
+            label="Organization name"
+            name="organizationName"
+            autoComplete="organization"
+            hint="Your business, as your team knows it. You can change it later."
+            value={organizationName}
+            onChange={(e) => setOrganizationName(e.target.value)}
+            error={errors.error('organizationName')}
+          />
+        ) : null}
         <TextField
           label="Password"
           type="password"

@@ -5,7 +5,7 @@ import { api, seg } from '../../api/client';
 import { Page } from '../../components/Page';
 import { QueryState } from '../../components/QueryState';
 import { FormError, TextArea } from '../../components/fields';
-import { toast } from '../../lib/toast';
+import { useNotify } from '../../lib/notices';
 import { crmKeys, fetchContact, fetchCustomFields, fetchForms, fetchPipelines } from './api';
 import type { ContactDetail, ContactSubmission, Note } from '../../api/types';
 import { fieldError, formLevelError } from '../../lib/errors';
@@ -131,6 +131,7 @@ function OpportunityCustom({ custom }: { custom: Record<string, unknown> }) {
 }
 
 function Notes({ contactId, notes }: { contactId: string; notes: Note[] }) {
+  const notify = useNotify();
   const client = useQueryClient();
   const [body, setBody] = useState('');
   const form = useRef<HTMLFormElement>(null);
@@ -140,7 +141,7 @@ function Notes({ contactId, notes }: { contactId: string; notes: Note[] }) {
       client.setQueryData<ContactDetail>(crmKeys.contact(contactId), (old) => (old ? { ...old, notes: [note, ...old.notes.filter((n) => n.id !== note.id)] } : old));
       void client.invalidateQueries({ queryKey: crmKeys.contact(contactId) });
       setBody('');
-      toast('Note added.');
+      notify('Note added.');
     },
     onError: () => form.current?.querySelector('textarea')?.focus(),
   });

@@ -5,7 +5,7 @@ import { CUSTOM_FIELD_TYPES, type CustomField, type Deleted } from '../../api/ty
 import { Page } from '../../components/Page';
 import { QueryState } from '../../components/QueryState';
 import { FormError, SelectField, TextArea, TextField } from '../../components/fields';
-import { toast } from '../../lib/toast';
+import { useNotify } from '../../lib/notices';
 import { crmKeys, fetchCustomFields } from './api';
 import { ConfirmButton } from '../../components/dialogs';
 import { fieldError, formLevelError } from '../../lib/errors';
@@ -63,6 +63,7 @@ export default function CustomFieldsPage() {
 }
 
 function CreateField({ onDone }: { onDone: () => void }) {
+  const notify = useNotify();
   const client = useQueryClient();
   const [label, setLabel] = useState('');
   const [key, setKey] = useState('');
@@ -86,7 +87,7 @@ function CreateField({ onDone }: { onDone: () => void }) {
       }),
     onSuccess: (field) => {
       void client.invalidateQueries({ queryKey: crmKeys.customFields });
-      toast(`Custom field ${field.label} created.`);
+      notify(`Custom field ${field.label} created.`);
       onDone();
       focusSoon('[data-new-field]', 'main h1');
     },
@@ -207,6 +208,7 @@ function FieldTable({ fields }: { fields: CustomField[] }) {
 }
 
 function FieldRow({ field }: { field: CustomField }) {
+  const notify = useNotify();
   const client = useQueryClient();
   const replace = (updated: CustomField) => {
     client.setQueryData<CustomField[]>(crmKeys.customFields, (old) => old?.map((f) => (f.id === updated.id ? updated : f)));
@@ -216,7 +218,7 @@ function FieldRow({ field }: { field: CustomField }) {
     mutationFn: () => api.post<CustomField>(`/api/org/custom-fields/${seg(field.id)}/${field.archived ? 'unarchive' : 'archive'}`),
     onSuccess: (updated) => {
       replace(updated);
-      toast(updated.archived ? `${updated.label} archived.` : `${updated.label} restored.`);
+      notify(updated.archived ? `${updated.label} archived.` : `${updated.label} restored.`);
     },
   });
 
@@ -249,7 +251,7 @@ function FieldRow({ field }: { field: CustomField }) {
               await api.delete<Deleted>(`/api/org/custom-fields/${seg(field.id)}`);
               client.setQueryData<CustomField[]>(crmKeys.customFields, (old) => old?.filter((f) => f.id !== field.id));
               void client.invalidateQueries({ queryKey: crmKeys.customFields });
-              toast(`Custom field ${field.label} deleted.`);
+              notify(`Custom field ${field.label} deleted.`);
             }}
           >
             <p>

@@ -6,7 +6,7 @@ import type { Deleted, Pipeline } from '../../api/types';
 import { Page } from '../../components/Page';
 import { QueryState } from '../../components/QueryState';
 import { FormError } from '../../components/fields';
-import { toast } from '../../lib/toast';
+import { useNotify } from '../../lib/notices';
 import { crmKeys, fetchPipelines } from './api';
 import { ConfirmButton } from '../../components/dialogs';
 import { PipelineEditor, type PipelineInput } from './PipelineEditor';
@@ -59,12 +59,13 @@ function sortPipelines(pipelines: Pipeline[]): Pipeline[] {
 }
 
 function CreatePipeline({ onDone }: { onDone: () => void }) {
+  const notify = useNotify();
   const client = useQueryClient();
   const create = useMutation({
     mutationFn: (input: PipelineInput) => api.post<Pipeline>('/api/org/pipelines', { name: input.name, stages: input.stages.map((s) => ({ name: s.name })), ...(input.isDefault ? { isDefault: true } : {}) }),
     onSuccess: (pipeline) => {
       void client.invalidateQueries({ queryKey: crmKeys.pipelines });
-      toast(`Pipeline ${pipeline.name} created.`);
+      notify(`Pipeline ${pipeline.name} created.`);
       onDone();
       focusSoon(`#pipeline-${CSS.escape(pipeline.id)}`, 'main h1');
     },
@@ -90,6 +91,7 @@ function CreatePipeline({ onDone }: { onDone: () => void }) {
 }
 
 function PipelineCard({ pipeline }: { pipeline: Pipeline }) {
+  const notify = useNotify();
   const client = useQueryClient();
   const [editing, setEditing] = useState(false);
   const headingId = `pipeline-${pipeline.id}`;
@@ -105,7 +107,7 @@ function PipelineCard({ pipeline }: { pipeline: Pipeline }) {
       api.patch<Pipeline>(`/api/org/pipelines/${seg(pipeline.id)}`, { name: input.name, stages: input.stages, ...(input.isDefault ? { isDefault: true } : {}) }),
     onSuccess: (updated) => {
       refresh(updated);
-      toast(`Pipeline ${updated.name} saved.`);
+      notify(`Pipeline ${updated.name} saved.`);
       setEditing(false);
       focusSoon(`[data-edit-pipeline="${CSS.escape(pipeline.id)}"]`);
     },
@@ -115,7 +117,7 @@ function PipelineCard({ pipeline }: { pipeline: Pipeline }) {
     mutationFn: () => api.patch<Pipeline>(`/api/org/pipelines/${seg(pipeline.id)}`, { isDefault: true }),
     onSuccess: (updated) => {
       refresh(updated);
-      toast(`${updated.name} is now the default pipeline.`);
+      notify(`${updated.name} is now the default pipeline.`);
       // The button is gone (this is the default now): focus goes to the card's heading.
       focusSoon(`#pipeline-${CSS.escape(updated.id)}`);
     },
@@ -174,7 +176,7 @@ function PipelineCard({ pipeline }: { pipeline: Pipeline }) {
                 client.setQueryData<Pipeline[]>(crmKeys.pipelines, (old) => old?.filter((p) => p.id !== pipeline.id));
                 client.removeQueries({ queryKey: crmKeys.pipeline(pipeline.id) });
                 void client.invalidateQueries({ queryKey: crmKeys.pipelines });
-                toast(`Pipeline ${pipeline.name} deleted.`);
+                notify(`Pipeline ${pipeline.name} deleted.`);
               }}
             >
               <p>The pipeline and its stages go away for good. A pipeline that still holds opportunities, or that an active form uses, cannot be deleted.</p>

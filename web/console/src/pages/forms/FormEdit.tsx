@@ -14,7 +14,7 @@ import { Picker } from '../../components/Picker';
 import { LoadError, Loading, QueryState } from '../../components/QueryState';
 import { UnsavedChanges } from '../../components/UnsavedChanges';
 import { formatDateTime, plural } from '../../lib/format';
-import { toast } from '../../lib/toast';
+import { useNotify } from '../../lib/notices';
 import { useFormErrors } from '../../lib/useFormErrors';
 import { EmbedButton } from './EmbedDialog';
 import { changes, checkDraft, draftFromForm, FIELD_LABELS, LIMITS, moveItem, newDraft, previewConfig, setField, slugify, toInput, type Draft } from './formBody';
@@ -38,6 +38,7 @@ function ExistingForm({ id }: { id: string }) {
 }
 
 function Editor({ form }: { form: FormWithCounts | null }) {
+  const notify = useNotify();
   const client = useQueryClient();
   const navigate = useNavigate();
   const formRef = useRef<HTMLFormElement>(null);
@@ -59,10 +60,10 @@ function Editor({ form }: { form: FormWithCounts | null }) {
     },
     onSuccess: ({ created, form: result }) => {
       void client.invalidateQueries({ queryKey: queryKeys.forms });
-      if (!result) return toast('Nothing changed since the last save.');
+      if (!result) return notify('Nothing changed since the last save.');
       if (created) {
         client.setQueryData(queryKeys.form(result.id), { ...result, views: 0, submissions: 0 });
-        toast(`Form created. ${result.active ? `It is live at /f/${result.slug}.` : 'Activate it when you are ready.'}`);
+        notify(`Form created. ${result.active ? `It is live at /f/${result.slug}.` : 'Activate it when you are ready.'}`);
         navigate(`/forms/${result.id}`, { replace: true });
         return;
       }
@@ -71,7 +72,7 @@ function Editor({ form }: { form: FormWithCounts | null }) {
       setSaved(merged);
       setDraft(draftFromForm(merged));
       client.setQueryData(queryKeys.form(result.id), merged);
-      toast(newVersion ? `Saved. The consent text is now version ${result.consentVersion}.` : 'Saved.');
+      notify(newVersion ? `Saved. The consent text is now version ${result.consentVersion}.` : 'Saved.');
     },
     onError: () => errors.focusApiError(formRef.current),
   });
@@ -255,6 +256,7 @@ function Editor({ form }: { form: FormWithCounts | null }) {
 }
 
 function FormActions({ form, onChange }: { form: FormWithCounts; onChange: (form: FormWithCounts) => void }) {
+  const notify = useNotify();
   const client = useQueryClient();
   const navigate = useNavigate();
   const toggle = useMutation({
@@ -264,9 +266,9 @@ function FormActions({ form, onChange }: { form: FormWithCounts; onChange: (form
       onChange(merged);
       client.setQueryData(queryKeys.form(form.id), merged);
       void client.invalidateQueries({ queryKey: queryKeys.forms, exact: true });
-      toast(result.active ? 'The form is live.' : 'The form is inactive: visitors see “not available”.');
+      notify(result.active ? 'The form is live.' : 'The form is inactive: visitors see “not available”.');
     },
-    onError: (error) => toast(error.message),
+    onError: (error) => notify(error.message),
   });
   return (
     <>
@@ -285,7 +287,7 @@ function FormActions({ form, onChange }: { form: FormWithCounts; onChange: (form
           client.removeQueries({ queryKey: queryKeys.form(form.id) });
           await client.invalidateQueries({ queryKey: queryKeys.forms });
           navigate('/forms', { replace: true, state: { skipUnsaved: true } });
-          toast(`“${form.title}” was deleted.`);
+          notify(`“${form.title}” was deleted.`);
         }}
       >
         <p>

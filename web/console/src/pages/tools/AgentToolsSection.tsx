@@ -9,7 +9,7 @@ import { LoadError, Loading } from '../../components/QueryState';
 import { ShownOnce } from '../../components/ShownOnce';
 import { TableWrap } from '../../components/TableWrap';
 import { formatDateTime } from '../../lib/format';
-import { toast } from '../../lib/toast';
+import { useNotify } from '../../lib/notices';
 import { useFormErrors } from '../../lib/useFormErrors';
 import { fetchAgentKeys, fetchAgentTools, toolKeys } from './api';
 import type { AgentKey, CreatedAgentKey } from '../../api/types';
@@ -123,6 +123,7 @@ function AgentKeys({ agentId, agentName }: { agentId: string; agentName: string 
 }
 
 function KeyTable({ keys, agentId, onRevoked }: { keys: AgentKey[]; agentId: string; onRevoked: () => void }) {
+  const notify = useNotify();
   return (
     <TableWrap label="Agent keys">
       <table>
@@ -158,7 +159,7 @@ function KeyTable({ keys, agentId, onRevoked }: { keys: AgentKey[]; agentId: str
                   onConfirm={async () => {
                     await api.delete(`/api/org/agents/${seg(agentId)}/keys/${seg(key.id)}`);
                     onRevoked();
-                    toast(`“${key.name}” is revoked.`);
+                    notify(`“${key.name}” is revoked.`);
                   }}
                 >
                   <p>MCP clients using this key (ending in …{key.lastFour}) stop working at once. This cannot be undone.</p>

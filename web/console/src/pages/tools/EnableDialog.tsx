@@ -6,7 +6,7 @@ import { useAgents } from '../../api/lists';
 import { ModalDialog } from '../../components/dialogs';
 import { FormError } from '../../components/fields';
 import { LoadError, Loading } from '../../components/QueryState';
-import { toast } from '../../lib/toast';
+import { useNotify } from '../../lib/notices';
 import { useFormErrors } from '../../lib/useFormErrors';
 import { afterInstallationChange, toolKeys } from './api';
 import type { CatalogTool, Installation, InstallationInput } from '../../api/types';
@@ -18,6 +18,7 @@ import { agentsBody, settingsProblems } from './patch';
 
 /** Enable a catalog tool: agents, an optional alias, credentials; then go to the new installation. */
 export function EnableDialog({ tool, onClose }: { tool: CatalogTool; onClose: () => void }) {
+  const notify = useNotify();
   const client = useQueryClient();
   const navigate = useNavigate();
   const agents = useAgents();
@@ -38,7 +39,7 @@ export function EnableDialog({ tool, onClose }: { tool: CatalogTool; onClose: ()
       void afterInstallationChange(client);
       onClose();
       navigate(`/tools/${encodeURIComponent(installation.id)}`);
-      toast(installation.credentialsSet || installation.authType === 'none' ? `“${installation.name}” is enabled.` : `“${installation.name}” is enabled. Add its credentials before agents call it.`);
+      notify(installation.credentialsSet || installation.authType === 'none' ? `“${installation.name}” is enabled.` : `“${installation.name}” is enabled. Add its credentials before agents call it.`);
     },
     onError: () => errors.focusApiError(formRef.current),
   });

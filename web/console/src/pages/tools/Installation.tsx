@@ -8,7 +8,7 @@ import { ConfirmButton } from '../../components/dialogs';
 import { FormError } from '../../components/fields';
 import { Page } from '../../components/Page';
 import { LoadError, Loading, QueryState } from '../../components/QueryState';
-import { toast } from '../../lib/toast';
+import { useNotify } from '../../lib/notices';
 import { useFormErrors } from '../../lib/useFormErrors';
 import { afterInstallationChange, fetchCalls, fetchCatalogTool, fetchInstallation, fetchInstallations, toolKeys } from './api';
 import type { Installation } from '../../api/types';
@@ -42,6 +42,7 @@ function useSave(installation: Installation) {
 }
 
 function InstallationView({ installation }: { installation: Installation }) {
+  const notify = useNotify();
   const client = useQueryClient();
   const navigate = useNavigate();
   const agents = useAgents();
@@ -64,7 +65,7 @@ function InstallationView({ installation }: { installation: Installation }) {
             client.removeQueries({ queryKey: toolKeys.installation(installation.id) });
             await afterInstallationChange(client);
             navigate('/tools', { replace: true });
-            toast(`“${title}” was removed.`);
+            notify(`“${title}” was removed.`);
           }}
         >
           <p>Agents stop calling it at once, and its credentials are deleted. Its past calls stay in the call log.</p>
@@ -111,6 +112,7 @@ function InstallationView({ installation }: { installation: Installation }) {
 }
 
 function SettingsForm({ installation, agents }: { installation: Installation; agents: Agent[] }) {
+  const notify = useNotify();
   const saved = useSave(installation);
   const formRef = useRef<HTMLFormElement>(null);
   const [draft, setDraft] = useState(() => draftOf(installation));
@@ -120,9 +122,9 @@ function SettingsForm({ installation, agents }: { installation: Installation; ag
       return patch ? api.patch<Installation>(`/api/org/installations/${seg(installation.id)}`, patch) : Promise.resolve(null);
     },
     onSuccess: (result) => {
-      if (!result) return toast('Nothing changed.');
+      if (!result) return notify('Nothing changed.');
       saved(result);
-      toast('Saved.');
+      notify('Saved.');
     },
     onError: () => errors.focusApiError(formRef.current),
   });
@@ -155,6 +157,7 @@ function SettingsForm({ installation, agents }: { installation: Installation; ag
 }
 
 function CredentialsCard({ installation }: { installation: Installation }) {
+  const notify = useNotify();
   const saved = useSave(installation);
   const formRef = useRef<HTMLFormElement>(null);
   const [replacing, setReplacing] = useState(false);
@@ -167,7 +170,7 @@ function CredentialsCard({ installation }: { installation: Installation }) {
       setValues({});
       setReplacing(false);
       saved(result);
-      toast(credentials ? 'Credentials saved.' : 'Credentials removed.');
+      notify(credentials ? 'Credentials saved.' : 'Credentials removed.');
       setTimeout(() => document.getElementById('inst-credentials')?.focus(), 30);
     },
     onError: () => errors.focusApiError(formRef.current),
