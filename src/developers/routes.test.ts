@@ -57,6 +57,7 @@ describe.each(testDialects())('/api/dev/apps on %s', (dialect) => {
   afterAll(async () => t.close());
 
   it('registers, lists, reads, renames, rotates with a grace and deletes an app', async () => {
+    t.clock.advance(1000);
     const created = await call('POST', '/api/dev/apps', as(adaSession), { name: 'Quote bot', scopes: ['tools:read', 'tools:write'] });
     expect(created.statusCode, created.body).toBe(201);
     const app = created.json().data;
