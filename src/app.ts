@@ -28,6 +28,7 @@ import { registerHttpPlugins } from './http/plugins.js';
 import { registerConsoleRoutes } from './web/console-routes.js';
 import { createConsoleFiles, type ConsoleFiles } from './web/console-files.js';
 import { registerToolRoutes } from './tools/routes.js';
+import { registerDeveloperAppRoutes } from './developers/routes.js';
 import { registerCatalogRoutes } from './catalog/routes.js';
 import { registerCatalogPages } from './catalog/pages.js';
 import { registerOrgRoutes } from './orgs/routes.js';
@@ -157,6 +158,12 @@ function registerRoutes(app: App, services: Services, deps: Pick<AppDeps, 'webAs
   const { limiter } = services.infra;
   registerOAuthRoutes(app, { oauth: services.oauth, config });
   registerToolRoutes(app, { tools: services.tools, developerAuth });
+  // A developer's apps: their console session only (an access token cannot make apps).
+  registerDeveloperAppRoutes(app, {
+    apps: services.apps,
+    requireDeveloperSession: developerAuth.requireDeveloperSession,
+    developerIdOf: (request) => developerAuth.principal(request).developerId,
+  });
   registerCatalogRoutes(app, { catalog: services.catalog });
   // The same catalog as public pages, /catalog and /catalog/{tool_id}.
   registerCatalogPages(app, { catalog: services.catalog, publicUrl: config.publicUrl });

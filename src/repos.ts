@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { createDevelopersRepo, type DevelopersRepo } from './developers/repo.js';
+import { createAppsRepo, type AppsRepo } from './developers/apps-repo.js';
 import { createCatalogRepo, type CatalogRepo } from './catalog/repo.js';
 import { createContactsRepo, type ContactsRepo } from './crm/contacts-repo.js';
 import { createCustomFieldsRepo, type CustomFieldsRepo } from './crm/custom-fields-repo.js';
@@ -25,6 +26,7 @@ import { createToolsRepo, type ToolsRepo } from './tools/repo.js';
  */
 export class Repos {
   #developers?: DevelopersRepo;
+  #apps?: AppsRepo;
   #operators?: OperatorsRepo;
   #sessions?: SessionsRepo;
   #oauth?: OAuthRepo;
@@ -42,6 +44,7 @@ export class Repos {
   constructor(private readonly db: Kysely<DB>) {}
 
   get developers(): DevelopersRepo { return (this.#developers ??= createDevelopersRepo(this.db)); }
+  get apps(): AppsRepo { return (this.#apps ??= createAppsRepo(this.db)); }
   get operators(): OperatorsRepo { return (this.#operators ??= createOperatorsRepo(this.db)); }
   get sessions(): SessionsRepo { return (this.#sessions ??= createSessionsRepo(this.db)); }
   get oauth(): OAuthRepo { return (this.#oauth ??= createOAuthRepo(this.db)); }

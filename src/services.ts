@@ -15,6 +15,7 @@ import { systemResolver, type HostResolver } from './net/resolver.js';
 import { createDeveloperAuth } from './oauth/bearer.js';
 import { createOAuthService, expiredAccessTokens } from './oauth/service.js';
 import { createDevelopersService } from './developers/service.js';
+import { createAppsService } from './developers/apps-service.js';
 import { createOperatorsService, expiredOperatorRows } from './operators/operators-service.js';
 import { createSessionsService, expiredSessions } from './sessions/sessions-service.js';
 import { createToolsService } from './tools/service.js';
@@ -95,9 +96,12 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   const repos = new Repos(db);
   const resolver = infrastructure.resolveHost ?? systemResolver;
 
-  const oauth = createOAuthService({ repo: repos.oauth, clock });
+  // The token endpoint notes each app's last token time through the owner of `apps`.
+  const oauth = createOAuthService({ repo: repos.oauth, clock, apps: repos.apps });
   const passwords = createPasswordPolicy(loadCommonPasswords());
   const developers = createDevelopersService({ repo: repos.developers, transact, people: repos.operators, passwords, clock });
+  // The portal's apps (/api/dev/apps): deleting one, narrowing its scopes or rotating without grace ends tokens in the same transaction.
+  const apps = createAppsService({ repo: repos.apps, transact, clock });
 
   // ── Tools and catalog ──
   const endpointPolicy = { allowPrivate: config.toolAllowPrivateEndpoints, resolver };
@@ -236,6 +240,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     oauth,
     developerAuth,
     developers,
+    apps,
     tools,
     catalog,
     sessions,

@@ -135,7 +135,9 @@ describe.each(testDialects())('20261126T1000_people_and_developers on %s', (dial
       for (const [table, values] of Object.entries(seed)) await db.insertInto(table).values(values).execute();
       const before = Object.fromEntries(await Promise.all(kept.map(async (table) => [table, await rows(db, table)] as const)));
 
-      expect((await migrateToLatest(db)).applied).toEqual(['20261126T1000_people_and_developers']);
+      // This migration alone: later ones (20261126T1100_app_secret_rotation adds apps' columns) have tests of their own.
+      const upToThis = Object.fromEntries(Object.entries(migrations).filter(([name]) => name <= '20261126T1000_people_and_developers'));
+      expect((await migrateToLatest(db, upToThis)).applied).toEqual(['20261126T1000_people_and_developers']);
 
       for (const table of kept) expect(await rows(db, table), table).toEqual(before[table]);
       const users = await rows(db, 'users');
@@ -168,6 +170,26 @@ describe.each(testDialects())('20261126T1000_people_and_developers on %s', (dial
       await db.deleteFrom('users').where('id', '=', 'usr_owner').execute();
       expect((await rows(db, 'sessions')).map((s) => s.id)).toEqual(['ses_2']);
       await expect(db.deleteFrom('users').where('id', '=', 'usr_both').execute()).rejects.toThrow(/foreign key/i);
+    } finally {
+      await dispose();
+    }
+  });
+});
+
+describe.each(testDialects())('20261126T1100_app_secret_rotation on %s', (dialect) => {
+  it('keeps every app as it was, with no previous secret and no last token time', async () => {
+    const { database, schema, dispose } = await emptyDatabase(dialect);
+    const db = database.db as Kysely<any>;
+    try {
+      await migrateUpTo(db, '20261126T1000_people_and_developers', schema);
+      const at = '2026-11-20T10:00:00.000Z';
+      await db.insertInto('users').values({ id: 'usr_1', org_id: null, email: 'ada@example.com', name: 'Ada', password_hash: 'scrypt$x', created_at: at, role: null }).execute();
+      await db.insertInto('developers').values({ id: 'dev_1', user_id: 'usr_1', name: 'Ada Tools', created_at: at }).execute();
+      const app = { id: 'app_1', developer_id: 'dev_1', name: 'CI', client_secret_hash: 's1', scopes: 'tools:read', created_at: at, secret_rotated_at: at, disabled_at: null };
+      await db.insertInto('apps').values(app).execute();
+
+      expect((await migrateToLatest(db)).applied).toContain('20261126T1100_app_secret_rotation');
+      expect(await db.selectFrom('apps').selectAll().execute()).toEqual([{ ...app, previous_secret_hash: null, previous_secret_expires_at: null, last_token_at: null }]);
     } finally {
       await dispose();
     }

@@ -24,6 +24,11 @@ export interface AppsTable {
   created_at: string;
   secret_rotated_at: string | null;
   disabled_at: string | null;
+  /** The secret before the last rotation, accepted strictly before `previous_secret_expires_at`; null when it stopped at once. */
+  previous_secret_hash: string | null;
+  previous_secret_expires_at: string | null;
+  /** When the token endpoint last issued a token to the app; written at most once a minute (oauth/service.ts). */
+  last_token_at: string | null;
 }
 
 export interface AccessTokensTable {

@@ -3,11 +3,12 @@ import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { isUniqueViolation } from '../db/query-helpers.js';
 import type { Transact } from '../db/transaction-runner.js';
-import { hashPassword, hashSecret, verifyPassword } from '../lib/hashing.js';
+import { hashPassword, verifyPassword } from '../lib/hashing.js';
 import type { PasswordPolicy } from '../lib/passwords.js';
 import type { OperatorsRepo } from '../operators/repo.js';
-import { newId, newSecret } from '../lib/ids.js';
-import { SCOPES, formatScopes, isScope, parseScopeList } from '../oauth/scopes.js';
+import { newId } from '../lib/ids.js';
+import { SCOPES, parseScopeList } from '../oauth/scopes.js';
+import { appName, appScopes, newAppRow } from './app-rules.js';
 import type { DevelopersRepo } from './repo.js';
 
 export interface Developer {
@@ -117,23 +118,10 @@ export function createDevelopersService(deps: DevelopersDeps) {
     const developer = email.ok ? await repo.findDeveloperByEmail(email.value) : undefined;
     if (!developer) throw new AppError('NOT_FOUND', `No developer has the email ${input.developerEmail}.`, { field: 'developer' });
     const requested = input.scopes === undefined ? [...SCOPES] : parseScopeList(input.scopes);
-    const unknown = requested.filter((scope) => !isScope(scope));
-    if (unknown.length > 0 || requested.length === 0) {
-      throw new AppError('VALIDATION_ERROR', `Scopes must be among: ${SCOPES.join(' ')}.`, { field: 'scopes' });
-    }
-    const name = input.name.trim();
-    if (name === '' || name.length > 100) throw new AppError('VALIDATION_ERROR', 'Enter an app name of 1 to 100 characters.', { field: 'name' });
-    const clientSecret = newSecret('svc_cs');
-    const app = {
-      id: newId('app'),
-      developer_id: developer.id,
-      name,
-      client_secret_hash: hashSecret(clientSecret),
-      scopes: formatScopes(requested),
-      created_at: isoNow(clock),
-      secret_rotated_at: null,
-      disabled_at: null,
-    };
+    // The portal's POST /api/dev/apps applies the same rules (app-rules.ts).
+    const scopes = appScopes(requested);
+    const name = appName(input.name);
+    const { row: app, clientSecret } = newAppRow({ developerId: developer.id, name, scopes, now: isoNow(clock) });
     await repo.insertApp(app);
     return { clientId: app.id, clientSecret, name, developerId: developer.id, scopes: app.scopes, createdAt: app.created_at };
   }

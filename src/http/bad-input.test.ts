@@ -99,7 +99,7 @@ describe.each(testDialects())('bad text on every operation (%s)', (dialect) => {
   let t: TestContext;
   let org: OrgWithKey;
   let developerAuth: { authorization: string };
-  /** A console session's cookie and CSRF token, for the routes only a session reaches (/api/auth/session, /password…). */
+  /** A console session's cookie and CSRF token, for the routes only a session reaches (/api/auth/session, /password…, the apps: the person is a developer too). */
   let sessionAuth: Record<string, string>;
   /** An agent key, for /mcp. */
   let agentAuth: { authorization: string };
@@ -114,7 +114,7 @@ describe.each(testDialects())('bad text on every operation (%s)', (dialect) => {
     t = await createTestContext(dialect, { env: { LOG_LEVEL: 'info' }, deps: { logStream, resolveHost: fixedResolver() } });
     org = await createOrgWithKey(t.database, t.clock);
     developerAuth = (await developerSession(t.database, t.clock, t.app)).auth;
-    const signup = await t.app.inject({ method: 'POST', url: '/api/auth/signup', payload: { email: 'bad-input@example.com', password: 'violet kettle marathon', name: 'Bad Input', organizationName: 'Bad Input Co' } });
+    const signup = await t.app.inject({ method: 'POST', url: '/api/auth/signup', payload: { email: 'bad-input@example.com', password: 'violet kettle marathon', name: 'Bad Input', organizationName: 'Bad Input Co', developer: true } });
     sessionAuth = { cookie: String(signup.headers['set-cookie']).split(';')[0]!, 'x-csrf-token': (signup.json() as { data: { csrfToken: string } }).data.csrfToken };
     // One real record of each kind, so requests that name one reach the queries that read and write it.
     const call = async (method: 'POST', url: string, payload: Json) => {
@@ -123,6 +123,9 @@ describe.each(testDialects())('bad text on every operation (%s)', (dialect) => {
       return (res.json() as { data: Json }).data;
     };
     ids.tool = (await createTool(t.app, developerAuth)).id;
+    const app = await t.app.inject({ method: 'POST', url: '/api/dev/apps', headers: sessionAuth, payload: { name: 'Bad input', scopes: ['tools:read'] } });
+    if (app.statusCode !== 201) throw new Error(`/api/dev/apps: ${app.statusCode} ${app.body}`);
+    ids.app = (app.json() as { data: { id: string } }).data.id;
     await publishTool(t.app, developerAuth, ids.tool);
     ids.agt = (await createAgent(t.app, org)).id;
     agentAuth = { authorization: `Bearer ${(await call('POST', `/api/org/agents/${ids.agt}/keys`, { name: 'MCP' })).key as string}` };

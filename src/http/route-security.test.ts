@@ -97,6 +97,12 @@ const OWNED_RESOURCES: Record<string, Factory> = {
     return { inst: (await install(t.app, owner.org, { toolId: tool.id })).id };
   },
   frm: async (t, owner) => ({ frm: (await createForm(t.app, owner.org)).id }),
+  // A new app each time (made as the portal makes one), so no refused call can touch the app whose tokens the file uses.
+  app: async (t, owner) => {
+    const res = await t.app.inject({ method: 'POST', url: '/api/dev/apps', headers: owner.developerSession.auth, payload: { name: 'Owned', scopes: ['tools:read'] } });
+    if (res.statusCode !== 201) throw new Error(`POST /api/dev/apps: ${res.statusCode} ${res.body}`);
+    return { app: (res.json() as { data: { id: string } }).data.id };
+  },
 };
 
 const uniqueEmail = (who: string) => `${who}-${randomBase62(8).toLowerCase()}@example.com`;

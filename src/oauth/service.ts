@@ -34,14 +34,27 @@ export function expiredAccessTokens(repo: OAuthRepo): ExpiryPurge {
   return { name: 'access_tokens', purgeBatch: (now, limit) => repo.deleteExpiredTokens(now.toISOString(), limit) };
 }
 
-export function createOAuthService(deps: { repo: OAuthRepo; clock: Clock }) {
-  const { repo, clock } = deps;
+/** How often at most an app's `last_token_at` is written: the token endpoint stays one write per request but once a minute per app. */
+export const LAST_TOKEN_WRITE_INTERVAL_MS = 60_000;
+
+/** Where the token endpoint notes that an app got a token: the owner of `apps` writes it (developers/apps-repo.ts). */
+export interface TokenIssueNotes {
+  /** Writes `at` unless a time at or after `staleBefore` is there already. */
+  noteTokenIssued(appId: string, at: string, staleBefore: string): Promise<void>;
+}
+
+export function createOAuthService(deps: { repo: OAuthRepo; clock: Clock; apps: TokenIssueNotes }) {
+  const { repo, clock, apps } = deps;
 
   /** RFC 6749 §2.3.1 client authentication; every failure is the same invalid_client, so ids are not probed. */
   async function authenticateClient(credentials: ClientCredentials) {
     // A client_id that cannot exist (any text can arrive here, in the body or in Basic) is not looked up.
     const app = isWellFormedId('app', credentials.clientId) ? await repo.findApp(credentials.clientId) : undefined;
-    const valid = app !== undefined && app.disabled_at === null && safeEqual(app.client_secret_hash, hashSecret(credentials.clientSecret));
+    const presented = hashSecret(credentials.clientSecret);
+    // After a rotation with grace the previous secret works strictly before its time, on the injected clock.
+    const previousValid = (row: NonNullable<typeof app>) =>
+      row.previous_secret_hash !== null && row.previous_secret_expires_at !== null && isoNow(clock) < row.previous_secret_expires_at && safeEqual(row.previous_secret_hash, presented);
+    const valid = app !== undefined && app.disabled_at === null && (safeEqual(app.client_secret_hash, presented) || previousValid(app));
     if (!app || !valid) {
       throw invalidClient('Client authentication failed: unknown client_id or wrong client_secret.', credentials.method === 'client_secret_basic' ? { charset: true } : undefined);
     }
@@ -76,6 +89,10 @@ export function createOAuthService(deps: { repo: OAuthRepo; clock: Clock }) {
       expires_at: new Date(now.getTime() + ACCESS_TOKEN_TTL_SECONDS * 1000).toISOString(),
       revoked_at: null,
     });
+    // The app's "last got a token" (issue 20): a second write only when the one stored is a minute old or more,
+    // which the row just read already tells; a client taking a token per request still costs one write each.
+    const staleBefore = new Date(now.getTime() - LAST_TOKEN_WRITE_INTERVAL_MS).toISOString();
+    if (app.last_token_at === null || app.last_token_at < staleBefore) await apps.noteTokenIssued(app.id, now.toISOString(), staleBefore);
     return { access_token: token, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: formatScopes(granted) };
   }
 

@@ -2,9 +2,9 @@ import type { Database } from '../../src/db/database.js';
 
 /**
  * Columns a request may write without changing anything a user owns: when a key or a session was
- * last used (written at most once a minute by the auth hooks).
+ * last used (written at most once a minute by the auth hooks), when an app last got a token (by the token endpoint, likewise).
  */
-const BOOKKEEPING = new Set(['last_used_at', 'last_seen_at']);
+const BOOKKEEPING = new Set(['last_used_at', 'last_seen_at', 'last_token_at']);
 
 /**
  * Every row of every table (bookkeeping columns left out), each table's rows sorted: two snapshots

@@ -22,7 +22,7 @@ export async function createDeveloperWithApp(database: Database, clock: Clock, o
 }
 
 /** An access token from the real token endpoint. */
-export async function getAccessToken(app: App, credentials: RegisteredApp, scope?: string): Promise<string> {
+export async function getAccessToken(app: App, credentials: Pick<RegisteredApp, 'clientId' | 'clientSecret'>, scope?: string): Promise<string> {
   const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: credentials.clientId, client_secret: credentials.clientSecret });
   if (scope !== undefined) form.set('scope', scope);
   const res = await app.inject({ method: 'POST', url: '/api/dev/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form.toString() });

@@ -233,6 +233,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/dev/apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your apps
+         * @description Your OAuth apps, newest first, with when each last got a token; never a secret. Page with `limit` and `cursor`. Console session only.
+         */
+        get: operations["listApps"];
+        put?: never;
+        /**
+         * Register an app
+         * @description Registers an app that may be granted `scopes` at the token endpoint. Answers 201 with its `clientId` and `clientSecret`: the secret is shown only now. Console session only (with X-CSRF-Token): an access token cannot make apps (403).
+         */
+        post: operations["createApp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dev/apps/{app_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one of your apps
+         * @description One of your apps. 404 APP_NOT_FOUND for an unknown id and for another developer's app.
+         */
+        get: operations["getApp"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an app
+         * @description Deletes the app and its access tokens at once: a token of the app is refused from the next request, and its secret gets no new one. 404 APP_NOT_FOUND.
+         */
+        delete: operations["deleteApp"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename an app or change its scopes
+         * @description Send `name` and/or `scopes`. Narrowing `scopes` revokes at once every access token of the app that holds a scope it loses; tokens within the new scopes keep working. Widening changes no existing token. 404 APP_NOT_FOUND.
+         */
+        patch: operations["updateApp"];
+        trace?: never;
+    };
+    "/api/dev/apps/{app_id}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an app's client secret
+         * @description A new client secret, shown only now. Without `previousSecretExpiresIn` (or with 0) the old secret stops at once and the app's access tokens are revoked. With `previousSecretExpiresIn: n` (1–86400) the old secret still gets tokens strictly before now + n seconds (`previousSecretExpiresAt`), and tokens already issued live out their hour, so a deployment can roll without downtime. Only one previous secret is kept: rotating again ends its grace. The body may be empty. 404 APP_NOT_FOUND; 409 CONFLICT when another rotation ran at the same time.
+         */
+        post: operations["rotateAppSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/signup": {
         parameters: {
             query?: never;
@@ -1490,6 +1562,80 @@ export interface components {
             success: true;
             data: components["schemas"]["ApiKey"];
         };
+        App: {
+            /** @description The app id (`app_…`), also its OAuth `client_id`. */
+            id: string;
+            /** @description The OAuth `client_id` for the token endpoint: the same as `id`. */
+            clientId: string;
+            name: string;
+            scopes: ("tools:read" | "tools:write" | "tools:publish")[];
+            createdAt: string;
+            /** @description When the token endpoint last issued the app a token, to the minute (written at most once a minute); null if never. */
+            lastTokenAt: string | null;
+            /** @description When the secret was last rotated; null if never. */
+            secretRotatedAt: string | null;
+            /** @description After a rotation with grace: until when (exclusive) the previous secret still gets tokens; null when it no longer does. */
+            previousSecretExpiresAt: string | null;
+        };
+        AppCreate: {
+            /**
+             * @description 1–100 characters (spaces at either end are dropped).
+             * @example Quote bot
+             */
+            name: string;
+            /** @description The scopes the app may be granted at the token endpoint: one or more of tools:read, tools:write, tools:publish. */
+            scopes: ("tools:read" | "tools:write" | "tools:publish")[];
+        };
+        AppCredentials: {
+            /** @description The app id (`app_…`), also its OAuth `client_id`. */
+            id: string;
+            /** @description The OAuth `client_id` for the token endpoint: the same as `id`. */
+            clientId: string;
+            name: string;
+            scopes: ("tools:read" | "tools:write" | "tools:publish")[];
+            createdAt: string;
+            /** @description When the token endpoint last issued the app a token, to the minute (written at most once a minute); null if never. */
+            lastTokenAt: string | null;
+            /** @description When the secret was last rotated; null if never. */
+            secretRotatedAt: string | null;
+            /** @description After a rotation with grace: until when (exclusive) the previous secret still gets tokens; null when it no longer does. */
+            previousSecretExpiresAt: string | null;
+            /** @description The client secret (`svc_cs_…`). Shown only now: store it; only its hash is kept. */
+            clientSecret: string;
+        };
+        AppCredentialsResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AppCredentials"];
+        };
+        AppPage: {
+            items: components["schemas"]["App"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        AppPageResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AppPage"];
+        };
+        AppResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["App"];
+        };
+        AppSecretRotation: {
+            /** @description Seconds the old secret keeps working (at most 86400: 24 hours). 0 or absent: it stops at once, and the app's access tokens are revoked. */
+            previousSecretExpiresIn?: number;
+        };
+        AppUpdate: {
+            /**
+             * @description 1–100 characters (spaces at either end are dropped).
+             * @example Quote bot
+             */
+            name?: string;
+            /** @description The scopes the app may be granted at the token endpoint: one or more of tools:read, tools:write, tools:publish. */
+            scopes?: ("tools:read" | "tools:write" | "tools:publish")[];
+        };
         AuthorizationServerMetadata: {
             issuer: string;
             token_endpoint: string;
@@ -1870,7 +2016,7 @@ export interface components {
          * @description A stable machine-readable code.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "INVALID_TOKEN" | "INSUFFICIENT_SCOPE" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "INVALID_REQUEST" | "INVALID_CLIENT" | "INVALID_GRANT" | "UNAUTHORIZED_CLIENT" | "UNSUPPORTED_GRANT_TYPE" | "INVALID_SCOPE" | "TOOL_NOT_FOUND" | "ENDPOINT_NOT_ALLOWED" | "INVALID_ARGUMENTS" | "TOOL_NOT_ENABLED" | "TOOL_CREDENTIALS_MISSING" | "TOOL_BLOCKED" | "TOOL_TIMEOUT" | "TOOL_UNREACHABLE" | "TOOL_HTTP_ERROR" | "TOOL_INVALID_RESPONSE" | "TOOL_RESPONSE_TOO_LARGE" | "ORG_NOT_FOUND" | "AGENT_NOT_FOUND" | "FORM_NOT_FOUND" | "CONTACT_NOT_FOUND" | "OPPORTUNITY_NOT_FOUND" | "CUSTOM_FIELD_NOT_FOUND" | "PIPELINE_NOT_FOUND" | "STAGE_NOT_FOUND" | "CONSENT_REQUIRED" | "IDENTITY_REQUIRED" | "FIELD_REQUIRED" | "INVALID_FIELD";
+        ErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "INVALID_TOKEN" | "INSUFFICIENT_SCOPE" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "INVALID_REQUEST" | "INVALID_CLIENT" | "INVALID_GRANT" | "UNAUTHORIZED_CLIENT" | "UNSUPPORTED_GRANT_TYPE" | "INVALID_SCOPE" | "APP_NOT_FOUND" | "TOOL_NOT_FOUND" | "ENDPOINT_NOT_ALLOWED" | "INVALID_ARGUMENTS" | "TOOL_NOT_ENABLED" | "TOOL_CREDENTIALS_MISSING" | "TOOL_BLOCKED" | "TOOL_TIMEOUT" | "TOOL_UNREACHABLE" | "TOOL_HTTP_ERROR" | "TOOL_INVALID_RESPONSE" | "TOOL_RESPONSE_TOO_LARGE" | "ORG_NOT_FOUND" | "AGENT_NOT_FOUND" | "FORM_NOT_FOUND" | "CONTACT_NOT_FOUND" | "OPPORTUNITY_NOT_FOUND" | "CUSTOM_FIELD_NOT_FOUND" | "PIPELINE_NOT_FOUND" | "STAGE_NOT_FOUND" | "CONSENT_REQUIRED" | "IDENTITY_REQUIRED" | "FIELD_REQUIRED" | "INVALID_FIELD";
         ErrorDetail: {
             path: string;
             message: string;
@@ -3669,6 +3815,440 @@ export interface operations {
             };
             /** @description Not found. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listApps: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1–100. */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppPageResponse"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AppCreate"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppCredentialsResponse"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Content-Type is not accepted. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description App id (`app_…`), the same as its client_id.
+                 * @example app_3kTMd92nqLx0aPz8Vb1c
+                 */
+                app_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppResponse"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description App id (`app_…`), the same as its client_id.
+                 * @example app_3kTMd92nqLx0aPz8Vb1c
+                 */
+                app_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description App id (`app_…`), the same as its client_id.
+                 * @example app_3kTMd92nqLx0aPz8Vb1c
+                 */
+                app_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AppUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppResponse"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Content-Type is not accepted. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateAppSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description App id (`app_…`), the same as its client_id.
+                 * @example app_3kTMd92nqLx0aPz8Vb1c
+                 */
+                app_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AppSecretRotation"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppCredentialsResponse"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Content-Type is not accepted. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
