@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBase62 } from '../src/lib/ids.js';
-import { load, mergeRuns, printGrid, startChild, type ChildServer, type LoadOptions, type LoadResult } from './lib.js';
+import { addressSequence, fromNewAddress, load, mergeRuns, printGrid, startChild, type ChildServer, type LoadOptions, type LoadResult } from './lib.js';
 
 /**
  * `npm run bench:compare -- <git ref>`: the public paths of this working tree against the same
@@ -76,15 +76,6 @@ async function seed(build: Build): Promise<Seeded> {
   return { server, slug, stylesheet, consentVersion: config.data.consentVersion, clientId: String(app.clientId), clientSecret: String(app.clientSecret), dataDir };
 }
 
-/** 10.0.0.1, 10.0.0.2, …: a new client address for every request, so per-address limits never refuse one. */
-function addressSequence(): () => string {
-  let n = 0;
-  return () => {
-    n++;
-    return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
-  };
-}
-
 interface Path {
   name: string;
   /** The load for one build (its seeded server); the bare server gets GET of its one body. */
@@ -92,7 +83,7 @@ interface Path {
 }
 
 const nextAddress = addressSequence();
-const withNewAddress = (request: { headers?: Record<string, string> }) => ({ ...request, headers: { ...request.headers, 'x-forwarded-for': nextAddress() } });
+const withNewAddress = fromNewAddress(nextAddress);
 
 function paths(): Path[] {
   let person = 0;

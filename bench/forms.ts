@@ -8,7 +8,7 @@ import { randomBase62 } from '../src/lib/ids.js';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
 import { createServices } from '../src/services.js';
-import { load, memoryMb, mergeRuns, printTable, startChild, startSwitchboard, throwawaySchema, type LoadResult, type Row } from './lib.js';
+import { addressSequence, fromNewAddress, load, memoryMb, mergeRuns, printTable, startChild, startSwitchboard, throwawaySchema, type LoadResult, type Row } from './lib.js';
 
 /**
  * Public Forms API under load, against Switchboard running as `npm start` runs it
@@ -30,15 +30,6 @@ export interface FormsBenchOptions {
   databaseUrl?: string;
   seconds?: number;
   connections?: number;
-}
-
-/** 10.0.0.1, 10.0.0.2, …: a new client address for every request. */
-function addressSequence(): () => string {
-  let n = 0;
-  return () => {
-    n++;
-    return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
-  };
 }
 
 export async function benchForms(options: FormsBenchOptions = {}): Promise<Row[]> {
@@ -86,7 +77,7 @@ export async function benchForms(options: FormsBenchOptions = {}): Promise<Row[]
     // Both servers get the same request stream, a new X-Forwarded-For each time, so the load
     // generator (on the same two cores) costs the same in both runs.
     const nextAddress = addressSequence();
-    const withNewAddress = (request: { headers?: Record<string, string> }) => ({ ...request, headers: { ...request.headers, 'x-forwarded-for': nextAddress() } });
+    const withNewAddress = fromNewAddress(nextAddress);
     const bare = await startChild('bench/bare-server.ts', { BARE_BODY: configBody });
     const bareUrl = `${bare.url}/api/public/forms/${slug}`;
     const rounds = 4;

@@ -63,6 +63,20 @@ export function startSwitchboard(env: Record<string, string>): Promise<ChildServ
   return startChild('dist/src/main.js', env, '/healthz', nodeArgs);
 }
 
+/** 10.0.0.1, 10.0.0.2, …: a new client address for every request, so per-address limits never refuse one. */
+export function addressSequence(): () => string {
+  let n = 0;
+  return () => {
+    n++;
+    return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+  };
+}
+
+/** An autocannon request builder that sends each request from the next address of `next`. */
+export function fromNewAddress(next: () => string) {
+  return (request: { headers?: Record<string, string> }) => ({ ...request, headers: { ...request.headers, 'x-forwarded-for': next() } });
+}
+
 /** Resident and peak resident memory of a process, in MB (Linux). */
 export function memoryMb(pid: number): { rss: number; peak: number } {
   try {

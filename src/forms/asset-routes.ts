@@ -6,7 +6,7 @@ import type { WebAsset, WebAssets } from './web-assets.js';
 
 /**
  * The browser code, from dist/web (web-assets.ts), with ETag and 304, the build's .br / .gz copy as
- * the client accepts, `Access-Control-Allow-Origin: *` and `Vary: Accept-Encoding`:
+ * the client accepts (with `Vary: Accept-Encoding`, set by sendFromMemory), `Access-Control-Allow-Origin: *`:
  * - `GET /form-embed.js`: the snippet's URL, loaded by every page that embeds a form; 5 minutes of
  *   caching, so a new build reaches pages soon.
  * - `GET /form-embed.<hash>.js` and `GET /assets/<name>.<hash>.(js|css)`: immutable, a year, so a
@@ -23,7 +23,6 @@ const COMMON_HEADERS = {
   'Access-Control-Allow-Origin': '*',
   'Cross-Origin-Resource-Policy': 'cross-origin',
   'X-Content-Type-Options': 'nosniff',
-  Vary: 'Accept-Encoding',
 };
 
 function sendImmutable(request: FastifyRequest, reply: FastifyReply, asset: WebAsset): FastifyReply {
