@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBase62 } from '../src/lib/ids.js';
-import { addressSequence, fromNewAddress, load, mergeRuns, printGrid, startChild, type ChildServer, type LoadOptions, type LoadResult } from './lib.js';
+import { addressSequence, createBenchForm, fromNewAddress, load, mergeRuns, printGrid, startChild, type ChildServer, type LoadOptions, type LoadResult } from './lib.js';
 
 /**
  * `npm run bench:compare -- <git ref>`: the public paths of this working tree against the same
@@ -57,18 +57,7 @@ async function seed(build: Build): Promise<Seeded> {
   const app = cli(build, env, ['app', 'create', '--developer', developerEmail, '--name', 'Bench app']);
   const server = await startChild(join(build.dir, 'dist/src/main.js'), env);
   const slug = `bench-${tag}`;
-  const created = await fetch(`${server.url}/api/org/forms`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${String(org.apiKey)}`, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      slug,
-      title: 'Book a visit',
-      consentText: 'I agree that Bench Dental may contact me about my request.',
-      fields: { name: { enabled: true, required: true }, email: { enabled: true, required: true }, message: { enabled: true, required: false } },
-      createOpportunity: true,
-    }),
-  });
-  if (created.status !== 201) throw new Error(`${build.label}: could not create the form: ${created.status} ${await created.text()}`);
+  await createBenchForm(server.url, String(org.apiKey), slug);
   const config = (await (await fetch(`${server.url}/api/public/forms/${slug}`, { headers: { 'x-forwarded-for': '192.0.2.1' } })).json()) as { data: { consentVersion: string } };
   const page = await (await fetch(`${server.url}/f/${slug}`, { headers: { 'x-forwarded-for': '192.0.2.1' } })).text();
   const stylesheet = /href="(\/assets\/form\.[0-9a-f]{12}\.css)"/.exec(page)?.[1];

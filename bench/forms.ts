@@ -8,7 +8,7 @@ import { randomBase62 } from '../src/lib/ids.js';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
 import { createServices } from '../src/services.js';
-import { addressSequence, fromNewAddress, load, memoryMb, mergeRuns, printTable, startChild, startSwitchboard, throwawaySchema, type LoadResult, type Row } from './lib.js';
+import { addressSequence, createBenchForm, fromNewAddress, load, memoryMb, mergeRuns, printTable, startChild, startSwitchboard, throwawaySchema, type LoadResult, type Row } from './lib.js';
 
 /**
  * Public Forms API under load, against Switchboard running as `npm start` runs it
@@ -58,18 +58,7 @@ export async function benchForms(options: FormsBenchOptions = {}): Promise<Row[]
   const rows: Row[] = [];
   try {
     const slug = `bench-${randomBase62(8).toLowerCase()}`;
-    const created = await fetch(`${server.url}/api/org/forms`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${org.apiKey.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        slug,
-        title: 'Book a visit',
-        consentText: 'I agree that Bench Dental may contact me about my request.',
-        fields: { name: { enabled: true, required: true }, email: { enabled: true, required: true }, message: { enabled: true, required: false } },
-        createOpportunity: true,
-      }),
-    });
-    if (created.status !== 201) throw new Error(`could not create the form: ${created.status} ${await created.text()}`);
+    await createBenchForm(server.url, org.apiKey.key, slug);
     const configUrl = `${server.url}/api/public/forms/${slug}`;
     const configBody = await (await fetch(configUrl, { headers: { 'x-forwarded-for': '192.0.2.1' } })).text();
     const consentVersion = (JSON.parse(configBody) as { data: { consentVersion: string } }).data.consentVersion;

@@ -77,6 +77,25 @@ export function fromNewAddress(next: () => string) {
   return (request: { headers?: Record<string, string> }) => ({ ...request, headers: { ...request.headers, 'x-forwarded-for': next() } });
 }
 
+/**
+ * The benchmarks' form (name, email, message, an opportunity per submission), created through the
+ * Operator API with an org API key.
+ */
+export async function createBenchForm(serverUrl: string, apiKey: string, slug: string): Promise<void> {
+  const created = await fetch(`${serverUrl}/api/org/forms`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      slug,
+      title: 'Book a visit',
+      consentText: 'I agree that Bench Dental may contact me about my request.',
+      fields: { name: { enabled: true, required: true }, email: { enabled: true, required: true }, message: { enabled: true, required: false } },
+      createOpportunity: true,
+    }),
+  });
+  if (created.status !== 201) throw new Error(`could not create the form at ${serverUrl}: ${created.status} ${await created.text()}`);
+}
+
 /** Resident and peak resident memory of a process, in MB (Linux). */
 export function memoryMb(pid: number): { rss: number; peak: number } {
   try {
