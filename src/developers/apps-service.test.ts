@@ -96,15 +96,16 @@ describe.each(testDialects())('developer apps on %s', (dialect) => {
     it('answers APP_NOT_FOUND for another developer\'s app on every operation, exactly as for a missing one, and changes nothing', async () => {
       const theirs = bob.app.clientId;
       const before = await databaseSnapshot(t.database);
+      // Each started only when awaited: a rejection no one awaits yet is an unhandled one.
       const calls = [
-        apps.get(ada.developer.id, theirs),
-        apps.update(ada.developer.id, theirs, { name: 'Mine now' }),
-        apps.rotateSecret(ada.developer.id, theirs, { previousSecretExpiresIn: 60 }),
-        apps.remove(ada.developer.id, theirs),
-        apps.get(ada.developer.id, 'app_00000000000000000000'),
+        () => apps.get(ada.developer.id, theirs),
+        () => apps.update(ada.developer.id, theirs, { name: 'Mine now' }),
+        () => apps.rotateSecret(ada.developer.id, theirs, { previousSecretExpiresIn: 60 }),
+        () => apps.remove(ada.developer.id, theirs),
+        () => apps.get(ada.developer.id, 'app_00000000000000000000'),
       ];
       for (const call of calls) {
-        const error = await refusal(call);
+        const error = await refusal(call());
         expect({ code: error.code, status: error.status, message: error.message }).toEqual({ code: 'APP_NOT_FOUND', status: 404, message: 'No app with that id exists in your account.' });
       }
       expect(changedTables(before, await databaseSnapshot(t.database))).toEqual([]);
