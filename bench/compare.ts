@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBase62 } from '../src/lib/ids.js';
-import { addressSequence, createBenchForm, fromNewAddress, load, mergeRuns, printGrid, startChild, type ChildServer, type LoadOptions, type LoadResult } from './lib.js';
+import { addressSequence, createBenchForm, fromNewAddress, load, mergeRuns, printGrid, serverNodeArgs, startChild, type ChildServer, type LoadOptions, type LoadResult } from './lib.js';
 
 /**
  * `npm run bench:compare -- <git ref>`: the public paths of this working tree against the same
@@ -55,7 +55,9 @@ async function seed(build: Build): Promise<Seeded> {
   const developerEmail = `dev-${tag}@example.com`;
   cli(build, env, ['developer', 'create', '--email', developerEmail, '--name', 'Bench Developer']);
   const app = cli(build, env, ['app', 'create', '--developer', developerEmail, '--name', 'Bench app']);
-  const server = await startChild(join(build.dir, 'dist/src/main.js'), env);
+  // Both builds without V8's allocation-site pretenuring, which puts a random half of server processes in a
+  // mode twice as slow (src/v8-flags.ts): a build from before that file would otherwise be measured in a lottery.
+  const server = await startChild(join(build.dir, 'dist/src/main.js'), env, '/healthz', ['--no-allocation-site-pretenuring', ...serverNodeArgs()]);
   const slug = `bench-${tag}`;
   await createBenchForm(server.url, String(org.apiKey), slug);
   const config = (await (await fetch(`${server.url}/api/public/forms/${slug}`, { headers: { 'x-forwarded-for': '192.0.2.1' } })).json()) as { data: { consentVersion: string } };

@@ -57,10 +57,15 @@ export async function startChild(script: string, env: Record<string, string>, re
 
 /** Switchboard exactly as `npm start` runs it: the compiled build (`npm run bench` builds first). */
 export function startSwitchboard(env: Record<string, string>): Promise<ChildServer> {
-  // BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server under load;
-  // "--trace-gc" with BENCH_SERVER_STDOUT=/tmp/gc.log shows its garbage collections.
-  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  return startChild('dist/src/main.js', env, '/healthz', nodeArgs);
+  return startChild('dist/src/main.js', env, '/healthz', serverNodeArgs());
+}
+
+/**
+ * BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the Switchboard servers under load;
+ * "--trace-gc" with BENCH_SERVER_STDOUT=/tmp/gc.log shows their garbage collections.
+ */
+export function serverNodeArgs(): string[] {
+  return (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 }
 
 /** 10.0.0.1, 10.0.0.2, …: a new client address for every request, so per-address limits never refuse one. */

@@ -60,6 +60,7 @@ const commands: Record<string, Command> = {
     summary: 'Runs the server, as npm start does.',
     options: {},
     start: async (config) => {
+      await import('./v8-flags.js');
       const { startServer } = await import('./server.js');
       const server = await startServer(config);
       server.app.log.info(`Switchboard is ready at ${config.publicUrl}`);

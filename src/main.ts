@@ -1,3 +1,5 @@
+// First: V8 settings that must hold before any of the app's code runs (v8-flags.ts says why).
+import './v8-flags.js';
 import { ConfigError, loadConfig } from './config.js';
 import { startServer } from './server.js';
 
