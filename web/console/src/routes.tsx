@@ -8,6 +8,7 @@ import { Home, RequireOrganization, RequireOwner } from './components/RequireSes
 import { NoticesProvider } from './lib/notices';
 import { crmRoutes } from './pages/crm/routes';
 import { toolsRoutes } from './pages/tools/routes';
+import { developerRoutes } from './pages/developer/routes';
 
 /** Each page is its own chunk, loaded when first visited. */
 const page = (load: () => Promise<{ default: ComponentType }>): RouteObject['lazy'] => async () => ({ Component: (await load()).default });
@@ -77,7 +78,7 @@ export const routes: RouteObject[] = [
         lazy: page(() => import('./components/SignedInShell')),
         children: [
           { index: true, element: <Home /> },
-          { path: 'developer', lazy: page(() => import('./pages/Developer')) },
+          ...developerRoutes,
           { path: 'settings', lazy: page(() => import('./pages/Settings')) },
           {
             // The operator pages: a person without an organization is sent to /developer.

@@ -1,15 +1,15 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
-import { api } from '../api/client';
-import { useCurrentSession, useSessionActions } from '../api/session';
-import type { DeveloperTool, Page as ListPage, Session, SessionDeveloper } from '../api/types';
-import { FormError, TextField } from '../components/fields';
-import { Page } from '../components/Page';
-import { LoadError, Loading } from '../components/QueryState';
-import { TableWrap } from '../components/TableWrap';
-import { formatDateTime } from '../lib/format';
-import { useNotify } from '../lib/notices';
-import { useFormErrors } from '../lib/useFormErrors';
+import { api } from '../../api/client';
+import { useCurrentSession, useSessionActions } from '../../api/session';
+import type { DeveloperTool, Page as ListPage, Session, SessionDeveloper } from '../../api/types';
+import { FormError, TextField } from '../../components/fields';
+import { Page } from '../../components/Page';
+import { LoadError, Loading } from '../../components/QueryState';
+import { TableWrap } from '../../components/TableWrap';
+import { formatDateTime } from '../../lib/format';
+import { useNotify } from '../../lib/notices';
+import { useFormErrors } from '../../lib/useFormErrors';
 
 /** How many of the developer's tools this page lists (newest first); the tools pages come with the portal. */
 const SHOWN = 20;
