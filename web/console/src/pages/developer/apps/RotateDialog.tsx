@@ -43,7 +43,7 @@ export function RotateDialog({ app, onClose }: { app: DeveloperApp; onClose: () 
     <ModalDialog title={`Rotate the secret of “${app.name}”`} isOpen onOpenChange={(open) => !open && !rotate.isPending && onClose()} isDismissable={!rotate.isPending && !rotated}>
       {(close) =>
         rotated ? (
-          <NewSecret app={rotated} title="The new client secret" onDone={close}>
+          <NewSecret app={rotated} title={<>New client secret of “{rotated.name}”</>} onDone={close}>
             <p>
               {rotated.previousSecretExpiresAt
                 ? `The old secret keeps working until ${formatDateTime(rotated.previousSecretExpiresAt)}: deploy the new one before then.`
