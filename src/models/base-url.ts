@@ -49,6 +49,7 @@ async function isLocalHost(host: string, policy: BaseUrlPolicy): Promise<boolean
  */
 export async function checkBaseUrl(raw: string, policy: BaseUrlPolicy): Promise<string> {
   const value = raw.trim();
+  if (!URL.canParse(value)) throw refuse('The base URL is not a valid URL. Use a full address like https://api.openai.com/v1.');
   const plainHttp = /^http:\/\//i.test(value);
   // The endpoint rules' syntax, on the https form of a plain http:// URL (its own check refuses http).
   const syntaxOf = plainHttp ? value.replace(/^http:/i, 'https:') : value;
