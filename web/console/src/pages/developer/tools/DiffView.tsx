@@ -5,7 +5,8 @@ import { isEmptyDiff, parameterSummary, type DefinitionDiff } from './definition
  * A definition diff in words: each changed field with its old and new value in a table, then each
  * parameter marked "Added", "Removed" or "Changed" in text (colour only repeats what the words say).
  */
-export function DiffView({ diff, beforeLabel, afterLabel, label }: { diff: DefinitionDiff; beforeLabel: string; afterLabel: string; label: string }) {
+export function DiffView({ diff, beforeLabel, afterLabel, label, headingLevel }: { diff: DefinitionDiff; beforeLabel: string; afterLabel: string; label: string; headingLevel: 3 | 4 }) {
+  const Heading = headingLevel === 3 ? 'h3' : 'h4';
   if (isEmptyDiff(diff)) return <p>No changes: the definitions are the same.</p>;
   return (
     <div className="tool-diff">
@@ -34,7 +35,7 @@ export function DiffView({ diff, beforeLabel, afterLabel, label }: { diff: Defin
       ) : null}
       {diff.parameters.length || diff.reordered ? (
         <>
-          <h4 className="tool-diff-title">Parameters</h4>
+          <Heading className="tool-diff-title">Parameters</Heading>
           <ul className="tool-diff-params">
             {diff.parameters.map((change) => (
               <li key={`${change.kind}-${change.name}`} className={`tool-diff-${change.kind}`}>

@@ -103,7 +103,7 @@ function PublishButton({ tool, latest }: { tool: DeveloperTool; latest: ToolRevi
                     ? `The working copy is version ${latest.version} as it was: publishing puts that version back in the catalog.`
                     : `Publishing makes version ${next} live for every business that enabled the tool, from their next call. Changes from version ${latest.version}:`}
                 </p>
-                {unchanged ? null : <DiffView diff={diff} beforeLabel={`Version ${latest.version}${latest.live ? ' (live)' : ''}`} afterLabel="Working copy" label="Changes to publish" />}
+                {unchanged ? null : <DiffView diff={diff} beforeLabel={`Version ${latest.version}${latest.live ? ' (live)' : ''}`} afterLabel="Working copy" label="Changes to publish" headingLevel={3} />}
               </>
             ) : (
               <p>This is the first version: publishing puts the tool in the public catalog, where businesses can enable it for their agents.</p>

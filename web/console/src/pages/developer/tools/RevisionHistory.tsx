@@ -25,13 +25,19 @@ export function RevisionHistory({ query }: { query: UseInfiniteQueryResult<Infin
             return (
               <li key={revision.id}>
                 <h3>
-                  Version {revision.version} {revision.live ? <span className="badge on">Live</span> : null}
+                  Version {revision.version}
+                  {revision.live ? (
+                    <>
+                      {' '}
+                      <span className="badge on">Live</span>
+                    </>
+                  ) : null}
                 </h3>
                 <p className="small muted">Published {formatDateTime(revision.publishedAt)}</p>
                 {previous ? (
                   <details>
                     <summary>Changes from version {previous.version}</summary>
-                    <DiffView diff={diffDefinitions(previous, revision)} beforeLabel={`Version ${previous.version}`} afterLabel={`Version ${revision.version}`} label={`Version ${revision.version} changes`} />
+                    <DiffView diff={diffDefinitions(previous, revision)} beforeLabel={`Version ${previous.version}`} afterLabel={`Version ${revision.version}`} label={`Version ${revision.version} changes`} headingLevel={4} />
                   </details>
                 ) : null}
                 <details>
