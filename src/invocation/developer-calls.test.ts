@@ -146,4 +146,33 @@ describe.each(testDialects())('developer call log on %s', (dialect) => {
     const writer = await developerSession(t.database, t.clock, t.app, 'tools:write');
     expect((await get(`/api/dev/tools/${toolId}/calls`, writer)).statusCode).toBe(403);
   });
+
+  it('with a console session: reads without a CSRF token; refuses a test call without one, an operator without a developer account, and another developer', async () => {
+    const signIn = async (email: string) => {
+      const res = await t.app.inject({ method: 'POST', url: '/api/auth/signin', payload: { email, password: 'correct horse battery' } });
+      expect(res.statusCode, res.body).toBe(200);
+      return { cookie: String(res.headers['set-cookie']).split(';')[0]!, csrf: (res.json() as { data: { csrfToken: string } }).data.csrfToken };
+    };
+    const mine = await signIn(dev.developer.email);
+    const filtered = await t.app.inject({ method: 'GET', url: `/api/dev/tools/${toolId}/calls?outcome=OK`, headers: { cookie: mine.cookie } });
+    expect(filtered.statusCode, filtered.body).toBe(200);
+    expect((filtered.json() as { data: { items: DevCall[] } }).data.items.map((item) => item.outcome)).toEqual(['OK', 'OK', 'OK']);
+
+    const before = (await allCalls()).length;
+    const noCsrf = await t.app.inject({ method: 'POST', url: `/api/dev/tools/${toolId}/test`, headers: { cookie: mine.cookie }, payload: { arguments: { weightKg: 1, country: 'PT' } } });
+    expect(noCsrf.statusCode).toBe(403);
+    expect(noCsrf.json()).toMatchObject({ code: 'FORBIDDEN' });
+    expect((await allCalls()).length).toBe(before);
+
+    const operator = await signIn(orgA.operator.email);
+    for (const path of [`/api/dev/tools/${toolId}/calls?outcome=OK`, `/api/dev/tools/${toolId}/stats`]) {
+      const res = await t.app.inject({ method: 'GET', url: path, headers: { cookie: operator.cookie } });
+      expect(res.statusCode, path).toBe(403);
+      expect(res.json()).toMatchObject({ code: 'FORBIDDEN', error: expect.stringMatching(/developer/i) });
+      const other = await t.app.inject({ method: 'GET', url: path, headers: { cookie: (await signIn(stranger.developer.email)).cookie } });
+      expect(other.statusCode, path).toBe(404);
+      expect(other.json()).toMatchObject({ code: 'TOOL_NOT_FOUND' });
+      expect((await t.app.inject({ method: 'GET', url: path })).statusCode, path).toBe(401);
+    }
+  });
 });
