@@ -24,7 +24,14 @@ export function PublishSection({ tool, latest }: { tool: DeveloperTool; latest: 
   const notify = useNotify();
   const navigate = useNavigate();
   const refresh = () => client.invalidateQueries({ queryKey: toolPageKeys.tool(tool.id) });
-  const unpublish = useMutation({ mutationFn: () => unpublishTool(tool.id), onSuccess: () => { notify(`${tool.name} is unpublished.`); return refresh(); } });
+  const unpublish = useMutation({
+    mutationFn: () => unpublishTool(tool.id),
+    onSuccess: () => {
+      notify(`${tool.name} is unpublished.`);
+      // The revisions' `live` mark changes too.
+      return Promise.all([refresh(), client.invalidateQueries({ queryKey: toolPageKeys.revisions(tool.id) })]);
+    },
+  });
   const remove = useMutation({ mutationFn: () => deleteTool(tool.id) });
   const live = tool.status === 'published';
 
@@ -81,6 +88,10 @@ function PublishButton({ tool, latest }: { tool: DeveloperTool; latest: ToolRevi
       await Promise.all([client.invalidateQueries({ queryKey: toolPageKeys.tool(tool.id) }), client.invalidateQueries({ queryKey: toolPageKeys.revisions(tool.id) })]);
       setOpen(false);
       notify(`${published.name} version ${published.version} is live.`);
+      // With nothing left to publish the Publish button goes away: focus goes to the page's heading rather than nowhere.
+      setTimeout(() => {
+        if (!document.activeElement || document.activeElement === document.body) document.querySelector<HTMLElement>('main h1')?.focus();
+      }, 50);
     },
   });
   const diff = latest ? diffDefinitions(latest, tool) : null;
