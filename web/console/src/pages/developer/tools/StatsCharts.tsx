@@ -4,6 +4,7 @@ import { LoadError, Loading } from '../../../components/QueryState';
 import { TableWrap } from '../../../components/TableWrap';
 import { formatDate } from '../../../lib/format';
 import { outcomeLabel } from '../../tools/format';
+import { outcomesOf } from './chartData';
 import { fetchStats, toolPageKeys, type ToolCallDay } from './toolPageApi';
 
 /**
@@ -21,14 +22,6 @@ const plotH = H - PAD.top - PAD.bottom;
 const SERIES = 6;
 
 const shortDay = (date: string) => formatDate(`${date}T12:00:00Z`);
-
-/** OK first, then the failure kinds seen in the period, most frequent first. */
-export function outcomesOf(days: ToolCallDay[]): string[] {
-  const totals = new Map<string, number>();
-  for (const day of days) for (const [outcome, count] of Object.entries(day.outcomes)) totals.set(outcome, (totals.get(outcome) ?? 0) + count);
-  const failures = [...totals.entries()].filter(([o]) => o !== 'OK').sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([o]) => o);
-  return totals.has('OK') ? ['OK', ...failures] : failures;
-}
 
 export function StatsSection({ toolId }: { toolId: string }) {
   const stats = useQuery({ queryKey: toolPageKeys.stats(toolId), queryFn: ({ signal }) => fetchStats(toolId, signal) });
