@@ -116,6 +116,9 @@ function PublishButton({ tool, latest }: { tool: DeveloperTool; latest: ToolRevi
                 </p>
                 {unchanged ? null : <DiffView diff={diff} beforeLabel={`Version ${latest.version}${latest.live ? ' (live)' : ''}`} afterLabel="Working copy" label="Changes to publish" headingLevel={3} />}
               </>
+            ) : tool.version > 0 ? (
+              // The history did not load: say so rather than pretend there is nothing to compare with.
+              <p>The published versions could not be loaded, so the changes cannot be shown. Publishing makes the working copy live for every business that enabled the tool.</p>
             ) : (
               <p>This is the first version: publishing puts the tool in the public catalog, where businesses can enable it for their agents.</p>
             )}
