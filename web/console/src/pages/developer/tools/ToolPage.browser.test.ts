@@ -144,6 +144,18 @@ describe('the developer\'s tool page, in Chromium', () => {
     expect(endpoint.requests.at(-1)!.headers.authorization).toBe(`Bearer ${TEST_TOKEN}`);
     await visited(page, 'tool page after a test call', 'tool-page-tested');
 
+    // As JSON (seeded from the form): arguments that do not fit are refused before anything is sent.
+    const sent = endpoint.requests.length;
+    await test.getByLabel('JSON').check();
+    const argumentsBox = test.getByLabel('Arguments (JSON)');
+    expect(JSON.parse(await argumentsBox.inputValue())).toEqual({ city: 'Lisbon', days: 3 });
+    await argumentsBox.fill('{"city": 5, "days": 3}');
+    await test.getByRole('button', { name: 'Send test call' }).click();
+    await poll(() => test.getByText('Arguments did not fit').count()).toBe(1);
+    await poll(() => test.getByText('INVALID_ARGUMENTS', { exact: true }).count()).toBe(1);
+    expect(endpoint.requests.length).toBe(sent);
+    await axe(page, 'tool page, refused test call');
+
     // Businesses call it: three answers, one of them an error.
     const org = await createOrgWithKey(t.database, t.clock);
     await install(t.app, org, { toolId: tool.id, credentials: { token: 'tok_org' } });
