@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { exportTool, parametersToJsonSchema, TOOL_FORMATS, type ExportedParameter } from './export';
-import { parameterNameProblems, RESERVED_PARAMETER } from './parameters';
+import { exportTool, parametersToJsonSchema, TOOL_FORMATS, type ExportedParameter } from './export.js';
+import { parameterNameProblems, RESERVED_PARAMETER } from './parameters.js';
 
 const PARAMETERS: ExportedParameter[] = [
   { name: 'city', type: 'string', description: 'City name, e.g. Lisbon', required: true },
