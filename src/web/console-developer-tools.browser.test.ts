@@ -84,10 +84,10 @@ describe('the developer portal: tools list and editor, in Chromium', () => {
     await poll(() => openai.textContent()).toMatch(/"days"[\s\S]*"city"/);
 
     // city moves up by keyboard; the focus stays on its Move up button, now in the first row.
-    await page.getByRole('button', { name: 'Move city up' }).focus();
+    await page.getByRole('button', { name: 'Move up: city' }).focus();
     await page.keyboard.press('Enter');
     await poll(() => page.getByRole('group', { name: 'Parameter 1' }).getByLabel('Parameter name').inputValue()).toBe('city');
-    await poll(() => page.evaluate<string | null>("document.activeElement?.getAttribute('aria-label') ?? null")).toBe('Move city up');
+    await poll(() => page.evaluate<string | null>("document.activeElement?.getAttribute('aria-label') ?? null")).toBe('Move up: city');
     await poll(() => page.getByText('city moved to position 1 of 2.').count()).toBe(1);
     await poll(() => openai.textContent()).toMatch(/"city"[\s\S]*"days"[\s\S]*"required": \[\s*"city"\s*\]/);
     // The other APIs' shapes, from the same export.

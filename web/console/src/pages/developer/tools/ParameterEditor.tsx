@@ -17,7 +17,7 @@ interface Props {
 
 /**
  * The parameters the model fills in: add, remove and reorder. Move up / Move down are buttons (keyboard
- * and mouse alike, no dragging needed: WCAG 2.5.7); after a move the focus stays on the button pressed,
+ * and mouse alike, no dragging needed: WCAG 2.5.7), named "Move up: city" (the visible words first, WCAG 2.5.3); after a move the focus stays on the button pressed,
  * in the row's new place, and the new position is announced.
  */
 export function ParameterEditor({ parameters, onChange, errorOf }: Props) {
@@ -117,7 +117,7 @@ export function ParameterEditor({ parameters, onChange, errorOf }: Props) {
                 />
                 <CheckboxField label="Required" checked={p.required} onChange={(e) => update(p.key, { required: e.target.checked })} />
                 <div className="actions">
-                  <button type="button" className="button small" data-focus="up" aria-disabled={index === 0} onClick={() => move(index, -1)} aria-label={`Move ${label} up`}>
+                  <button type="button" className="button small" data-focus="up" aria-disabled={index === 0} onClick={() => move(index, -1)} aria-label={`Move up: ${label}`}>
                     Move up
                   </button>
                   <button
@@ -126,7 +126,7 @@ export function ParameterEditor({ parameters, onChange, errorOf }: Props) {
                     data-focus="down"
                     aria-disabled={index === parameters.length - 1}
                     onClick={() => move(index, 1)}
-                    aria-label={`Move ${label} down`}
+                    aria-label={`Move down: ${label}`}
                   >
                     Move down
                   </button>

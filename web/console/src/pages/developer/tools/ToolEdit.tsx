@@ -177,7 +177,7 @@ function ToolEditor({ tool }: { tool: DeveloperTool | null }) {
             </Link>
           </div>
         </form>
-        <aside className="preview">
+        <aside className="preview tool-export-aside">
           <ExportPreview name={draft.name.trim()} description={draft.description.trim()} parameters={parameters} />
         </aside>
       </div>
