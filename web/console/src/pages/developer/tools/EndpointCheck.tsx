@@ -35,7 +35,8 @@ export function summary(v: EndpointVerdict): string {
   const host = v.host ?? 'The endpoint';
   if (internal.length) {
     const first = internal[0] as Address;
-    const named = `${host} is internal: ${first.address} is ${first.reasonText ?? 'not public'}.`;
+    const reason = first.reasonText ?? 'not public';
+    const named = host === first.address ? `${host} is internal: ${reason}.` : `${host} is internal: ${first.address} is ${reason}.`;
     return v.allowedOnlyByPrivateSetting ? `${named} Allowed here only because this server allows private endpoints (local development).` : `${named} Saving would refuse it.`;
   }
   if (v.resolution) return v.save.accepted ? `${host} ${v.resolution}: you can save it, and publish once it resolves to a public address.` : `${host} ${v.resolution}.`;
