@@ -83,12 +83,13 @@ describe('the developer portal: tools list and editor, in Chromium', () => {
     await second.getByLabel('Required', { exact: true }).check();
     await poll(() => openai.textContent()).toMatch(/"days"[\s\S]*"city"/);
 
-    // city moves up by keyboard; the focus stays on its Move up button, now in the first row.
-    await page.getByRole('button', { name: 'Move up: city' }).focus();
+    // days moves down by keyboard (React re-inserts that row's element, which drops the focus unless the
+    // editor puts it back): the focus stays on its Move down button, now in the second row.
+    await page.getByRole('button', { name: 'Move down: days' }).focus();
     await page.keyboard.press('Enter');
     await poll(() => page.getByRole('group', { name: 'Parameter 1' }).getByLabel('Parameter name').inputValue()).toBe('city');
-    await poll(() => page.evaluate<string | null>("document.activeElement?.getAttribute('aria-label') ?? null")).toBe('Move up: city');
-    await poll(() => page.getByText('city moved to position 1 of 2.').count()).toBe(1);
+    await poll(() => page.evaluate<string | null>("document.activeElement?.getAttribute('aria-label') ?? null")).toBe('Move down: days');
+    await poll(() => page.getByText('days moved to position 2 of 2.').count()).toBe(1);
     await poll(() => openai.textContent()).toMatch(/"city"[\s\S]*"days"[\s\S]*"required": \[\s*"city"\s*\]/);
     // The other APIs' shapes, from the same export.
     await page.getByRole('tab', { name: 'Anthropic' }).click();
