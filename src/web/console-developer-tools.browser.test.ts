@@ -90,6 +90,11 @@ describe('the developer portal: tools list and editor, in Chromium', () => {
     await poll(() => page.getByRole('group', { name: 'Parameter 1' }).getByLabel('Parameter name').inputValue()).toBe('city');
     await poll(() => page.evaluate<string | null>("document.activeElement?.getAttribute('aria-label') ?? null")).toBe('Move down: days');
     await poll(() => page.getByText('days moved to position 2 of 2.').count()).toBe(1);
+    // And by mouse: up and back down again.
+    await page.getByRole('button', { name: 'Move up: days' }).click();
+    await poll(() => page.getByRole('group', { name: 'Parameter 1' }).getByLabel('Parameter name').inputValue()).toBe('days');
+    await page.getByRole('button', { name: 'Move down: days' }).click();
+    await poll(() => page.getByRole('group', { name: 'Parameter 2' }).getByLabel('Parameter name').inputValue()).toBe('days');
     await poll(() => openai.textContent()).toMatch(/"city"[\s\S]*"days"[\s\S]*"required": \[\s*"city"\s*\]/);
     // The other APIs' shapes, from the same export.
     await page.getByRole('tab', { name: 'Anthropic' }).click();

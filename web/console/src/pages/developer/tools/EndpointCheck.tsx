@@ -1,10 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { api } from '../../../api/client';
-import type { components } from '../../../api/schema';
-
-export type EndpointVerdict = components['schemas']['EndpointVerdict'];
-type Address = EndpointVerdict['addresses'][number];
+import { addressText, summary, verdictText, type EndpointVerdict } from './endpoint-verdict';
 
 /**
  * How long typing must pause before the endpoint is checked: 600 ms lets a word be typed without a
@@ -21,30 +18,6 @@ function useSettled(value: string): string {
   }, [value]);
   return settled;
 }
-
-function addressText(a: Address): string {
-  if (a.public) return `${a.address}: public`;
-  const carried = a.embeddedIPv4 ? ` (carries ${a.embeddedIPv4})` : '';
-  return `${a.address}${carried}: internal, ${a.reasonText ?? a.reason ?? 'not public'}`;
-}
-
-/** One sentence for the polite live region: the verdict, not the details (those are below it). */
-export function summary(v: EndpointVerdict): string {
-  if (v.problem) return v.problem;
-  const internal = v.addresses.filter((a) => !a.public);
-  const host = v.host ?? 'The endpoint';
-  if (internal.length) {
-    const first = internal[0] as Address;
-    const reason = first.reasonText ?? 'not public';
-    const named = host === first.address ? `${host} is internal: ${reason}.` : `${host} is internal: ${first.address} is ${reason}.`;
-    return v.allowedOnlyByPrivateSetting ? `${named} Allowed here only because this server allows private endpoints (local development).` : `${named} Saving would refuse it.`;
-  }
-  if (v.resolution) return v.save.accepted ? `${host} ${v.resolution}: you can save it, and publish once it resolves to a public address.` : `${host} ${v.resolution}.`;
-  if (v.addresses.length) return `${host} is public. Saving and publishing would accept it.`;
-  return v.save.accepted ? 'Saving would accept it.' : (v.save.message ?? 'Saving would refuse it.');
-}
-
-const verdictText = (p: EndpointVerdict['save']) => (p.accepted ? 'accepted' : `refused: ${p.message ?? ''}`);
 
 /**
  * The endpoint's check as it is typed (POST /api/dev/tools/endpoint-check, DNS only): after a pause in
