@@ -116,6 +116,21 @@ describe('the developer portal: tools list and editor, in Chromium', () => {
     const listed = (await (await fetch(`${app}/api/dev/tools`, { headers: { cookie } })).json()) as { data: { items: Array<{ id: string; parameters: Array<{ name: string; required: boolean }> }> } };
     expect(listed.data.items[0]?.parameters.map((p) => [p.name, p.required])).toEqual([['city', true], ['days', false]]);
 
+    // The API's refusal beside the field it names, with the focus there: a name already taken.
+    await page.goto(`${app}/app/developer/tools/new`);
+    await page.getByLabel('Tool name').fill('weather_lookup');
+    await page.getByLabel(/^Description/).fill('Another weather tool.');
+    await page.getByLabel('Endpoint URL').fill('https://127.0.0.1:9/other');
+    await page.getByRole('button', { name: 'Create tool' }).click();
+    const nameInput = page.getByLabel('Tool name');
+    await poll(() => nameInput.getAttribute('aria-invalid')).toBe('true');
+    await poll(() => page.getByText(/You already have a tool named "weather_lookup"/).count()).toBe(1);
+    const nameId = await nameInput.getAttribute('id');
+    await poll(() => page.evaluate<string | null>('document.activeElement?.id ?? null')).toBe(nameId);
+    await page.getByRole('link', { name: 'Cancel' }).click();
+    await page.getByRole('button', { name: 'Leave and lose changes' }).click();
+    await page.waitForURL(`${app}/app/developer/tools`);
+
     // The editor of a saved tool, and its warning before leaving with unsaved changes.
     await page.goto(`${app}/app/developer/tools/${listed.data.items[0]?.id}/edit`);
     await poll(() => h1(page).textContent()).toBe('Edit weather_lookup');
