@@ -178,7 +178,9 @@ describe('switchboard user reset-password and demo', () => {
   };
 
   it('seeds a demo organization whose printed credentials work, and another on a second run', async () => {
-    const first = cli(dataDir, 'demo', '--json');
+    // Private endpoints allowed: the demo tool's publication then checks no DNS (a test resolves no public name).
+    const demoEnv = { env: { TOOL_ALLOW_PRIVATE_ENDPOINTS: '1' } };
+    const first = runCliWith(dataDir, demoEnv, 'demo', '--json');
     expect(first.code, first.stderr).toBe(0);
     const demo = JSON.parse(first.stdout);
     expect(demo).toMatchObject({ email: 'demo@example.com', signIn: 'http://localhost:3000/app/signin', password: expect.any(String) });
@@ -191,11 +193,18 @@ describe('switchboard user reset-password and demo', () => {
     try {
       const oauthApp = await database.db.selectFrom('apps').selectAll().where('id', '=', demo.developer.clientId).executeTakeFirstOrThrow();
       expect(oauthApp.client_secret_hash).toBe(hashSecret(demo.developer.clientSecret));
+      // The developer signs in with the printed password, and their tool is published and enabled for the demo agent.
+      const person = await database.db.selectFrom('users').selectAll().where('email', '=', demo.developer.email).executeTakeFirstOrThrow();
+      expect(await verifyPassword(demo.developer.password, person.password_hash)).toBe(true);
+      const tool = await database.db.selectFrom('tools').selectAll().where('id', '=', demo.developer.toolId).executeTakeFirstOrThrow();
+      expect(tool.published_revision_id).not.toBeNull();
+      const installation = await database.db.selectFrom('installations').selectAll().where('id', '=', demo.developer.installationId).executeTakeFirstOrThrow();
+      expect(installation).toMatchObject({ tool_id: tool.id, org_id: seeded.user.org_id });
     } finally {
       await database.close();
     }
     expect(await verifyPassword(demo.password, seeded.user.password_hash)).toBe(true);
-    const second = JSON.parse(cli(dataDir, 'demo', '--json').stdout);
+    const second = JSON.parse(runCliWith(dataDir, demoEnv, 'demo', '--json').stdout);
     expect(second.note).toContain('already exists');
     expect(second.email).toMatch(/^demo-\w+@example\.com$/);
   });

@@ -170,7 +170,7 @@ const commands: Record<string, Command> = {
     },
   },
   demo: {
-    summary: 'Seeds a demo organization: an operator (credentials printed), a branded agent, a custom select field, a form using it with a few submissions and opportunities. Run again for another.',
+    summary: 'Seeds a demo organization (an operator, credentials printed; a branded agent; a custom select field; a form using it with a few submissions and opportunities) and a tool developer (credentials printed) with an app and a tool the demo agent uses. Run again for another.',
     options: {},
     run: async ({ services }) => {
       const { seedDemo } = await import('./demo.js');

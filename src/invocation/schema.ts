@@ -77,8 +77,10 @@ export const InstallationListQuery = Type.Object({ ...ListQuery }, { additionalP
 
 // ── Agent tools ──
 
-export const TOOL_FORMATS = ['openai', 'anthropic', 'mcp'] as const;
-export type ToolFormat = (typeof TOOL_FORMATS)[number];
+// The formats are the shared export's (web/tools/export.ts), so the query and the shapes cannot drift apart.
+import { TOOL_FORMATS } from '../../web/tools/export.js';
+export { TOOL_FORMATS };
+export type { ToolFormat } from '../../web/tools/export.js';
 
 export const AgentToolsQuery = Type.Object(
   { format: Type.Optional(StringEnum(TOOL_FORMATS, { default: 'openai', description: 'The shape of each definition: the one that API takes, verbatim.' })) },

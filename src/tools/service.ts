@@ -1,7 +1,7 @@
 import { decodeCursor, toPage } from '../http/cursor.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
-import { checkEndpoint, type EndpointPolicy } from '../net/endpoint-check.js';
+import { checkEndpoint, describeEndpoint, type EndpointPolicy, type EndpointVerdict } from '../net/endpoint-check.js';
 import { nameTaken, toolNotFound } from './errors.js';
 import { assertValidDefinition, DEFAULTS, normalizeParameters, type ToolDefinition } from './definition.js';
 import { columnsFromDefinition, definitionFromRow, presentRevision, presentTool, sameDefinition } from './present.js';
@@ -124,7 +124,12 @@ export function createToolsService(deps: ToolsServiceDeps) {
     return { id: toolId, deleted: true };
   }
 
-  return { create, list, get, update, revisions, remove, ...createPublishing({ ...deps, ownedRow }) };
+  /** What save and publish would say of an endpoint, and why (the portal checks it as it is typed). No tool is read or written. */
+  function checkEndpointAsTyped(endpoint: string): Promise<EndpointVerdict> {
+    return describeEndpoint(endpoint, endpointPolicy);
+  }
+
+  return { create, list, get, update, revisions, remove, checkEndpointAsTyped, ...createPublishing({ ...deps, ownedRow }) };
 }
 
 export type ToolsService = ReturnType<typeof createToolsService>;

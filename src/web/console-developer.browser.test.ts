@@ -46,7 +46,7 @@ describe('the console for a developer, in Chromium', () => {
     await poll(() => h1(page).textContent()).toBe('Developer');
     await poll(() => page.getByRole('heading', { name: DEV.name, level: 2 }).count()).toBe(1);
     await poll(() => page.getByText(`Signed in as ${DEV.email}.`).count()).toBe(1);
-    await poll(() => page.getByText('You have no tools yet.').count()).toBe(1);
+    await poll(() => page.getByText(/^You have no tools yet\./).count()).toBe(1);
     await visited(page, 'developer, no tools', 'developer-empty');
 
     // A tool made with the same session through the Developer API (the CSRF token from the session).
@@ -64,9 +64,9 @@ describe('the console for a developer, in Chromium', () => {
     await poll(() => table.getByRole('row', { name: /weather_lookup Draft/ }).count()).toBe(1);
     await visited(page, 'developer, one tool', 'developer-tools');
 
-    // The navigation offers Developer and Settings only; an operator page sends them back.
+    // The navigation offers the developer pages only; an operator page sends them back.
     const links = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
-    expect(links).toEqual(['Developer', 'Settings']);
+    expect(links).toEqual(['Overview', 'Apps', 'Tools', 'Public catalog', 'Settings']);
     await page.goto(`${app}/app/forms`);
     await page.waitForURL(`${app}/app/developer`);
     await nav(page, 'Settings');
@@ -92,8 +92,11 @@ describe('the console for a developer, in Chromium', () => {
     await page.getByLabel('Developer name').fill('Olive Tools');
     await page.getByRole('button', { name: 'Become a developer' }).click();
     await poll(() => page.getByRole('heading', { name: 'Olive Tools', level: 2 }).count()).toBe(1);
+    // Both now: the developer pages here, the operator pages one switch away (console-developer-apps.browser.test.ts).
     const links = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
-    expect(links).toEqual(expect.arrayContaining(['Forms', 'Members', 'Developer', 'Settings']));
+    expect(links).toEqual(['Overview', 'Apps', 'Tools', 'Public catalog', 'Settings']);
+    const area = await page.getByRole('navigation', { name: 'Switch area' }).getByRole('link').allTextContents();
+    expect(area).toEqual(['Business', 'Developer']);
     await context.close();
     expect(pageErrors).toEqual([]);
     expect(blocked).toEqual([]);

@@ -165,6 +165,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/dev/tools/endpoint-check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check an endpoint before saving it
+         * @description Says whether an endpoint is https://, which addresses its host resolves to, each judged public or internal with the reason, and whether creating, updating and publishing a tool would accept it now (with the refusal they would give). DNS only: nothing connects to the endpoint, and no tool is read or written. On a server with TOOL_ALLOW_PRIVATE_ENDPOINTS (local development) an internal address is still named internal, and `allowedOnlyByPrivateSetting` says it is accepted only because of that setting. Needs an access token with the `tools:write` scope. Limited to 120 checks per minute per developer (429 RATE_LIMIT_EXCEEDED with Retry-After).
+         */
+        post: operations["checkToolEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/dev/tools/{tool_id}": {
         parameters: {
             query?: never;
@@ -2016,6 +2036,46 @@ export interface components {
             success: true;
             data: components["schemas"]["EmbedSnippets"];
         };
+        EndpointCheck: {
+            /**
+             * @description The endpoint as typed so far: any text up to 2048 characters.
+             * @example https://api.example.com/tools/quote
+             */
+            endpoint: string;
+        };
+        EndpointVerdict: {
+            /** @description Whether the URL uses https://. */
+            https: boolean;
+            host: string | null;
+            problem: string | null;
+            /** @description Every A/AAAA answer for the host (an IP literal is its own one address), each judged public or internal. */
+            addresses: {
+                address: string;
+                public: boolean;
+                /** @description For an internal address: `private`, `loopback`, `link_local`… */
+                reason?: string;
+                /** @description The reason in words: "a private address". */
+                reasonText?: string;
+                /** @description The IPv4 address a transition form (6to4, NAT64…) carries. */
+                embeddedIPv4?: string;
+            }[];
+            resolution: string | null;
+            save: {
+                accepted: boolean;
+                message: string | null;
+            };
+            publish: {
+                accepted: boolean;
+                message: string | null;
+            };
+            /** @description True when some address is internal and is accepted only because this server sets TOOL_ALLOW_PRIVATE_ENDPOINTS (local development). */
+            allowedOnlyByPrivateSetting: boolean;
+        };
+        EndpointVerdictResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["EndpointVerdict"];
+        };
         /** @description The shape of every error outside the OAuth endpoints. */
         ErrorBody: {
             /** @enum {boolean} */
@@ -3515,6 +3575,94 @@ export interface operations {
             /** @description The Content-Type is not accepted. */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    checkToolEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EndpointCheck"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndpointVerdictResponse"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Content-Type is not accepted. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests: wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again: when the window resets, or on a sliding limit when a slot frees. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets: on a sliding limit, until the oldest counted request leaves it and a slot frees. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -78,6 +78,10 @@ export type ContactDetail = Schemas['ContactDetail'];
 export type ToolParameter = Schemas['ToolParameter'];
 /** A developer's own tool (the Developer API's working copy). */
 export type DeveloperTool = Schemas['ToolRecord'];
+/** A developer's OAuth app, as listed (never a secret). */
+export type DeveloperApp = Schemas['App'];
+/** An app with its new client secret: answered once, at registration and at rotation. */
+export type AppCredentials = Schemas['AppCredentials'];
 export type CatalogTool = Schemas['CatalogTool'];
 export type AuthType = CatalogTool['authType'];
 export type ToolCategory = CatalogTool['category'];

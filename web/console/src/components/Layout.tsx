@@ -1,9 +1,9 @@
 import { useMutation } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Button, Header, Menu, MenuItem, MenuSection, MenuTrigger, Popover } from 'react-aria-components';
-import { NavLink, Outlet, useLocation, useNavigate } from 'react-router';
+import { Link, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { api } from '../api/client';
-import { homeOf, useCurrentSession, useSessionActions } from '../api/session';
+import { AREA_HOME, areaOfPath, areasOf, currentArea, rememberArea, useCurrentSession, useSessionActions, type Area } from '../api/session';
 import { useFocusOnNavigate } from '../lib/focus';
 import { NoticeRegion, useNotify } from '../lib/notices';
 
@@ -11,6 +11,10 @@ interface NavItem {
   to: string;
   label: string;
   ownerOnly?: boolean;
+  /** A page outside the console (served by the server itself, not the router). */
+  external?: boolean;
+  /** Current only on this exact path (Overview, not on the pages under it). */
+  end?: boolean;
 }
 
 /** The operator pages, for a person with an organization. */
@@ -25,6 +29,16 @@ const NAV: NavItem[] = [
   { to: '/members', label: 'Members', ownerOnly: true },
   { to: '/settings', label: 'Settings' },
 ];
+
+/** The developer portal's pages, for a person with a developer account (or to become one). */
+const DEVELOPER_NAV: NavItem[] = [
+  { to: '/developer', label: 'Overview', end: true },
+  { to: '/developer/apps', label: 'Apps' },
+  { to: '/developer/tools', label: 'Tools' },
+  { to: '/catalog', label: 'Public catalog', external: true },
+];
+
+const AREA_LABELS: Record<Area, string> = { business: 'Business', developer: 'Developer' };
 
 export function Layout() {
   const notify = useNotify();
@@ -47,21 +61,28 @@ export function Layout() {
   });
 
   const isOwner = session.user.role === 'owner';
-  // A person sees the pages of what they do: the operator pages with an organization, Developer with a
-  // developer account (both: both, and they switch by the menu). Without an organization, Settings only.
+  // A person sees the pages of one area at a time: the operator pages of their organization, or the
+  // developer portal. A person who is both switches between them (the Business / Developer links);
+  // the last one chosen is remembered in this browser, so Settings and the next sign-in keep to it.
+  const areas = areasOf(session);
+  const area = currentArea(session, location.pathname);
+  const areaKey = areas.join(' ');
+  useEffect(() => {
+    const shown = areaOfPath(location.pathname);
+    if (shown && areaKey.split(' ').includes(shown)) rememberArea(shown);
+  }, [location.pathname, areaKey]);
   const nav: NavItem[] = [
-    ...(session.organization ? NAV.filter((item) => (!item.ownerOnly || isOwner) && item.to !== '/settings') : []),
-    ...(session.developer || !session.organization ? [{ to: '/developer', label: 'Developer' }] : []),
+    ...(area === 'business' ? NAV.filter((item) => (!item.ownerOnly || isOwner) && item.to !== '/settings') : DEVELOPER_NAV),
     { to: '/settings', label: 'Settings' },
   ];
-  const context = session.organization?.name ?? session.developer?.name ?? '';
+  const context = area === 'business' ? (session.organization?.name ?? '') : (session.developer?.name ?? '');
   return (
     <div className="shell">
       <a className="skip-link" href="#main">
         Skip to content
       </a>
       <header className="topbar">
-        <NavLink to={homeOf(session)} className="brand">
+        <NavLink to={AREA_HOME[area]} className="brand">
           Switchboard
         </NavLink>
         <span className="org-name">{context}</span>
@@ -85,6 +106,7 @@ export function Layout() {
               onAction={(key) => {
                 if (key === 'signout') signOut.mutate();
                 if (key === 'settings') navigate('/settings');
+                if (key === 'become-developer') navigate('/developer');
               }}
             >
               <MenuSection>
@@ -94,6 +116,11 @@ export function Layout() {
                 <MenuItem id="settings" className="menu-item">
                   Settings
                 </MenuItem>
+                {session.developer ? null : (
+                  <MenuItem id="become-developer" className="menu-item">
+                    Become a developer
+                  </MenuItem>
+                )}
                 <MenuItem id="signout" className="menu-item">
                   Sign out
                 </MenuItem>
@@ -104,15 +131,32 @@ export function Layout() {
       </header>
       <NoticeRegion />
       <div className="body">
-        <nav id="primary-nav" aria-label="Main" className={menuOpen ? 'sidenav open' : 'sidenav'}>
-          <ul>
-            {nav.map((item) => (
-              <li key={item.to}>
-                <NavLink to={item.to}>{item.label}</NavLink>
-              </li>
-            ))}
-          </ul>
-        </nav>
+        <div id="primary-nav" className={menuOpen ? 'sidenav open' : 'sidenav'}>
+          {areas.length > 1 ? (
+            <nav aria-label="Switch area" className="area-switch">
+              {areas.map((each) => (
+                <Link key={each} to={AREA_HOME[each]} aria-current={each === area ? 'true' : undefined} onClick={() => rememberArea(each)}>
+                  {AREA_LABELS[each]}
+                </Link>
+              ))}
+            </nav>
+          ) : null}
+          <nav aria-label="Main">
+            <ul>
+              {nav.map((item) => (
+                <li key={item.to}>
+                  {item.external ? (
+                    <a href={item.to}>{item.label}</a>
+                  ) : (
+                    <NavLink to={item.to} end={item.end}>
+                      {item.label}
+                    </NavLink>
+                  )}
+                </li>
+              ))}
+            </ul>
+          </nav>
+        </div>
         <main id="main" tabIndex={-1}>
           <Outlet />
         </main>

@@ -14,26 +14,29 @@ export function ShownOnce({
   note,
   secret,
   secretLabel,
+  copyLabel = 'Copy key',
   children,
   actions,
   onDone,
 }: {
   titleId: string;
   title: ReactNode;
-  /** The heading level the card sits at on its page. */
-  level?: 2 | 4;
+  /** The heading level the card sits at on its page (3 in a dialog, under its title). */
+  level?: 2 | 3 | 4;
   /** Said after "Copy it now", such as how to send the secret. */
   note?: ReactNode;
   secret: string;
   /** The secret's accessible name, such as "The new API key". */
   secretLabel: string;
+  /** The copy button's name, such as "Copy secret". */
+  copyLabel?: string;
   children?: ReactNode;
   actions?: ReactNode;
   onDone: () => void;
 }) {
   const ref = useRef<HTMLElement>(null);
   useEffect(() => ref.current?.focus(), [secret]);
-  const Heading = level === 4 ? 'h4' : 'h2';
+  const Heading = level === 4 ? 'h4' : level === 3 ? 'h3' : 'h2';
   return (
     <section className="card success-card" aria-labelledby={titleId} tabIndex={-1} ref={ref}>
       <Heading id={titleId}>{title}</Heading>
@@ -46,7 +49,7 @@ export function ShownOnce({
       </code>
       {children}
       <div className="actions">
-        <CopyButton text={secret} label="Copy key" className="button primary" />
+        <CopyButton text={secret} label={copyLabel} className="button primary" />
         {actions}
         <button type="button" className="button" onClick={onDone}>
           I have stored it

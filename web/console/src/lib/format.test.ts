@@ -4,10 +4,10 @@ import { conversion, displayValue, plural, safeNext } from './format';
 describe('format helpers', () => {
   it('returns only to local paths after sign-in', () => {
     expect(safeNext('/forms/frm_1?x=1')).toBe('/forms/frm_1?x=1');
-    expect(safeNext(null)).toBe('/forms');
-    expect(safeNext('https://evil.example')).toBe('/forms');
-    expect(safeNext('//evil.example')).toBe('/forms');
-    expect(safeNext('/\\evil.example')).toBe('/forms');
+    expect(safeNext(null)).toBe('/');
+    expect(safeNext('https://evil.example')).toBe('/');
+    expect(safeNext('//evil.example')).toBe('/');
+    expect(safeNext('/\\evil.example')).toBe('/');
   });
 
   it('shows conversion as a percentage, a dash without views', () => {

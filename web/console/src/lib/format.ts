@@ -29,9 +29,9 @@ export function displayValue(value: unknown): string {
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
-/** A local path to go back to after sign-in (never another site: `//host` and `/\host` are refused). */
+/** A local path to go back to after sign-in (never another site: `//host` and `/\host` are refused); otherwise `/`, where Home picks the person's area. */
 export function safeNext(next: string | null): string {
-  if (!next || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return '/forms';
+  if (!next || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return '/';
   return next;
 }
 

@@ -1,22 +1,26 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
 import { api } from '../../api/client';
 import { useCurrentSession, useSessionActions } from '../../api/session';
-import type { DeveloperTool, Page as ListPage, Session, SessionDeveloper } from '../../api/types';
+import { fetchAll } from '../../api/lists';
+import type { DeveloperTool, Session, SessionDeveloper } from '../../api/types';
 import { FormError, TextField } from '../../components/fields';
 import { Page } from '../../components/Page';
 import { LoadError, Loading } from '../../components/QueryState';
 import { TableWrap } from '../../components/TableWrap';
-import { formatDateTime } from '../../lib/format';
+import { formatDateTime, plural } from '../../lib/format';
 import { useNotify } from '../../lib/notices';
 import { useFormErrors } from '../../lib/useFormErrors';
+import { useApps } from './apps/apps';
 
-/** How many of the developer's tools this page lists (newest first); the tools pages come with the portal. */
+/** How many of the developer's tools the table lists (in the API's order); the Tools page has them all. */
 const SHOWN = 20;
 
 /**
- * The developer's page: who they are as a developer and their tools, read through the Developer API
- * with the session. A signed-in operator who is not a developer can become one here.
+ * The developer portal's first page: who they are as a developer, their apps and tools (read through the
+ * Developer API with the session), and for a newcomer the next step (register an app, create a tool,
+ * publish it). A signed-in operator who is not a developer can become one here.
  */
 export default function DeveloperPage() {
   const session = useCurrentSession();
@@ -28,7 +32,10 @@ export default function DeveloperPage() {
 }
 
 function DeveloperAccount({ developer }: { developer: SessionDeveloper }) {
-  const tools = useQuery({ queryKey: ['developer', 'tools'], queryFn: () => api.get<ListPage<DeveloperTool>>(`/api/dev/tools?limit=${SHOWN}`) });
+  const apps = useApps();
+  // Its own key under ['developer', 'tools']: the Tools pages' changes refresh it, their cache shapes stay theirs.
+  const tools = useQuery({ queryKey: ['developer', 'tools', 'overview'], queryFn: () => fetchAll<DeveloperTool>('/api/dev/tools', {}, 5) });
+  const published = tools.data?.filter((tool) => tool.status === 'published').length ?? 0;
   return (
     <>
       <section className="card" aria-labelledby="developer-account-title">
@@ -37,39 +44,83 @@ function DeveloperAccount({ developer }: { developer: SessionDeveloper }) {
           Signed in as {developer.email}. Businesses see “{developer.name}” on your published tools.
         </p>
       </section>
+      {apps.data && tools.data && published === 0 ? <NextSteps apps={apps.data.length} tools={tools.data.length} /> : null}
+      <section className="card" aria-labelledby="developer-apps-title">
+        <h2 id="developer-apps-title">Your apps</h2>
+        {apps.isPending ? (
+          <Loading label="Loading your apps…" />
+        ) : apps.isError ? (
+          <LoadError error={apps.error} retry={() => void apps.refetch()} />
+        ) : (
+          <p>
+            {apps.data.length ? `You have ${plural(apps.data.length, 'app')}.` : 'You have no apps yet.'} <Link to="/developer/apps">Manage apps</Link>
+          </p>
+        )}
+      </section>
       <section className="card" aria-labelledby="developer-tools-title">
         <h2 id="developer-tools-title">Your tools</h2>
         {tools.isPending ? (
           <Loading label="Loading your tools…" />
         ) : tools.isError ? (
           <LoadError error={tools.error} retry={() => void tools.refetch()} />
-        ) : tools.data.items.length === 0 ? (
-          <p>You have no tools yet. Create one with POST /api/dev/tools (docs/developer-api.md).</p>
+        ) : tools.data.length === 0 ? (
+          <p>
+            You have no tools yet. <Link to="/developer/tools/new">Create a tool</Link>
+          </p>
         ) : (
-          <TableWrap label="Your tools, scrollable">
-            <table aria-labelledby="developer-tools-title">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Updated</th>
-                </tr>
-              </thead>
-              <tbody>
-                {tools.data.items.map((tool) => (
-                  <tr key={tool.id}>
-                    <td>{tool.name}</td>
-                    <td>{tool.status === 'published' ? (tool.hasUnpublishedChanges ? 'Published, with unpublished changes' : 'Published') : 'Draft'}</td>
-                    <td>{formatDateTime(tool.updatedAt)}</td>
+          <>
+            <p>
+              {plural(tools.data.length, 'tool')}, {published} published. <Link to="/developer/tools">All tools</Link>
+            </p>
+            <TableWrap label="Your tools, scrollable">
+              <table aria-labelledby="developer-tools-title">
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Updated</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableWrap>
+                </thead>
+                <tbody>
+                  {tools.data.slice(0, SHOWN).map((tool) => (
+                    <tr key={tool.id}>
+                      <td>
+                        <Link to={`/developer/tools/${encodeURIComponent(tool.id)}`}>{tool.name}</Link>
+                      </td>
+                      <td>{tool.status === 'published' ? (tool.hasUnpublishedChanges ? 'Published, with unpublished changes' : 'Published') : 'Draft'}</td>
+                      <td>{formatDateTime(tool.updatedAt)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableWrap>
+          </>
         )}
-        {tools.data?.nextCursor ? <p>Showing your {SHOWN} newest tools.</p> : null}
       </section>
     </>
+  );
+}
+
+/** A newcomer's path, until their first tool is published: each step says whether it is done, the next one links on. */
+function NextSteps({ apps, tools }: { apps: number; tools: number }) {
+  const steps = [
+    { done: apps > 0, text: 'Register an app, for the client id and secret your code uses', to: '/developer/apps', link: 'Go to Apps' },
+    { done: tools > 0, text: 'Create a tool: its endpoint, parameters and description', to: '/developer/tools/new', link: 'Create a tool' },
+    { done: false, text: 'Test it, then publish it to the catalog', to: '/developer/tools', link: 'Go to Tools' },
+  ];
+  const next = steps.findIndex((step) => !step.done);
+  return (
+    <section className="card" aria-labelledby="developer-next-title">
+      <h2 id="developer-next-title">Get started</h2>
+      <ol className="next-steps">
+        {steps.map((step, index) => (
+          <li key={step.to}>
+            {step.text}
+            {step.done ? ' (done)' : index === next ? <> — <Link to={step.to}>{step.link}</Link></> : null}
+          </li>
+        ))}
+      </ol>
+    </section>
   );
 }
 
