@@ -4,7 +4,7 @@ import { Envelope, Page, errorResponses, ok } from '../http/envelope.js';
 import { addJsonBodyParser } from '../http/json-body.js';
 import { RateLimitedResponse, type RateLimiter, type RateLimitRule } from '../http/rate-limit.js';
 import type { DeveloperAuth } from '../oauth/bearer.js';
-import { CreateToolBody, EndpointCheckBody, EndpointVerdict, DeletedTool, ToolIdParams, ToolListQuery, ToolRecord, UpdateToolBody } from './schema.js';
+import { CreateToolBody, EndpointCheckBody, EndpointVerdict, DeletedTool, ToolIdParams, ToolListQuery, ToolRecord, ToolRevision, ToolRevisionListQuery, UpdateToolBody } from './schema.js';
 import type { ToolsService } from './service.js';
 
 const TAGS = ['Tools'];
@@ -111,6 +111,25 @@ export function registerToolRoutes(app: App, deps: { tools: ToolsService; develo
         },
       },
       async (request) => ok(await tools.get(auth.principal(request).developerId, request.params.tool_id)),
+    );
+
+    scope.get(
+      '/api/dev/tools/:tool_id/revisions',
+      {
+        schema: {
+          tags: TAGS,
+          operationId: 'listToolRevisions',
+          summary: 'List a tool\'s published revisions',
+          description:
+            'Every revision of your tool, newest first: its version, when it was published, the definition exactly as it went live, and `live` on the one the catalog serves. ' +
+            'Page with `limit` and `cursor`. Needs an access token with the `tools:read` scope. 404 TOOL_NOT_FOUND for an unknown id and for another developer\'s tool.',
+          security: [{ oauth2: ['tools:read'] }],
+          params: ToolIdParams,
+          querystring: ToolRevisionListQuery,
+          response: { 200: Envelope(Page(ToolRevision)), ...errorResponses(400, 401, 403, 404) },
+        },
+      },
+      async (request) => ok(await tools.revisions(auth.principal(request).developerId, request.params.tool_id, request.query)),
     );
 
     scope.put(

@@ -114,6 +114,25 @@ export const ToolRecord = named('ToolRecord', Type.Object({
 }));
 export type ToolRecord = Static<typeof ToolRecord>;
 
+export const ToolRevision = named('ToolRevision', Type.Object({
+  id: Type.String({ description: 'Revision id (`rev_…`).' }),
+  version: Type.Integer({ minimum: 1, description: 'Revisions are numbered 1, 2, … in the order they were published.' }),
+  live: Type.Boolean({ description: 'True for the revision the catalog and agents use now; false for older ones and while the tool is withdrawn.' }),
+  publishedAt: Timestamp,
+  name: ToolName,
+  description: Type.String(),
+  endpoint: Type.String(),
+  method: StringEnum(TOOL_METHODS),
+  authType: StringEnum(AUTH_TYPES),
+  apiKeyHeader: Nullable(Type.String()),
+  category: StringEnum(TOOL_CATEGORIES),
+  parameters: Type.Array(ToolParameter),
+}, { description: 'One published revision: the definition exactly as it went live, never changed afterwards.' }));
+export type ToolRevision = Static<typeof ToolRevision>;
+
+export const ToolRevisionListQuery = Type.Object({ ...ListQuery }, { additionalProperties: false });
+export type ToolRevisionListQuery = Static<typeof ToolRevisionListQuery>;
+
 /** The same shape as every other deletion's answer, hence the same name. */
 export const DeletedTool = named('Deleted', Type.Object({ id: Type.String(), deleted: Type.Literal(true) }));
 

@@ -4,11 +4,11 @@ import { newId } from '../lib/ids.js';
 import { checkEndpoint, describeEndpoint, type EndpointPolicy, type EndpointVerdict } from '../net/endpoint-check.js';
 import { nameTaken, toolNotFound } from './errors.js';
 import { assertValidDefinition, DEFAULTS, normalizeParameters, type ToolDefinition } from './definition.js';
-import { columnsFromDefinition, definitionFromRow, presentTool, sameDefinition } from './present.js';
+import { columnsFromDefinition, definitionFromRow, presentRevision, presentTool, sameDefinition } from './present.js';
 import { createPublishing } from './publishing.js';
 import type { ToolChangeFeed } from './changes.js';
 import type { ToolsRepo } from './repo.js';
-import type { CreateToolBody, ToolListQuery, ToolRecord, UpdateToolBody } from './schema.js';
+import type { CreateToolBody, ToolListQuery, ToolRecord, ToolRevisionListQuery, UpdateToolBody } from './schema.js';
 
 export interface ToolsServiceDeps {
   repo: ToolsRepo;
@@ -110,6 +110,14 @@ export function createToolsService(deps: ToolsServiceDeps) {
     return presentTool({ ...row, ...changes });
   }
 
+  /** The published revisions, newest first; `live` marks the one the catalog serves. */
+  async function revisions(developerId: string, toolId: string, query: ToolRevisionListQuery) {
+    const tool = await ownedRow(developerId, toolId);
+    const limit = query.limit ?? 20;
+    const rows = await repo.listRevisions(developerId, toolId, limit, decodeCursor(query.cursor));
+    return toPage(rows.map((row) => ({ ...row, createdAt: row.created_at })), limit, (row) => presentRevision(row, tool.published_revision_id));
+  }
+
   async function remove(developerId: string, toolId: string): Promise<{ id: string; deleted: true }> {
     if (!(await repo.deleteTool(developerId, toolId))) throw toolNotFound();
     deps.liveChanges?.notify(toolId);
@@ -121,7 +129,7 @@ export function createToolsService(deps: ToolsServiceDeps) {
     return describeEndpoint(endpoint, endpointPolicy);
   }
 
-  return { create, list, get, update, remove, checkEndpointAsTyped, ...createPublishing({ ...deps, ownedRow }) };
+  return { create, list, get, update, revisions, remove, checkEndpointAsTyped, ...createPublishing({ ...deps, ownedRow }) };
 }
 
 export type ToolsService = ReturnType<typeof createToolsService>;

@@ -213,6 +213,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/dev/tools/{tool_id}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a tool's published revisions
+         * @description Every revision of your tool, newest first: its version, when it was published, the definition exactly as it went live, and `live` on the one the catalog serves. Page with `limit` and `cursor`. Needs an access token with the `tools:read` scope. 404 TOOL_NOT_FOUND for an unknown id and for another developer's tool.
+         */
+        get: operations["listToolRevisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/dev/tools/{tool_id}/publish": {
         parameters: {
             query?: never;
@@ -1226,7 +1246,7 @@ export interface paths {
         };
         /**
          * Calls of one of your tools
-         * @description Every call of your tool from every organization, newest first, paged with `limit` and `cursor`: outcome, your endpoint's status, duration and sizes, never arguments or results. Each organization appears only as an opaque `orgRef`. Needs `tools:read`. 404 TOOL_NOT_FOUND for an unknown id and for another developer's tool.
+         * @description Every call of your tool from every organization, newest first, paged with `limit` and `cursor`: outcome, your endpoint's status, duration and sizes, never arguments or results. Filter by `outcome` (`OK` or an error code), `path` (`operator`, `mcp`, `test`) and time (`from` inclusive, `to` exclusive). Each organization appears only as an opaque `orgRef`. Needs `tools:read`. 404 TOOL_NOT_FOUND for an unknown id and for another developer's tool.
          */
         get: operations["listToolCallsForDeveloper"];
         put?: never;
@@ -1246,7 +1266,7 @@ export interface paths {
         };
         /**
          * Daily statistics of one of your tools
-         * @description Calls, errors, error rate and p50/p95 duration per UTC day for the last 30 days (today last; days without calls have zeros and null percentiles). Needs `tools:read`. 404 TOOL_NOT_FOUND for an unknown id and for another developer's tool.
+         * @description Calls, errors, error rate, calls by outcome and p50/p95 duration per UTC day for the last 30 days (today last; days without calls have zeros and null percentiles). Counts agents' calls only: your own test calls are in the call list, not here. Needs `tools:read`. 404 TOOL_NOT_FOUND for an unknown id and for another developer's tool.
          */
         get: operations["getToolCallStats"];
         put?: never;
@@ -2886,6 +2906,10 @@ export interface components {
             p50Ms: number | null;
             /** @description 95th percentile duration (nearest rank); null on a day without calls. */
             p95Ms: number | null;
+            /** @description Calls by outcome: `OK` and each error code that day (`{"OK": 40, "TOOL_TIMEOUT": 2}`); outcomes without calls are left out, so `{}` on a day without calls. */
+            outcomes: {
+                [key: string]: number;
+            };
         };
         ToolCallPage: {
             items: components["schemas"]["ToolCall"][];
@@ -3057,6 +3081,42 @@ export interface components {
             /** @enum {boolean} */
             success: true;
             data: components["schemas"]["ToolRecord"];
+        };
+        /** @description One published revision: the definition exactly as it went live, never changed afterwards. */
+        ToolRevision: {
+            /** @description Revision id (`rev_…`). */
+            id: string;
+            /** @description Revisions are numbered 1, 2, … in the order they were published. */
+            version: number;
+            /** @description True for the revision the catalog and agents use now; false for older ones and while the tool is withdrawn. */
+            live: boolean;
+            /** Format: date-time */
+            publishedAt: string;
+            /**
+             * @description Models call tools by name: a letter, then letters, digits, `_` or `-`; at most 64 characters. Unique among your tools.
+             * @example get_quote
+             */
+            name: string;
+            description: string;
+            endpoint: string;
+            /** @enum {string} */
+            method: "POST" | "GET" | "PUT" | "PATCH" | "DELETE";
+            /** @enum {string} */
+            authType: "none" | "api_key" | "bearer" | "basic" | "hmac";
+            apiKeyHeader: string | null;
+            /** @enum {string} */
+            category: "crm" | "sales" | "marketing" | "support" | "scheduling" | "ecommerce" | "payments" | "finance" | "communication" | "productivity" | "data" | "developer" | "other";
+            parameters: components["schemas"]["ToolParameter"][];
+        };
+        ToolRevisionPage: {
+            items: components["schemas"]["ToolRevision"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        ToolRevisionPageResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["ToolRevisionPage"];
         };
         ToolTestRequest: {
             /** @description An object keyed by parameter name (or that object as a JSON string), checked against the working copy's parameters. */
@@ -3795,6 +3855,75 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listToolRevisions: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1–100. */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Tool id (`tool_…`).
+                 * @example tool_3kTMd92nqLx0aPz8Vb1c
+                 */
+                tool_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolRevisionPageResponse"];
                 };
             };
             /** @description The request is invalid. */
@@ -8536,6 +8665,14 @@ export interface operations {
     listToolCallsForDeveloper: {
         parameters: {
             query?: {
+                /** @description `OK` or an error code. */
+                outcome?: string;
+                /** @description Calls at or after this time. */
+                from?: string;
+                /** @description Calls before this time. */
+                to?: string;
+                /** @description Only calls that came in this way: `operator`, `mcp`, or your own tests (`test`). */
+                path?: "operator" | "mcp" | "test";
                 /** @description Page size, 1–100. */
                 limit?: number;
                 /** @description The `nextCursor` of the previous page. */
