@@ -226,7 +226,7 @@ export const ToolTestBody = named('ToolTestRequest', Type.Object(
 ));
 
 export const ToolTestResult = named('ToolTestResult', Type.Object({
-  callId: Type.String({ description: 'The `call_…` id in the body\'s `_svc_context` (test calls are not in any call log).' }),
+  callId: Type.String({ description: 'The `call_…` id in the body\'s `_svc_context` and of the test call in your calls (`GET /api/dev/tools/{tool_id}/calls`, path `test`); never in a business\'s call log.' }),
   request: Type.Object({
     method: Type.String(),
     url: Type.String(),

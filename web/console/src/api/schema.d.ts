@@ -3124,7 +3124,7 @@ export interface components {
             credentials?: components["schemas"]["InstallationCredentials"];
         };
         ToolTestResult: {
-            /** @description The `call_…` id in the body's `_svc_context` (test calls are not in any call log). */
+            /** @description The `call_…` id in the body's `_svc_context` and of the test call in your calls (`GET /api/dev/tools/{tool_id}/calls`, path `test`); never in a business's call log. */
             callId: string;
             request: {
                 method: string;
