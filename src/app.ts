@@ -158,7 +158,7 @@ function registerRoutes(app: App, services: Services, deps: Pick<AppDeps, 'webAs
   const { config, orgAuth, developerAuth } = services;
   const { limiter } = services.infra;
   registerOAuthRoutes(app, { oauth: services.oauth, config });
-  registerToolRoutes(app, { tools: services.tools, developerAuth });
+  registerToolRoutes(app, { tools: services.tools, developerAuth, limiter });
   // A developer's apps: their console session only (an access token cannot make apps).
   registerDeveloperAppRoutes(app, {
     apps: services.apps,

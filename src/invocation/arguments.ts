@@ -159,35 +159,5 @@ export function summarizeArgumentProblems(details: ReadonlyArray<ErrorDetail>): 
   return `Invalid arguments: ${details.map((d) => d.message).join('; ')}.`;
 }
 
-export interface JsonSchemaProperty {
-  type: ArgumentType;
-  description?: string;
-  items?: { type: ArgumentItemType } | Record<string, never>;
-}
-
-export interface ParametersJsonSchema {
-  type: 'object';
-  properties: Record<string, JsonSchemaProperty>;
-  required: string[];
-  additionalProperties: false;
-}
-
-/**
- * The parameters as a JSON Schema (draft 2020-12 subset every function-calling API
- * accepts): `{type: 'object', properties, required, additionalProperties: false}`. An array
- * without declared items gets `items: {}` (any value), since some APIs refuse an array
- * schema without `items`. Pure: callers cache it per revision.
- */
-export function parametersToJsonSchema(parameters: ReadonlyArray<ArgumentParameter>): ParametersJsonSchema {
-  const properties: Record<string, JsonSchemaProperty> = {};
-  const required: string[] = [];
-  for (const parameter of parameters) {
-    const property: JsonSchemaProperty = { type: parameter.type };
-    if (parameter.description.trim() !== '') property.description = parameter.description;
-    if (parameter.type === 'array') property.items = parameter.items !== undefined ? { type: parameter.items } : {};
-    // defineProperty: a parameter called __proto__ must become a property, not a prototype.
-    Object.defineProperty(properties, parameter.name, { value: property, enumerable: true, writable: true, configurable: true });
-    if (parameter.required) required.push(parameter.name);
-  }
-  return { type: 'object', properties, required, additionalProperties: false };
-}
+/** The parameters as the JSON Schema function-calling APIs take: shared with the portal's preview (web/tools/export.ts). */
+export { parametersToJsonSchema, type JsonSchemaProperty, type ParametersJsonSchema } from '../../web/tools/export.js';

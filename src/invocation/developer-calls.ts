@@ -4,7 +4,7 @@ import type { Clock } from '../lib/clock.js';
 import type { ToolsService } from '../tools/service.js';
 import { presentDeveloperCall } from './present.js';
 import type { InvocationRepo } from './repo.js';
-import type { ToolCallDay } from './schema.js';
+import type { DeveloperCallListQuery, ToolCallDay } from './schema.js';
 
 export const STATS_DAYS = 30;
 
@@ -36,10 +36,14 @@ export function createDeveloperCallsService(deps: {
 }) {
   const { repo, tools, orgRefKey, clock } = deps;
 
-  async function list(developerId: string, toolId: string, query: { limit?: number | undefined; cursor?: string | undefined }) {
+  async function list(developerId: string, toolId: string, query: DeveloperCallListQuery) {
     await tools.get(developerId, toolId);
     const limit = query.limit ?? 20;
-    const rows = await repo.listToolCalls(toolId, limit, decodeCursor(query.cursor));
+    // Times are compared as stored text (UTC, milliseconds): an offset like +02:00 is converted first.
+    const iso = (value: string | undefined) => (value === undefined ? undefined : new Date(value).toISOString());
+    const rows = await repo.listToolCalls(toolId, {
+      outcome: query.outcome, path: query.path, from: iso(query.from), to: iso(query.to), after: decodeCursor(query.cursor), limit,
+    });
     return toPage(rows.map((row) => ({ ...row, createdAt: row.created_at })), limit, (row) => presentDeveloperCall(row, (orgId) => orgReference(orgRefKey, orgId)));
   }
 
@@ -49,15 +53,16 @@ export function createDeveloperCallsService(deps: {
     const today = clock.now().toISOString().slice(0, 10);
     const first = new Date(Date.parse(`${today}T00:00:00.000Z`) - (STATS_DAYS - 1) * 86_400_000);
     const rows = await repo.toolCallTimings(toolId, first.toISOString());
-    const byDay = new Map<string, { durations: number[]; errors: number }>();
-    for (let i = 0; i < STATS_DAYS; i++) byDay.set(new Date(first.getTime() + i * 86_400_000).toISOString().slice(0, 10), { durations: [], errors: 0 });
+    const byDay = new Map<string, { durations: number[]; errors: number; outcomes: Record<string, number> }>();
+    for (let i = 0; i < STATS_DAYS; i++) byDay.set(new Date(first.getTime() + i * 86_400_000).toISOString().slice(0, 10), { durations: [], errors: 0, outcomes: {} });
     for (const row of rows) {
       const day = byDay.get(String(row.created_at).slice(0, 10));
       if (!day) continue;
       day.durations.push(Number(row.duration_ms));
       if (row.outcome !== 'OK') day.errors++;
+      day.outcomes[row.outcome] = (day.outcomes[row.outcome] ?? 0) + 1;
     }
-    const days = [...byDay.entries()].map(([date, { durations, errors }]) => {
+    const days = [...byDay.entries()].map(([date, { durations, errors, outcomes }]) => {
       durations.sort((a, b) => a - b);
       return {
         date,
@@ -66,6 +71,7 @@ export function createDeveloperCallsService(deps: {
         errorRate: durations.length === 0 ? 0 : errors / durations.length,
         p50Ms: percentile(durations, 50),
         p95Ms: percentile(durations, 95),
+        outcomes,
       };
     });
     return { toolId, days };

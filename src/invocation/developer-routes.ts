@@ -41,7 +41,8 @@ export function registerDeveloperCallRoutes(app: App, deps: { developerCalls: De
         tags: TAGS, operationId: 'listToolCallsForDeveloper', summary: 'Calls of one of your tools',
         description:
           'Every call of your tool from every organization, newest first, paged with `limit` and `cursor`: outcome, your endpoint\'s status, duration and sizes, ' +
-          'never arguments or results. Each organization appears only as an opaque `orgRef`. Needs `tools:read`. 404 TOOL_NOT_FOUND for an unknown id and for another developer\'s tool.',
+          'never arguments or results. Filter by `outcome` (`OK` or an error code), `path` (`operator`, `mcp`, `test`) and time (`from` inclusive, `to` exclusive). ' +
+          'Each organization appears only as an opaque `orgRef`. Needs `tools:read`. 404 TOOL_NOT_FOUND for an unknown id and for another developer\'s tool.',
         security: [{ oauth2: ['tools:read'] }],
         params: ToolIdParams, querystring: DeveloperCallListQuery,
         response: { 200: Envelope(DeveloperToolCallPage), ...errorResponses(400, 401, 403, 404) },
@@ -52,7 +53,8 @@ export function registerDeveloperCallRoutes(app: App, deps: { developerCalls: De
       schema: {
         tags: TAGS, operationId: 'getToolCallStats', summary: 'Daily statistics of one of your tools',
         description:
-          'Calls, errors, error rate and p50/p95 duration per UTC day for the last 30 days (today last; days without calls have zeros and null percentiles). ' +
+          'Calls, errors, error rate, calls by outcome and p50/p95 duration per UTC day for the last 30 days (today last; days without calls have zeros and null percentiles). ' +
+          'Counts agents\' calls only: your own test calls are in the call list, not here. ' +
           'Needs `tools:read`. 404 TOOL_NOT_FOUND for an unknown id and for another developer\'s tool.',
         security: [{ oauth2: ['tools:read'] }],
         params: ToolIdParams,

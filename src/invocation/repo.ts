@@ -167,8 +167,17 @@ export function createInvocationRepo(db: Kysely<DB>) {
         .execute(),
 
     /** One tool's calls across every organization, newest first (the tool_id, created_at index). */
-    listToolCalls: (toolId: string, limit: number, after: CursorPosition | undefined) =>
-      db.selectFrom('tool_calls').selectAll().where('tool_id', '=', toolId).$call((qb) => newestFirst(qb, limit, after)).execute(),
+    listToolCalls: (toolId: string, filters: Omit<CallFilters, 'agentId' | 'toolId'> & { path?: string | undefined }) =>
+      db
+        .selectFrom('tool_calls')
+        .selectAll()
+        .where('tool_id', '=', toolId)
+        .$if(filters.outcome !== undefined, (qb) => qb.where('outcome', '=', filters.outcome!))
+        .$if(filters.path !== undefined, (qb) => qb.where('path', '=', filters.path!))
+        .$if(filters.from !== undefined, (qb) => qb.where('created_at', '>=', filters.from!))
+        .$if(filters.to !== undefined, (qb) => qb.where('created_at', '<', filters.to!))
+        .$call((qb) => newestFirst(qb, filters.limit, filters.after))
+        .execute(),
 
     /** Time, outcome and duration of one tool's agent calls since a moment (the developer's test calls left out): what daily statistics need. */
     toolCallTimings: (toolId: string, from: string) =>

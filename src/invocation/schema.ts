@@ -77,8 +77,10 @@ export const InstallationListQuery = Type.Object({ ...ListQuery }, { additionalP
 
 // ── Agent tools ──
 
-export const TOOL_FORMATS = ['openai', 'anthropic', 'mcp'] as const;
-export type ToolFormat = (typeof TOOL_FORMATS)[number];
+// The formats are the shared export's (web/tools/export.ts), so the query and the shapes cannot drift apart.
+import { TOOL_FORMATS } from '../../web/tools/export.js';
+export { TOOL_FORMATS };
+export type { ToolFormat } from '../../web/tools/export.js';
 
 export const AgentToolsQuery = Type.Object(
   { format: Type.Optional(StringEnum(TOOL_FORMATS, { default: 'openai', description: 'The shape of each definition: the one that API takes, verbatim.' })) },
@@ -148,13 +150,18 @@ export const ToolCallLogEntry = named('ToolCall', Type.Object({
 export type ToolCallLogEntry = Static<typeof ToolCallLogEntry>;
 export const ToolCallPage = Page(ToolCallLogEntry);
 
+/** Filters both call logs take: the operator's and the developer's. */
+const callLogFilters = {
+  outcome: Type.Optional(Type.String({ pattern: '^[A-Z_]{2,40}$', description: '`OK` or an error code.' })),
+  from: Type.Optional(Type.String({ format: 'date-time', description: 'Calls at or after this time.' })),
+  to: Type.Optional(Type.String({ format: 'date-time', description: 'Calls before this time.' })),
+};
+
 export const ToolCallListQuery = Type.Object(
   {
     agentId: Type.Optional(Type.String({ maxLength: 64, description: 'Only this agent\'s calls.' })),
     toolId: Type.Optional(Type.String({ maxLength: 64, description: 'Only calls of this tool.' })),
-    outcome: Type.Optional(Type.String({ pattern: '^[A-Z_]{2,40}$', description: '`OK` or an error code.' })),
-    from: Type.Optional(Type.String({ format: 'date-time', description: 'Calls at or after this time.' })),
-    to: Type.Optional(Type.String({ format: 'date-time', description: 'Calls before this time.' })),
+    ...callLogFilters,
     ...ListQuery,
   },
   { additionalProperties: false },
@@ -180,7 +187,15 @@ export const DeveloperToolCall = named('DeveloperToolCall', Type.Object({
 export type DeveloperToolCall = Static<typeof DeveloperToolCall>;
 export const DeveloperToolCallPage = Page(DeveloperToolCall);
 
-export const DeveloperCallListQuery = Type.Object({ ...ListQuery }, { additionalProperties: false });
+export const DeveloperCallListQuery = Type.Object(
+  {
+    ...callLogFilters,
+    path: Type.Optional(StringEnum(CALL_PATHS, { description: 'Only calls that came in this way: `operator`, `mcp`, or your own tests (`test`).' })),
+    ...ListQuery,
+  },
+  { additionalProperties: false },
+);
+export type DeveloperCallListQuery = Static<typeof DeveloperCallListQuery>;
 
 export const ToolCallDay = named('ToolCallDay', Type.Object({
   date: Type.String({ format: 'date', description: 'A UTC day.' }),
@@ -189,6 +204,9 @@ export const ToolCallDay = named('ToolCallDay', Type.Object({
   errorRate: Type.Number({ description: 'errors / calls; 0 on a day without calls.' }),
   p50Ms: Type.Union([Type.Integer(), Type.Null()], { description: 'Median duration; null on a day without calls.' }),
   p95Ms: Type.Union([Type.Integer(), Type.Null()], { description: '95th percentile duration (nearest rank); null on a day without calls.' }),
+  outcomes: Type.Record(Type.String(), Type.Integer(), {
+    description: 'Calls by outcome: `OK` and each error code that day (`{"OK": 40, "TOOL_TIMEOUT": 2}`); outcomes without calls are left out, so `{}` on a day without calls.',
+  }),
 }));
 export type ToolCallDay = Static<typeof ToolCallDay>;
 
@@ -208,7 +226,7 @@ export const ToolTestBody = named('ToolTestRequest', Type.Object(
 ));
 
 export const ToolTestResult = named('ToolTestResult', Type.Object({
-  callId: Type.String({ description: 'The `call_…` id in the body\'s `_svc_context` (test calls are not in any call log).' }),
+  callId: Type.String({ description: 'The `call_…` id in the body\'s `_svc_context` and of the test call in your calls (`GET /api/dev/tools/{tool_id}/calls`, path `test`); never in a business\'s call log.' }),
   request: Type.Object({
     method: Type.String(),
     url: Type.String(),

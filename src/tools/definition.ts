@@ -1,3 +1,4 @@
+import { parameterNameProblems, type ItemType, type ParameterType } from '../../web/tools/parameters.js';
 import { AppError, type ErrorDetail } from '../http/errors.js';
 
 /**
@@ -10,24 +11,18 @@ export const TOOL_CATEGORIES = [
   'crm', 'sales', 'marketing', 'support', 'scheduling', 'ecommerce', 'payments',
   'finance', 'communication', 'productivity', 'data', 'developer', 'other',
 ] as const;
-export const PARAMETER_TYPES = ['string', 'number', 'boolean', 'array'] as const;
-export const ITEM_TYPES = ['string', 'number', 'boolean'] as const;
+// The parameter rules are shared with the portal's editor (web/tools/parameters.ts).
+export { ITEM_TYPES, MAX_PARAMETERS, PARAMETER_NAME_PATTERN, PARAMETER_TYPES, RESERVED_PARAMETER, type ItemType, type ParameterType } from '../../web/tools/parameters.js';
 export const TOOL_STATUSES = ['draft', 'published'] as const;
 
 export type ToolMethod = (typeof TOOL_METHODS)[number];
 export type AuthType = (typeof AUTH_TYPES)[number];
 export type ToolCategory = (typeof TOOL_CATEGORIES)[number];
-export type ParameterType = (typeof PARAMETER_TYPES)[number];
-export type ItemType = (typeof ITEM_TYPES)[number];
 export type ToolStatus = (typeof TOOL_STATUSES)[number];
 
 export const TOOL_NAME_PATTERN = '^[A-Za-z][A-Za-z0-9_-]{0,63}$';
-export const PARAMETER_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]{0,63}$';
 /** RFC 9110 §5.6.2 token: what an HTTP header name may be. */
 export const HEADER_NAME_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$";
-export const MAX_PARAMETERS = 64;
-/** The service adds this key to every call body, so no parameter may use it. */
-export const RESERVED_PARAMETER = '_svc_context';
 
 /** Headers the service sets itself or that frame the request: an API key may not replace them. */
 const RESERVED_HEADERS = new Set([
@@ -79,12 +74,10 @@ export function assertValidDefinition(definition: ToolDefinition): void {
     else if (RESERVED_HEADERS.has(definition.apiKeyHeader.toLowerCase())) problems.push({ path: 'apiKeyHeader', message: `cannot be ${definition.apiKeyHeader}: the service sets that header itself` });
   }
 
-  const seen = new Set<string>();
+  const names = parameterNameProblems(definition.parameters.map((parameter) => parameter.name));
   definition.parameters.forEach((parameter, index) => {
     const path = `parameters.${index}`;
-    if (parameter.name === RESERVED_PARAMETER) problems.push({ path: `${path}.name`, message: `cannot be ${RESERVED_PARAMETER}: the service uses that key for call context` });
-    else if (seen.has(parameter.name)) problems.push({ path: `${path}.name`, message: `repeats the parameter name "${parameter.name}"` });
-    seen.add(parameter.name);
+    problems.push(...names.filter((problem) => problem.path === `${path}.name`));
     if (parameter.items !== undefined && parameter.type !== 'array') problems.push({ path: `${path}.items`, message: 'only applies to parameters of type array' });
   });
 

@@ -1,7 +1,7 @@
 import type { ToolRevisionsTable, ToolsTable } from '../db/tables.js';
 import type { AuthType, ToolCategory, ToolDefinition, ToolMethod, ToolParameter, ToolStatus } from './definition.js';
 import type { DefinitionColumns } from './repo.js';
-import type { ToolRecord } from './schema.js';
+import type { ToolRecord, ToolRevision } from './schema.js';
 
 /** Rows hold only values the service wrote after validation, so the casts are safe. */
 export function definitionFromRow(row: DefinitionColumns | ToolRevisionsTable): ToolDefinition {
@@ -49,4 +49,8 @@ export function presentTool(row: ToolsTable): ToolRecord {
     updatedAt: row.updated_at,
     publishedAt: row.published_at,
   };
+}
+
+export function presentRevision(row: ToolRevisionsTable, liveRevisionId: string | null): ToolRevision {
+  return { id: row.id, version: Number(row.version), live: row.id === liveRevisionId, publishedAt: row.created_at, ...definitionFromRow(row) };
 }

@@ -57,6 +57,17 @@ export function createToolsRepo(db: Kysely<DB>) {
         .where('r.version', '=', version)
         .executeTakeFirst(),
 
+    /** A tool's revisions, newest first, paged by (created_at, id) like every list. */
+    listRevisions: (developerId: string, toolId: string, limit: number, after: CursorPosition | undefined) =>
+      db
+        .selectFrom('tool_revisions as r')
+        .innerJoin('tools as t', 't.id', 'r.tool_id')
+        .selectAll('r')
+        .where('t.developer_id', '=', developerId)
+        .where('r.tool_id', '=', toolId)
+        .$call((qb) => newestFirst(qb, limit, after, 'r'))
+        .execute(),
+
     async updateTool(developerId: string, id: string, changes: Partial<ToolsTable>): Promise<WriteResult> {
       try {
         const result = await db.updateTable('tools').set(changes).where('developer_id', '=', developerId).where('id', '=', id).executeTakeFirst();

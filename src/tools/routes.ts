@@ -2,15 +2,28 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../http/app-type.js';
 import { Envelope, Page, errorResponses, ok } from '../http/envelope.js';
 import { addJsonBodyParser } from '../http/json-body.js';
+import { RateLimitedResponse, type RateLimiter, type RateLimitRule } from '../http/rate-limit.js';
 import type { DeveloperAuth } from '../oauth/bearer.js';
-import { CreateToolBody, DeletedTool, ToolIdParams, ToolListQuery, ToolRecord, UpdateToolBody } from './schema.js';
+import { CreateToolBody, EndpointCheckBody, EndpointVerdict, DeletedTool, ToolIdParams, ToolListQuery, ToolRecord, ToolRevision, ToolRevisionListQuery, UpdateToolBody } from './schema.js';
 import type { ToolsService } from './service.js';
 
 const TAGS = ['Tools'];
 
+/**
+ * Each check may make one DNS lookup for a name the caller chose. The portal checks 600 ms after
+ * typing stops, so a developer typing a long URL sends some dozens a minute; 120 leaves room for that
+ * and keeps one account from using the server as a resolver.
+ */
+export const ENDPOINT_CHECKS: RateLimitRule = {
+  name: 'dev-endpoint-check',
+  limit: 120,
+  windowMs: 60_000,
+  message: 'Too many endpoint checks for your account.',
+};
+
 /** The Developer API for tools: `/api/dev/tools…`, each route behind the OAuth scope its `security` names. */
-export function registerToolRoutes(app: App, deps: { tools: ToolsService; developerAuth: DeveloperAuth }): void {
-  const { tools, developerAuth: auth } = deps;
+export function registerToolRoutes(app: App, deps: { tools: ToolsService; developerAuth: DeveloperAuth; limiter: RateLimiter }): void {
+  const { tools, developerAuth: auth, limiter } = deps;
 
   app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
@@ -41,6 +54,29 @@ export function registerToolRoutes(app: App, deps: { tools: ToolsService; develo
         const tool = await tools.create(auth.principal(request).developerId, request.body);
         return reply.code(201).send(ok(tool));
       },
+    );
+
+    scope.post(
+      '/api/dev/tools/endpoint-check',
+      {
+        // After the scope check (prepended by requireDeclaredScope), so the budget is the developer's.
+        onRequest: limiter.hook(ENDPOINT_CHECKS, (request) => auth.principal(request).developerId),
+        schema: {
+          tags: TAGS,
+          operationId: 'checkToolEndpoint',
+          summary: 'Check an endpoint before saving it',
+          description:
+            'Says whether an endpoint is https://, which addresses its host resolves to, each judged public or internal with the reason, ' +
+            'and whether creating, updating and publishing a tool would accept it now (with the refusal they would give). ' +
+            'DNS only: nothing connects to the endpoint, and no tool is read or written. On a server with TOOL_ALLOW_PRIVATE_ENDPOINTS (local development) ' +
+            'an internal address is still named internal, and `allowedOnlyByPrivateSetting` says it is accepted only because of that setting. ' +
+            `Needs an access token with the \`tools:write\` scope. Limited to ${ENDPOINT_CHECKS.limit} checks per minute per developer (429 RATE_LIMIT_EXCEEDED with Retry-After).`,
+          security: [{ oauth2: ['tools:write'] }],
+          body: EndpointCheckBody,
+          response: { 200: Envelope(EndpointVerdict), ...errorResponses(400, 401, 403, 413, 415), 429: RateLimitedResponse },
+        },
+      },
+      async (request) => ok(await tools.checkEndpointAsTyped(request.body.endpoint)),
     );
 
     scope.get(
@@ -75,6 +111,25 @@ export function registerToolRoutes(app: App, deps: { tools: ToolsService; develo
         },
       },
       async (request) => ok(await tools.get(auth.principal(request).developerId, request.params.tool_id)),
+    );
+
+    scope.get(
+      '/api/dev/tools/:tool_id/revisions',
+      {
+        schema: {
+          tags: TAGS,
+          operationId: 'listToolRevisions',
+          summary: 'List a tool\'s published revisions',
+          description:
+            'Every revision of your tool, newest first: its version, when it was published, the definition exactly as it went live, and `live` on the one the catalog serves. ' +
+            'Page with `limit` and `cursor`. Needs an access token with the `tools:read` scope. 404 TOOL_NOT_FOUND for an unknown id and for another developer\'s tool.',
+          security: [{ oauth2: ['tools:read'] }],
+          params: ToolIdParams,
+          querystring: ToolRevisionListQuery,
+          response: { 200: Envelope(Page(ToolRevision)), ...errorResponses(400, 401, 403, 404) },
+        },
+      },
+      async (request) => ok(await tools.revisions(auth.principal(request).developerId, request.params.tool_id, request.query)),
     );
 
     scope.put(

@@ -114,6 +114,25 @@ export const ToolRecord = named('ToolRecord', Type.Object({
 }));
 export type ToolRecord = Static<typeof ToolRecord>;
 
+export const ToolRevision = named('ToolRevision', Type.Object({
+  id: Type.String({ description: 'Revision id (`rev_…`).' }),
+  version: Type.Integer({ minimum: 1, description: 'Revisions are numbered 1, 2, … in the order they were published.' }),
+  live: Type.Boolean({ description: 'True for the revision the catalog and agents use now; false for older ones and while the tool is withdrawn.' }),
+  publishedAt: Timestamp,
+  name: ToolName,
+  description: Type.String(),
+  endpoint: Type.String(),
+  method: StringEnum(TOOL_METHODS),
+  authType: StringEnum(AUTH_TYPES),
+  apiKeyHeader: Nullable(Type.String()),
+  category: StringEnum(TOOL_CATEGORIES),
+  parameters: Type.Array(ToolParameter),
+}, { description: 'One published revision: the definition exactly as it went live, never changed afterwards.' }));
+export type ToolRevision = Static<typeof ToolRevision>;
+
+export const ToolRevisionListQuery = Type.Object({ ...ListQuery }, { additionalProperties: false });
+export type ToolRevisionListQuery = Static<typeof ToolRevisionListQuery>;
+
 /** The same shape as every other deletion's answer, hence the same name. */
 export const DeletedTool = named('Deleted', Type.Object({ id: Type.String(), deleted: Type.Literal(true) }));
 
@@ -129,3 +148,31 @@ export const ToolListQuery = Type.Object(
   { additionalProperties: false },
 );
 export type ToolListQuery = Static<typeof ToolListQuery>;
+
+export const EndpointCheckBody = named('EndpointCheck', Type.Object(
+  { endpoint: { ...Endpoint, description: 'The endpoint as typed so far: any text up to 2048 characters.' } },
+  { additionalProperties: false },
+));
+export type EndpointCheckBody = Static<typeof EndpointCheckBody>;
+
+const PurposeVerdict = Type.Object({
+  accepted: Type.Boolean(),
+  message: Nullable(Type.String({ description: 'The ENDPOINT_NOT_ALLOWED message that request would get.' })),
+});
+
+export const EndpointVerdict = named('EndpointVerdict', Type.Object({
+  https: Type.Boolean({ description: 'Whether the URL uses https://.' }),
+  host: Nullable(Type.String({ description: 'The host the URL names (IPv6 without brackets); null when the text is not a URL.' })),
+  problem: Nullable(Type.String({ description: 'Why the text cannot be an endpoint whatever the addresses (not https, user name, fragment…).' })),
+  addresses: Type.Array(Type.Object({
+    address: Type.String(),
+    public: Type.Boolean(),
+    reason: Type.Optional(Type.String({ description: 'For an internal address: `private`, `loopback`, `link_local`…' })),
+    reasonText: Type.Optional(Type.String({ description: 'The reason in words: "a private address".' })),
+    embeddedIPv4: Type.Optional(Type.String({ description: 'The IPv4 address a transition form (6to4, NAT64…) carries.' })),
+  }), { description: 'Every A/AAAA answer for the host (an IP literal is its own one address), each judged public or internal.' }),
+  resolution: Nullable(Type.String({ description: 'Why the host did not resolve ("does not resolve"); null when it did or is an IP literal.' })),
+  save: PurposeVerdict,
+  publish: PurposeVerdict,
+  allowedOnlyByPrivateSetting: Type.Boolean({ description: 'True when some address is internal and is accepted only because this server sets TOOL_ALLOW_PRIVATE_ENDPOINTS (local development).' }),
+}));

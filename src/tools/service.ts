@@ -1,14 +1,14 @@
 import { decodeCursor, toPage } from '../http/cursor.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
-import { checkEndpoint, type EndpointPolicy } from '../net/endpoint-check.js';
+import { checkEndpoint, describeEndpoint, type EndpointPolicy, type EndpointVerdict } from '../net/endpoint-check.js';
 import { nameTaken, toolNotFound } from './errors.js';
 import { assertValidDefinition, DEFAULTS, normalizeParameters, type ToolDefinition } from './definition.js';
-import { columnsFromDefinition, definitionFromRow, presentTool, sameDefinition } from './present.js';
+import { columnsFromDefinition, definitionFromRow, presentRevision, presentTool, sameDefinition } from './present.js';
 import { createPublishing } from './publishing.js';
 import type { ToolChangeFeed } from './changes.js';
 import type { ToolsRepo } from './repo.js';
-import type { CreateToolBody, ToolListQuery, ToolRecord, UpdateToolBody } from './schema.js';
+import type { CreateToolBody, ToolListQuery, ToolRecord, ToolRevisionListQuery, UpdateToolBody } from './schema.js';
 
 export interface ToolsServiceDeps {
   repo: ToolsRepo;
@@ -110,13 +110,26 @@ export function createToolsService(deps: ToolsServiceDeps) {
     return presentTool({ ...row, ...changes });
   }
 
+  /** The published revisions, newest first; `live` marks the one the catalog serves. */
+  async function revisions(developerId: string, toolId: string, query: ToolRevisionListQuery) {
+    const tool = await ownedRow(developerId, toolId);
+    const limit = query.limit ?? 20;
+    const rows = await repo.listRevisions(developerId, toolId, limit, decodeCursor(query.cursor));
+    return toPage(rows.map((row) => ({ ...row, createdAt: row.created_at })), limit, (row) => presentRevision(row, tool.published_revision_id));
+  }
+
   async function remove(developerId: string, toolId: string): Promise<{ id: string; deleted: true }> {
     if (!(await repo.deleteTool(developerId, toolId))) throw toolNotFound();
     deps.liveChanges?.notify(toolId);
     return { id: toolId, deleted: true };
   }
 
-  return { create, list, get, update, remove, ...createPublishing({ ...deps, ownedRow }) };
+  /** What save and publish would say of an endpoint, and why (the portal checks it as it is typed). No tool is read or written. */
+  function checkEndpointAsTyped(endpoint: string): Promise<EndpointVerdict> {
+    return describeEndpoint(endpoint, endpointPolicy);
+  }
+
+  return { create, list, get, update, revisions, remove, checkEndpointAsTyped, ...createPublishing({ ...deps, ownedRow }) };
 }
 
 export type ToolsService = ReturnType<typeof createToolsService>;

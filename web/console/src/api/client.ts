@@ -170,6 +170,7 @@ export function createClient(options: ClientOptions = {}) {
     get: <T>(path: string, opts?: RequestOptions) => request<T>('GET', path, undefined, opts),
     post: <T>(path: string, body?: unknown, opts?: RequestOptions) => request<T>('POST', path, body ?? {}, opts),
     patch: <T>(path: string, body: unknown, opts?: RequestOptions) => request<T>('PATCH', path, body, opts),
+    put: <T>(path: string, body: unknown, opts?: RequestOptions) => request<T>('PUT', path, body, opts),
     delete: <T>(path: string, opts?: RequestOptions) => request<T>('DELETE', path, undefined, opts),
     /** The session's CSRF token, from `/api/auth/session` and every sign-in answer, and whose session it is. */
     setCsrfToken(token: string | null, sessionOwner: string | null = null) {

@@ -165,6 +165,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/dev/tools/endpoint-check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check an endpoint before saving it
+         * @description Says whether an endpoint is https://, which addresses its host resolves to, each judged public or internal with the reason, and whether creating, updating and publishing a tool would accept it now (with the refusal they would give). DNS only: nothing connects to the endpoint, and no tool is read or written. On a server with TOOL_ALLOW_PRIVATE_ENDPOINTS (local development) an internal address is still named internal, and `allowedOnlyByPrivateSetting` says it is accepted only because of that setting. Needs an access token with the `tools:write` scope. Limited to 120 checks per minute per developer (429 RATE_LIMIT_EXCEEDED with Retry-After).
+         */
+        post: operations["checkToolEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/dev/tools/{tool_id}": {
         parameters: {
             query?: never;
@@ -188,6 +208,26 @@ export interface paths {
          * @description Works in any state; a published tool leaves the catalog at once. Needs an access token with the `tools:write` scope. 404 TOOL_NOT_FOUND.
          */
         delete: operations["deleteTool"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dev/tools/{tool_id}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a tool's published revisions
+         * @description Every revision of your tool, newest first: its version, when it was published, the definition exactly as it went live, and `live` on the one the catalog serves. Page with `limit` and `cursor`. Needs an access token with the `tools:read` scope. 404 TOOL_NOT_FOUND for an unknown id and for another developer's tool.
+         */
+        get: operations["listToolRevisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1258,7 +1298,7 @@ export interface paths {
         };
         /**
          * Calls of one of your tools
-         * @description Every call of your tool from every organization, newest first, paged with `limit` and `cursor`: outcome, your endpoint's status, duration and sizes, never arguments or results. Each organization appears only as an opaque `orgRef`. Needs `tools:read`. 404 TOOL_NOT_FOUND for an unknown id and for another developer's tool.
+         * @description Every call of your tool from every organization, newest first, paged with `limit` and `cursor`: outcome, your endpoint's status, duration and sizes, never arguments or results. Filter by `outcome` (`OK` or an error code), `path` (`operator`, `mcp`, `test`) and time (`from` inclusive, `to` exclusive). Each organization appears only as an opaque `orgRef`. Needs `tools:read`. 404 TOOL_NOT_FOUND for an unknown id and for another developer's tool.
          */
         get: operations["listToolCallsForDeveloper"];
         put?: never;
@@ -1278,7 +1318,7 @@ export interface paths {
         };
         /**
          * Daily statistics of one of your tools
-         * @description Calls, errors, error rate and p50/p95 duration per UTC day for the last 30 days (today last; days without calls have zeros and null percentiles). Needs `tools:read`. 404 TOOL_NOT_FOUND for an unknown id and for another developer's tool.
+         * @description Calls, errors, error rate, calls by outcome and p50/p95 duration per UTC day for the last 30 days (today last; days without calls have zeros and null percentiles). Counts agents' calls only: your own test calls are in the call list, not here. Needs `tools:read`. 404 TOOL_NOT_FOUND for an unknown id and for another developer's tool.
          */
         get: operations["getToolCallStats"];
         put?: never;
@@ -2075,6 +2115,46 @@ export interface components {
             /** @enum {boolean} */
             success: true;
             data: components["schemas"]["EmbedSnippets"];
+        };
+        EndpointCheck: {
+            /**
+             * @description The endpoint as typed so far: any text up to 2048 characters.
+             * @example https://api.example.com/tools/quote
+             */
+            endpoint: string;
+        };
+        EndpointVerdict: {
+            /** @description Whether the URL uses https://. */
+            https: boolean;
+            host: string | null;
+            problem: string | null;
+            /** @description Every A/AAAA answer for the host (an IP literal is its own one address), each judged public or internal. */
+            addresses: {
+                address: string;
+                public: boolean;
+                /** @description For an internal address: `private`, `loopback`, `link_local`… */
+                reason?: string;
+                /** @description The reason in words: "a private address". */
+                reasonText?: string;
+                /** @description The IPv4 address a transition form (6to4, NAT64…) carries. */
+                embeddedIPv4?: string;
+            }[];
+            resolution: string | null;
+            save: {
+                accepted: boolean;
+                message: string | null;
+            };
+            publish: {
+                accepted: boolean;
+                message: string | null;
+            };
+            /** @description True when some address is internal and is accepted only because this server sets TOOL_ALLOW_PRIVATE_ENDPOINTS (local development). */
+            allowedOnlyByPrivateSetting: boolean;
+        };
+        EndpointVerdictResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["EndpointVerdict"];
         };
         /** @description The shape of every error outside the OAuth endpoints. */
         ErrorBody: {
@@ -2971,6 +3051,10 @@ export interface components {
             p50Ms: number | null;
             /** @description 95th percentile duration (nearest rank); null on a day without calls. */
             p95Ms: number | null;
+            /** @description Calls by outcome: `OK` and each error code that day (`{"OK": 40, "TOOL_TIMEOUT": 2}`); outcomes without calls are left out, so `{}` on a day without calls. */
+            outcomes: {
+                [key: string]: number;
+            };
         };
         ToolCallPage: {
             items: components["schemas"]["ToolCall"][];
@@ -3143,13 +3227,49 @@ export interface components {
             success: true;
             data: components["schemas"]["ToolRecord"];
         };
+        /** @description One published revision: the definition exactly as it went live, never changed afterwards. */
+        ToolRevision: {
+            /** @description Revision id (`rev_…`). */
+            id: string;
+            /** @description Revisions are numbered 1, 2, … in the order they were published. */
+            version: number;
+            /** @description True for the revision the catalog and agents use now; false for older ones and while the tool is withdrawn. */
+            live: boolean;
+            /** Format: date-time */
+            publishedAt: string;
+            /**
+             * @description Models call tools by name: a letter, then letters, digits, `_` or `-`; at most 64 characters. Unique among your tools.
+             * @example get_quote
+             */
+            name: string;
+            description: string;
+            endpoint: string;
+            /** @enum {string} */
+            method: "POST" | "GET" | "PUT" | "PATCH" | "DELETE";
+            /** @enum {string} */
+            authType: "none" | "api_key" | "bearer" | "basic" | "hmac";
+            apiKeyHeader: string | null;
+            /** @enum {string} */
+            category: "crm" | "sales" | "marketing" | "support" | "scheduling" | "ecommerce" | "payments" | "finance" | "communication" | "productivity" | "data" | "developer" | "other";
+            parameters: components["schemas"]["ToolParameter"][];
+        };
+        ToolRevisionPage: {
+            items: components["schemas"]["ToolRevision"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        ToolRevisionPageResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["ToolRevisionPage"];
+        };
         ToolTestRequest: {
             /** @description An object keyed by parameter name (or that object as a JSON string), checked against the working copy's parameters. */
             arguments?: unknown;
             credentials?: components["schemas"]["InstallationCredentials"];
         };
         ToolTestResult: {
-            /** @description The `call_…` id in the body's `_svc_context` (test calls are not in any call log). */
+            /** @description The `call_…` id in the body's `_svc_context` and of the test call in your calls (`GET /api/dev/tools/{tool_id}/calls`, path `test`); never in a business's call log. */
             callId: string;
             request: {
                 method: string;
@@ -3610,6 +3730,94 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    checkToolEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EndpointCheck"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndpointVerdictResponse"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Content-Type is not accepted. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests: wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again: when the window resets, or on a sliding limit when a slot frees. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets: on a sliding limit, until the oldest counted request leaves it and a slot frees. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getTool: {
         parameters: {
             query?: never;
@@ -3792,6 +4000,75 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listToolRevisions: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1–100. */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Tool id (`tool_…`).
+                 * @example tool_3kTMd92nqLx0aPz8Vb1c
+                 */
+                tool_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolRevisionPageResponse"];
                 };
             };
             /** @description The request is invalid. */
@@ -8845,6 +9122,14 @@ export interface operations {
     listToolCallsForDeveloper: {
         parameters: {
             query?: {
+                /** @description `OK` or an error code. */
+                outcome?: string;
+                /** @description Calls at or after this time. */
+                from?: string;
+                /** @description Calls before this time. */
+                to?: string;
+                /** @description Only calls that came in this way: `operator`, `mcp`, or your own tests (`test`). */
+                path?: "operator" | "mcp" | "test";
                 /** @description Page size, 1–100. */
                 limit?: number;
                 /** @description The `nextCursor` of the previous page. */

@@ -84,7 +84,7 @@ function CallSuccess({ result }: { result: ToolCallResult }) {
   );
 }
 
-function CallFailure({ error }: { error: unknown }) {
+export function CallFailure({ error }: { error: unknown }) {
   if (!(error instanceof ApiError)) return <FormError error={error} />;
   return (
     <div className="form-error">

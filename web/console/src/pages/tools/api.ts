@@ -26,7 +26,7 @@ export interface CallFilters {
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** Local midnight of a `YYYY-MM-DD` day, `offset` days later, as the API's ISO time; undefined for anything else. */
-function localMidnight(day: string, offset = 0): string | undefined {
+export function localMidnight(day: string, offset = 0): string | undefined {
   const match = DAY.exec(day);
   if (!match) return undefined;
   const date = new Date(Number(match[1]), Number(match[2]) - 1, Number(match[3]) + offset);
