@@ -178,12 +178,12 @@ const commands: Record<string, Command> = {
     },
   },
   'secrets rotate': {
-    summary: 'Re-encrypts every stored tool credential under SECRETS_KEY, reading values still under the old key with SECRETS_KEY_PREVIOUS. Run it after setting both; then drop SECRETS_KEY_PREVIOUS.',
+    summary: 'Re-encrypts every stored tool credential and model provider key under SECRETS_KEY, reading values still under the old key with SECRETS_KEY_PREVIOUS. Run it after setting both; then drop SECRETS_KEY_PREVIOUS.',
     options: {},
     run: async ({ config, services }) => {
       const result = await (await services()).credentialRotation.rotate();
       if (result.failed.length > 0) {
-        const which = result.failed.slice(0, 5).map((f) => `${f.installationId} ${f.field}`).join(', ');
+        const which = result.failed.slice(0, 5).map((f) => `${f.id} ${f.field}`).join(', ');
         throw new AppError(
           'INTERNAL_ERROR',
           `${result.reencrypted} value(s) re-encrypted under key ${result.keyId}, but ${result.failed.length} could not be read (${which}${result.failed.length > 5 ? ', …' : ''}): ` +

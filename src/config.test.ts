@@ -74,6 +74,7 @@ describe('loadConfig', () => {
     [{ DATABASE_POOL_SIZE: '0' }, /DATABASE_POOL_SIZE/],
     [{ SQLITE_SYNCHRONOUS: 'off' }, /SQLITE_SYNCHRONOUS must be one of normal, full/],
     [{ TOOL_ALLOW_PRIVATE_ENDPOINTS: 'maybe' }, /TOOL_ALLOW_PRIVATE_ENDPOINTS/],
+    [{ MODEL_ALLOW_PRIVATE_ENDPOINTS: 'maybe' }, /MODEL_ALLOW_PRIVATE_ENDPOINTS must be 1 or 0/],
     [{ NODE_ENV: 'staging' }, /NODE_ENV/],
     [{ HTTP_HEADERS_TIMEOUT_MS: '500' }, /HTTP_HEADERS_TIMEOUT_MS/],
     [{ HTTP_REQUEST_TIMEOUT_MS: '1h' }, /HTTP_REQUEST_TIMEOUT_MS/],
@@ -112,6 +113,8 @@ describe('loadConfig', () => {
   it('refuses unsafe defaults in production', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', DATA_DIR: dataDir() })).toThrow(/SECRETS_KEY is required/);
     expect(() => loadConfig({ NODE_ENV: 'production', SECRETS_KEY: KEY, TOOL_ALLOW_PRIVATE_ENDPOINTS: '1' })).toThrow(/TOOL_ALLOW_PRIVATE_ENDPOINTS/);
+    expect(() => loadConfig({ NODE_ENV: 'production', SECRETS_KEY: KEY, DATA_DIR: dataDir(), PUBLIC_URL: 'https://sb.example.com', MODEL_ALLOW_PRIVATE_ENDPOINTS: '1' }))
+      .toThrow('MODEL_ALLOW_PRIVATE_ENDPOINTS is for local development and cannot be set when NODE_ENV=production.');
     // Links, the OAuth issuer and the Secure session cookie need the https address.
     expect(() => loadConfig({ NODE_ENV: 'production', SECRETS_KEY: KEY, DATA_DIR: dataDir() })).toThrow(/PUBLIC_URL must be the service's https:\/\/ address .*the default/);
     expect(() => loadConfig({ NODE_ENV: 'production', SECRETS_KEY: KEY, DATA_DIR: dataDir(), PUBLIC_URL: 'http://sb.example.com' })).toThrow(/PUBLIC_URL must be the service's https:\/\/ address/);

@@ -35,6 +35,8 @@ export interface Config {
   trustProxy: boolean | number | string[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   toolAllowPrivateEndpoints: boolean;
+  /** MODEL_ALLOW_PRIVATE_ENDPOINTS: model provider base URLs on private addresses, and plain http:// to a local one (development only). */
+  modelAllowPrivateEndpoints: boolean;
   toolCaFile: string | undefined;
   toolCallTimeoutMs: number;
   /** Limits on client connections (see httpLimits). */
@@ -258,6 +260,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (production && toolAllowPrivateEndpoints) {
     throw new ConfigError('TOOL_ALLOW_PRIVATE_ENDPOINTS is for local development and cannot be set when NODE_ENV=production.');
   }
+  const modelAllowPrivateEndpoints = flag(env, 'MODEL_ALLOW_PRIVATE_ENDPOINTS');
+  if (production && modelAllowPrivateEndpoints) {
+    throw new ConfigError('MODEL_ALLOW_PRIVATE_ENDPOINTS is for local development and cannot be set when NODE_ENV=production.');
+  }
   const toolCaFile = env.TOOL_CA_FILE && env.TOOL_CA_FILE !== '' ? env.TOOL_CA_FILE : undefined;
   if (production && toolCaFile) {
     throw new ConfigError('TOOL_CA_FILE is for local development and tests and cannot be set when NODE_ENV=production.');
@@ -289,6 +295,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     logLevel,
     toolAllowPrivateEndpoints,
+    modelAllowPrivateEndpoints,
     toolCaFile,
     toolCallTimeoutMs: integer(env, 'TOOL_CALL_TIMEOUT_MS', 15000, 1000, 30000),
     http: httpLimits(env),

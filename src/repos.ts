@@ -11,6 +11,7 @@ import type { DB } from './db/tables.js';
 import { createDirectRunner, type Transact } from './db/transaction-runner.js';
 import { createFormsRepo, type FormsRepo } from './forms/repo.js';
 import { createInvocationRepo, type InvocationRepo } from './invocation/repo.js';
+import { createModelsRepo, type ModelsRepo } from './models/repo.js';
 import { createOAuthRepo, type OAuthRepo } from './oauth/repo.js';
 import { createOperatorsRepo, type OperatorsRepo } from './operators/repo.js';
 import { createOrgsRepo, type OrgsRepo } from './orgs/repo.js';
@@ -40,6 +41,7 @@ export class Repos {
   #customFields?: CustomFieldsRepo;
   #forms?: FormsRepo;
   #invocation?: InvocationRepo;
+  #models?: ModelsRepo;
 
   constructor(private readonly db: Kysely<DB>) {}
 
@@ -58,6 +60,7 @@ export class Repos {
   get customFields(): CustomFieldsRepo { return (this.#customFields ??= createCustomFieldsRepo(this.db)); }
   get forms(): FormsRepo { return (this.#forms ??= createFormsRepo(this.db)); }
   get invocation(): InvocationRepo { return (this.#invocation ??= createInvocationRepo(this.db)); }
+  get models(): ModelsRepo { return (this.#models ??= createModelsRepo(this.db)); }
 }
 
 /** Units of work each in a transaction of its own, handed every repo bound to it. */

@@ -47,6 +47,15 @@ import { createDeveloperCallsService } from './invocation/developer-calls.js';
 import { createToolTester } from './invocation/tool-test.js';
 import { rotateCredentials, type RotationResult } from './invocation/rotation.js';
 import { createMcpServerHandler } from './mcp/server.js';
+import { createModelsService } from './models/service.js';
+import { rotateProviderKeys } from './models/rotation.js';
+
+/** `switchboard secrets rotate`: values re-sealed under SECRETS_KEY, and those no key opened (by record id and field). */
+export interface SecretsRotation {
+  reencrypted: number;
+  keyId: string;
+  failed: Array<{ id: string; field: string; reason: string }>;
+}
 
 /** What services are built over: the things with I/O and a lifetime, made by the caller (server, CLI, demo, tests). */
 export interface ServicesInfrastructure {
@@ -145,10 +154,14 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     logLinks: config.env === 'development',
     log,
   });
+  // Tool credentials and model provider keys are sealed under SECRETS_KEY (SECRETS_KEY_PREVIOUS opens older ones while rotating).
+  const keys = keyRing(config.secretsKey, config.secretsKeyPrevious);
+  // Model providers: their base URLs go through the tool endpoints' address policy, with MODEL_ALLOW_PRIVATE_ENDPOINTS.
+  const models = createModelsService({ repo: repos.models, keys, clock, baseUrlPolicy: { allowPrivate: config.modelAllowPrivateEndpoints, resolver } });
   // One CRM service for the Operator API and form submissions.
   const crm = createCrmService({ repo: repos.crm, contacts: repos.contacts, orgs, clock });
   // Agents, custom fields, pipelines and the org's default country notify `changes`: the form, tool and key caches subscribe.
-  const agents = createAgentsService({ repo: repos.orgs, clock, changes });
+  const agents = createAgentsService({ repo: repos.orgs, clock, changes, modelProviders: models });
   // Agent keys for MCP (agentKeys.authenticate resolves a svc_agt_ key to its agent).
   const agentKeys = createAgentKeysService({ repo: repos.orgs, clock, keyCache });
   const apiKeys = createApiKeysService({ repo: repos.orgs, clock, keyCache });
@@ -175,7 +188,6 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   });
   // A call is answered once its log row is committed (rows group-committed); close() waits for the last ones before the database closes.
   const callLog = createCallLog({ repo: repos.invocation, log, maxWaitMs: database.limits.acquireTimeoutMs });
-  const keys = keyRing(config.secretsKey, config.secretsKeyPrevious);
   // Each agent's resolved tools (live revision, credentials opened), per node: installation writes drop the org's
   // entries, tool publish/withdrawal/deletion and org changes (an agent deleted) drop theirs, on every node through Redis.
   const toolCache = createToolCache({ clock, orgChanges: changes, toolChanges });
@@ -188,7 +200,21 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   const developerCalls = createDeveloperCallsService({ repo: repos.invocation, tools, orgRefKey, clock });
   const tester = createToolTester({ tools, http: toolHttp, callLog, clock, userAgent: `Switchboard/${VERSION}` });
   // `switchboard secrets rotate`: re-seals stored tool credentials under the ring's current key.
-  const credentialRotation = { rotate: (): Promise<RotationResult> => rotateCredentials(repos.invocation, keys) };
+  // Model provider keys too; a failure names the installation (`inst_…`) or provider (`mp_…`) and field, never a value.
+  const credentialRotation = {
+    rotate: async (): Promise<SecretsRotation> => {
+      const tools: RotationResult = await rotateCredentials(repos.invocation, keys);
+      const providers = await rotateProviderKeys(repos.models, keys);
+      return {
+        reencrypted: tools.reencrypted + providers.reencrypted,
+        keyId: tools.keyId,
+        failed: [
+          ...tools.failed.map((f) => ({ id: f.installationId, field: f.field, reason: f.reason })),
+          ...providers.failed.map((f) => ({ id: f.providerId, field: 'apiKey', reason: f.reason })),
+        ],
+      };
+    },
+  };
 
   // ── MCP ── (the same invoker; an agent key speaks for one agent)
   const mcp = createMcpServerHandler({ installations, invoker, version: VERSION, log });
@@ -252,6 +278,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     operators,
     crm,
     agents,
+    models,
     agentKeys,
     apiKeys,
     customFields,

@@ -53,6 +53,12 @@ export function isUniqueViolation(error: unknown): boolean {
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
 }
 
+/** A write refused because a row still refers to the one written (or refers to a row that is gone). */
+export function isForeignKeyViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}
+
 /**
  * PostgreSQL: locks the selected rows and passes over rows another transaction holds, so
  * several nodes deleting expired rows at once each take their own batch instead of waiting

@@ -1,7 +1,7 @@
 import type { DB } from './tables.js';
 
 /** The feature folders under src/ that own tables. */
-export type TableOwner = 'developers' | 'operators' | 'sessions' | 'oauth' | 'tools' | 'orgs' | 'crm' | 'forms' | 'invocation';
+export type TableOwner = 'developers' | 'operators' | 'sessions' | 'oauth' | 'tools' | 'orgs' | 'crm' | 'forms' | 'invocation' | 'models';
 
 /**
  * Which feature writes each table. The rule: a feature's code (its repos, and the one-statement
@@ -41,4 +41,5 @@ export const TABLE_OWNERS: { readonly [Table in keyof DB]: TableOwner } = {
   installation_agents: 'invocation',
   installation_credentials: 'invocation',
   tool_calls: 'invocation',
+  model_providers: 'models',
 };

@@ -163,6 +163,13 @@ export interface AgentsTable {
   logo_url: string | null;
   created_at: string;
   updated_at: string;
+  /** The agent's model (all five null until one is set): a provider of the same org (`mp_…`). */
+  model_provider_id: string | null;
+  model_name: string | null;
+  model_instructions: string | null;
+  /** Null: the provider's default. */
+  model_temperature: number | null;
+  model_max_tool_rounds: number | null;
 }
 
 export interface CustomFieldsTable {
@@ -379,6 +386,24 @@ export interface FormViewsTable {
   views: number;
 }
 
+// ── Model providers ───────────────────────────────────────────────────────────
+
+export interface ModelProvidersTable {
+  id: string;
+  org_id: string;
+  name: string;
+  /** openai, anthropic or openai-compatible. */
+  kind: string;
+  /** Without a trailing slash. */
+  base_url: string;
+  /** lib/secrets.ts sealed value (AES-256-GCM, AAD `<provider id>:apiKey`); null: no key. */
+  api_key_sealed: string | null;
+  /** The id of the key it is sealed under (null with no key). */
+  api_key_key_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface DB {
   developers: DevelopersTable;
   apps: AppsTable;
@@ -408,4 +433,5 @@ export interface DB {
   tool_calls: ToolCallsTable;
   agent_keys: AgentKeysTable;
   form_views: FormViewsTable;
+  model_providers: ModelProvidersTable;
 }

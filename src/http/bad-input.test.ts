@@ -142,6 +142,7 @@ describe.each(testDialects())('bad text on every operation (%s)', (dialect) => {
     const form = await createForm(t.app, org, { slug: uniqueSlug() });
     ids.frm = form.id;
     ids.slug = form.slug;
+    ids.mp = (await call('POST', '/api/org/model-providers', { name: 'OpenAI', kind: 'openai', apiKey: 'sk-bad-input' })).id as string;
     const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as Json;
     // Shared schemas are components the operations refer to: read each operation with its $refs resolved.
     operations = operationsOf({ paths: dereference(document, document.paths) } as Json);

@@ -97,6 +97,7 @@ const OWNED_RESOURCES: Record<string, Factory> = {
     return { inst: (await install(t.app, owner.org, { toolId: tool.id })).id };
   },
   frm: async (t, owner) => ({ frm: (await createForm(t.app, owner.org)).id }),
+  mp: async (t, owner) => ({ mp: (await created(t, owner, '/api/org/model-providers', { name: 'OpenAI', kind: 'openai', apiKey: 'sk-owned' })).id }),
   // A new app each time (made as the portal makes one), so no refused call can touch the app whose tokens the file uses.
   app: async (t, owner) => {
     const res = await t.app.inject({ method: 'POST', url: '/api/dev/apps', headers: owner.developerSession.auth, payload: { name: 'Owned', scopes: ['tools:read'] } });

@@ -1,9 +1,11 @@
 import type { AgentsTable } from '../db/tables.js';
+import { isForeignKeyViolation } from '../db/query-helpers.js';
+import { DEFAULT_MAX_TOOL_ROUNDS, type AgentModel, type AgentModelInput } from '../models/schema.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import type { OrgChangeFeed } from './changes.js';
-import { agentNotFound } from './errors.js';
+import { agentNotFound, modelProviderNotFound } from './errors.js';
 import type { OrgsRepo } from './repo.js';
 import type { Agent, AgentCreate, AgentPatch } from './schema.js';
 import { httpsUrl, requiredText } from '../lib/required-text.js';
@@ -20,15 +22,46 @@ export function presentAgent(row: AgentsTable): Agent {
       fontFamily: row.font_family,
       logoUrl: row.logo_url ?? '',
     },
+    model: presentModel(row),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
 }
 
+function presentModel(row: AgentsTable): AgentModel | null {
+  if (row.model_provider_id === null) return null;
+  return {
+    providerId: row.model_provider_id,
+    model: row.model_name ?? '',
+    instructions: row.model_instructions ?? '',
+    temperature: row.model_temperature,
+    maxToolRounds: row.model_max_tool_rounds ?? DEFAULT_MAX_TOOL_ROUNDS,
+  };
+}
+
+const NO_MODEL = { model_provider_id: null, model_name: null, model_instructions: null, model_temperature: null, model_max_tool_rounds: null } as const;
+
+/** The agent's model columns for `model` (null clears them). */
+function modelColumns(model: AgentModelInput | null): Pick<AgentsTable, keyof typeof NO_MODEL> {
+  if (model === null) return NO_MODEL;
+  return {
+    model_provider_id: model.providerId,
+    model_name: requiredText(model.model, 'model.model', 'the model\'s id, as the provider names it'),
+    model_instructions: model.instructions,
+    model_temperature: model.temperature ?? null,
+    model_max_tool_rounds: model.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS,
+  };
+}
 
 /** Agents and their brand (the look of the forms they are attached to). */
-export function createAgentsService(deps: { repo: OrgsRepo; clock: Clock; changes: OrgChangeFeed }) {
-  const { repo, clock, changes } = deps;
+export function createAgentsService(deps: {
+  repo: OrgsRepo;
+  clock: Clock;
+  changes: OrgChangeFeed;
+  /** The models feature answers whether the org has a provider (models/service.ts). */
+  modelProviders: { exists(orgId: string, id: string): Promise<boolean> };
+}) {
+  const { repo, clock, changes, modelProviders } = deps;
 
   async function get(orgId: string, id: string): Promise<Agent> {
     const row = await repo.findAgent(orgId, id);
@@ -51,6 +84,7 @@ export function createAgentsService(deps: { repo: OrgsRepo; clock: Clock; change
       logo_url: httpsUrl(b.logoUrl, 'branding.logoUrl'),
       created_at: now,
       updated_at: now,
+      ...NO_MODEL,
     };
     await repo.insertAgent(row);
     return presentAgent(row);
@@ -67,7 +101,18 @@ export function createAgentsService(deps: { repo: OrgsRepo; clock: Clock; change
     if (b.textColor !== undefined) set.text_color = b.textColor;
     if (b.fontFamily !== undefined) set.font_family = b.fontFamily?.trim() || null;
     if (b.logoUrl !== undefined) set.logo_url = httpsUrl(b.logoUrl, 'branding.logoUrl');
-    await repo.updateAgent(orgId, id, set);
+    if (patch.model !== undefined) {
+      Object.assign(set, modelColumns(patch.model));
+      // Another organization's provider is as unknown as a missing one.
+      if (patch.model !== null && !(await modelProviders.exists(orgId, patch.model.providerId))) throw modelProviderNotFound();
+    }
+    try {
+      await repo.updateAgent(orgId, id, set);
+    } catch (error) {
+      // The provider was deleted between the check and the write: the foreign key refused it.
+      if (patch.model && isForeignKeyViolation(error)) throw modelProviderNotFound();
+      throw error;
+    }
     changes.notify(orgId);
     return get(orgId, id);
   }

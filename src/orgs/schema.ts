@@ -3,6 +3,7 @@ import { ChangesBody } from '../http/changes.js';
 import { ListQuery, Page } from '../http/envelope.js';
 import { IdParam } from '../http/path-ids.js';
 import { named } from '../http/schema-name.js';
+import { AgentModel, AgentModelInput } from '../models/schema.js';
 import { agentKeyNotFound, agentNotFound, apiKeyNotFound } from './errors.js';
 
 /** Wire schemas of the Operator API's organization resources: the organization itself, API keys and agents. */
@@ -93,6 +94,7 @@ export const Agent = named('Agent', Type.Object({
   id: Type.String({ description: '`agt_…`' }),
   name: Type.String(),
   branding: Branding,
+  model: Type.Union([AgentModel, Type.Null()], { description: 'The model the agent talks with (its provider\'s key is never shown); null until one is set.' }),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 }));
@@ -105,7 +107,11 @@ export const AgentCreate = named('AgentCreate', Type.Object(
 ));
 export type AgentCreate = Static<typeof AgentCreate>;
 
-export const AgentPatch = named('AgentPatch', ChangesBody({ name: AgentCreate.properties.name, branding: BrandingPatch }));
+export const AgentPatch = named('AgentPatch', ChangesBody({
+  name: AgentCreate.properties.name,
+  branding: BrandingPatch,
+  model: Type.Union([AgentModelInput, Type.Null()], { description: 'The whole model at once (omitted optional fields take their defaults), or null to clear it. 404 NOT_FOUND when the provider is not your organization\'s.' }),
+}));
 export type AgentPatch = Static<typeof AgentPatch>;
 
 // ── Agent keys (MCP) ──

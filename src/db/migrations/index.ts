@@ -7,6 +7,7 @@ import * as formViews from './20261123T1100_form_views.js';
 import * as accountsSessions from './20261123T1400_accounts_sessions.js';
 import * as peopleAndDevelopers from './20261126T1000_people_and_developers.js';
 import * as appSecretRotation from './20261126T1100_app_secret_rotation.js';
+import * as modelProviders from './20261126T1300_model_providers.js';
 
 /**
  * Every migration, by name. Names sort by time; a landed migration is never edited:
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '20261123T1400_accounts_sessions': accountsSessions,
   '20261126T1000_people_and_developers': peopleAndDevelopers,
   '20261126T1100_app_secret_rotation': appSecretRotation,
+  '20261126T1300_model_providers': modelProviders,
 };

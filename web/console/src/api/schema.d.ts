@@ -1105,6 +1105,58 @@ export interface paths {
         patch: operations["updateOpportunity"];
         trace?: never;
     };
+    "/api/org/model-providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List model providers
+         * @description Newest first, paged with `limit` and `cursor`; keys are never returned. Needs an org API key or a session (an owner's or a member's).
+         */
+        get: operations["listModelProviders"];
+        put?: never;
+        /**
+         * Add a model provider
+         * @description A model API the organization's agents can use: OpenAI, Anthropic or any Chat Completions server. The API key is stored encrypted and never returned (`hasApiKey`). Needs an org API key or a session (an owner's or a member's). 400 VALIDATION_ERROR; 400 ENDPOINT_NOT_ALLOWED for a base URL that is not https:// or not public.
+         */
+        post: operations["createModelProvider"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org/model-providers/{provider_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a model provider
+         * @description Its kind, base URL and whether a key is stored; never the key. Needs an org API key or a session (an owner's or a member's). 404 NOT_FOUND.
+         */
+        get: operations["getModelProvider"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a model provider
+         * @description Removes it and its key. 409 CONFLICT while an agent's model uses it. Needs an org API key or a session (an owner's or a member's). 404 NOT_FOUND.
+         */
+        delete: operations["deleteModelProvider"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a model provider
+         * @description Changes only the fields given; `apiKey: null` removes the key. A new `baseUrl` of a provider with a key needs `apiKey` in the same request (400 VALIDATION_ERROR otherwise): the key never follows a URL it was not given for. Needs an org API key or a session (an owner's or a member's). 404 NOT_FOUND.
+         */
+        patch: operations["updateModelProvider"];
+        trace?: never;
+    };
     "/api/org/installations": {
         parameters: {
             query?: never;
@@ -1498,6 +1550,8 @@ export interface components {
             id: string;
             name: string;
             branding: components["schemas"]["Branding"];
+            /** @description The model the agent talks with (its provider's key is never shown); null until one is set. */
+            model: components["schemas"]["AgentModel"] | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -1534,6 +1588,30 @@ export interface components {
             success: true;
             data: components["schemas"]["AgentKeyPage"];
         };
+        AgentModel: {
+            /** @description `mp_…` */
+            providerId: string;
+            model: string;
+            instructions: string;
+            /** @description Null: the provider's default. */
+            temperature: number | null;
+            maxToolRounds: number;
+        };
+        AgentModelInput: {
+            /** @description A model provider of your organization (`mp_…`). */
+            providerId: string;
+            /** @description The model id as the provider names it, e.g. `gpt-4.1-mini`, `claude-sonnet-4-5`, `llama3.1:8b`. */
+            model: string;
+            /** @description The system prompt, up to 16,000 characters; may be empty. */
+            instructions: string;
+            /** @description 0–2; omitted: the provider's default. */
+            temperature?: number;
+            /**
+             * @description Model answers that call tools in one turn before it must answer in text, 1–32 (default 8).
+             * @default 8
+             */
+            maxToolRounds: number;
+        };
         AgentPage: {
             items: components["schemas"]["Agent"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
@@ -1548,6 +1626,8 @@ export interface components {
             /** @description Internal name of the agent. */
             name?: string;
             branding?: components["schemas"]["BrandingPatch"];
+            /** @description The whole model at once (omitted optional fields take their defaults), or null to clear it. 404 NOT_FOUND when the provider is not your organization's. */
+            model?: components["schemas"]["AgentModelInput"] | null;
         };
         AgentResponse: {
             /** @enum {boolean} */
@@ -2451,6 +2531,71 @@ export interface components {
             /** @enum {boolean} */
             success: true;
             data: components["schemas"]["MemberList"];
+        };
+        ModelProvider: {
+            /** @description `mp_…` */
+            id: string;
+            name: string;
+            /**
+             * @description `openai-compatible`: any Chat Completions server (Azure OpenAI, OpenRouter, Groq, vLLM, Ollama, llama.cpp…).
+             * @enum {string}
+             */
+            kind: "openai" | "anthropic" | "openai-compatible";
+            /** @description Without a trailing slash. */
+            baseUrl: string;
+            /** @description Whether a key is stored. The key itself is never returned. */
+            hasApiKey: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        ModelProviderCreate: {
+            /** @description What operators call it, e.g. "OpenAI (production)". */
+            name: string;
+            /**
+             * @description `openai-compatible`: any Chat Completions server (Azure OpenAI, OpenRouter, Groq, vLLM, Ollama, llama.cpp…).
+             * @enum {string}
+             */
+            kind: "openai" | "anthropic" | "openai-compatible";
+            /**
+             * @description https://, public, no user name, query or fragment. Default: https://api.openai.com/v1 (`openai`), https://api.anthropic.com/v1 (`anthropic`); required for `openai-compatible`. MODEL_ALLOW_PRIVATE_ENDPOINTS=1 (development) also allows private addresses and http:// to a local server.
+             * @example https://api.openai.com/v1
+             */
+            baseUrl?: string;
+            /** @description The provider's API key. Write-only: stored encrypted, never returned (answers say `hasApiKey`). */
+            apiKey?: string;
+        };
+        ModelProviderPage: {
+            items: components["schemas"]["ModelProvider"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        ModelProviderPageResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["ModelProviderPage"];
+        };
+        ModelProviderPatch: {
+            /** @description What operators call it, e.g. "OpenAI (production)". */
+            name?: string;
+            /**
+             * @description `openai-compatible`: any Chat Completions server (Azure OpenAI, OpenRouter, Groq, vLLM, Ollama, llama.cpp…).
+             * @enum {string}
+             */
+            kind?: "openai" | "anthropic" | "openai-compatible";
+            /**
+             * @description https://, public, no user name, query or fragment. Default: https://api.openai.com/v1 (`openai`), https://api.anthropic.com/v1 (`anthropic`); required for `openai-compatible`. MODEL_ALLOW_PRIVATE_ENDPOINTS=1 (development) also allows private addresses and http:// to a local server.
+             * @example https://api.openai.com/v1
+             */
+            baseUrl?: string;
+            /** @description A new key, or null to remove the stored one. Changing `baseUrl` or `kind` of a provider with a key needs this too: the stored key is never sent to a server it was not given for. */
+            apiKey?: string | null;
+        };
+        ModelProviderResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["ModelProvider"];
         };
         Note: {
             /** @description `note_…` */
@@ -8009,6 +8154,318 @@ export interface operations {
             };
             /** @description A record the request refers to does not exist. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listModelProviders: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1–100. */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelProviderPageResponse"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createModelProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModelProviderCreate"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelProviderResponse"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Content-Type is not accepted. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getModelProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The model provider id (`mp_…`).
+                 * @example mp_3kTMd92nqLx0aPz8Vb1c
+                 */
+                provider_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelProviderResponse"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteModelProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The model provider id (`mp_…`).
+                 * @example mp_3kTMd92nqLx0aPz8Vb1c
+                 */
+                provider_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateModelProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The model provider id (`mp_…`).
+                 * @example mp_3kTMd92nqLx0aPz8Vb1c
+                 */
+                provider_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModelProviderPatch"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelProviderResponse"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Content-Type is not accepted. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -103,6 +103,7 @@ describe('form body editing', () => {
       id: 'agt_1',
       name: 'Front desk',
       branding: { name: 'Bright Smile', primaryColor: '#123456', backgroundColor: '#ffffff', textColor: '#111111', fontFamily: null, logoUrl: 'https://x.example/l.png' },
+      model: null,
       createdAt: '',
       updatedAt: '',
     };
