@@ -98,7 +98,7 @@ function ProviderTable({ providers, agents, onEdit }: { providers: ModelProvider
                     {provider.hasApiKey ? (
                       <ConfirmButton
                         label="Remove key"
-                        buttonLabel={`Remove the key of ${provider.name}`}
+                        buttonLabel={`Remove key of ${provider.name}`}
                         title={`Remove the key of “${provider.name}”?`}
                         confirmLabel="Remove key"
                         className="button small danger-outline"
