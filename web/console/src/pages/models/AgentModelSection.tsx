@@ -186,7 +186,7 @@ function ModelForm({ agent, providers }: { agent: Agent; providers: ModelProvide
             max={32}
             step={1}
             className="narrow"
-            hint="1 to 32: how many times in one turn the model may call tools before it must answer."
+            hint="1 to 32 rounds of tool calls in one turn, then it must answer."
             value={draft.maxToolRounds}
             onChange={(e) => set({ maxToolRounds: e.target.value })}
             error={errors.error('model.maxToolRounds')}
