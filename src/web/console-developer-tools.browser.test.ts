@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBrowserHarness, h1, poll } from '../../test/support/browser.js';
+import { createBrowserHarness, h1, poll, signUpDeveloper } from '../../test/support/browser.js';
 import { createServingTestContext, type TestContext } from '../../test/support/context.js';
 
 const DEV = { name: 'Tess Tools', email: 'tess@tools.example', password: 'copper meadow lantern' };
@@ -34,13 +34,7 @@ describe('the developer portal: tools list and editor, in Chromium', () => {
   it('creates a tool with two parameters, reordered by keyboard, previews it, checks its endpoint and lists it', async () => {
     const context = await newContext();
     const page = await newPage(context);
-    await page.goto(`${app}/app/signup`);
-    await page.getByLabel('Build tools (a developer account)').check();
-    await page.getByLabel('Your name').fill(DEV.name);
-    await page.getByLabel('Email').fill(DEV.email);
-    await page.getByLabel('Password').fill(DEV.password);
-    await page.getByRole('button', { name: 'Create account' }).click();
-    await page.waitForURL(`${app}/app/developer`);
+    await signUpDeveloper(page, app, DEV);
 
     // The empty list: what a tool is, and the way to start.
     await page.goto(`${app}/app/developer/tools`);
