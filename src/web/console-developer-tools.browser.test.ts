@@ -47,7 +47,7 @@ describe('the developer portal: tools list and editor, in Chromium', () => {
 
     await page.getByLabel('Tool name').fill('weather_lookup');
     await page.getByLabel(/^Description/).fill('Looks up the weather for a city.');
-    const openai = page.getByRole('region', { name: 'OpenAI definition' });
+    const openai = page.getByRole('region', { name: 'OpenAI Chat Completions definition' });
     await poll(() => openai.textContent()).toContain('"name": "weather_lookup"');
 
     // A public address: said public. An internal one: named internal with its reason, allowed only by the local setting.
@@ -90,7 +90,11 @@ describe('the developer portal: tools list and editor, in Chromium', () => {
     await page.getByRole('button', { name: 'Move down: days' }).click();
     await poll(() => page.getByRole('group', { name: 'Parameter 2' }).getByLabel('Parameter name').inputValue()).toBe('days');
     await poll(() => openai.textContent()).toMatch(/"city"[\s\S]*"days"[\s\S]*"required": \[\s*"city"\s*\]/);
-    // The other APIs' shapes, from the same export.
+    // The other APIs' shapes, from the same export. Responses: flat, and not strict while days is optional.
+    await page.getByRole('tab', { name: 'OpenAI Responses' }).click();
+    await poll(async () => JSON.parse((await page.getByRole('region', { name: 'OpenAI Responses definition' }).textContent()) ?? '{}')).toMatchObject({
+      type: 'function', name: 'weather_lookup', parameters: { required: ['city'] }, strict: false,
+    });
     await page.getByRole('tab', { name: 'Anthropic' }).click();
     await poll(() => page.getByRole('region', { name: 'Anthropic definition' }).textContent()).toContain('"input_schema"');
     await page.getByRole('tab', { name: 'MCP' }).click();

@@ -89,8 +89,8 @@ describe.each(testDialects())('the developer portal’s loop in Chromium (%s)', 
     await second.getByLabel('Parameter name').fill('days');
     await second.getByLabel('Type', { exact: true }).selectOption('number');
     await second.getByLabel('Parameter description').fill('How many days ahead.');
-    // The preview is what an OpenAI model receives: both parameters, city required.
-    await poll(async () => JSON.parse((await dev.getByRole('region', { name: 'OpenAI definition' }).textContent()) ?? '{}')).toMatchObject({
+    // The preview is what an OpenAI Chat Completions model receives: both parameters, city required.
+    await poll(async () => JSON.parse((await dev.getByRole('region', { name: 'OpenAI Chat Completions definition' }).textContent()) ?? '{}')).toMatchObject({
       type: 'function',
       function: { name: TOOL, parameters: { properties: { city: { type: 'string' }, days: { type: 'number' } }, required: ['city'] } },
     });
