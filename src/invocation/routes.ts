@@ -75,8 +75,10 @@ export function registerInvocationRoutes(app: App, deps: { orgAuth: OrgAuth; ins
         ...operatorRoute, operationId: 'listAgentTools', summary: 'An agent\'s tools as function definitions',
         description:
           'The tools this agent can call now, as function-calling definitions with a JSON Schema of their parameters, named by alias or tool name. ' +
-          '`format=openai` (default) gives `{type:"function", function:{name, description, parameters}}`, `anthropic` gives `{name, description, input_schema}`, ' +
-          '`mcp` gives `{name, description, inputSchema}`: pass `data.tools` to that API unchanged. 404 AGENT_NOT_FOUND.',
+          '`format=openai` (default) gives OpenAI Chat Completions\' `{type:"function", function:{name, description, parameters}}`, ' +
+          '`openai-responses` the OpenAI Responses API\'s flat `{type:"function", name, description, parameters, strict}` (`strict` true only when OpenAI\'s strict mode takes the schema as it is, which needs every parameter required), ' +
+          '`anthropic` Anthropic Messages\' `{name, description, input_schema}`, `mcp` MCP `tools/list`\'s `{name, description, inputSchema}`: ' +
+          'pass `data.tools` to that API unchanged. 400 for any other format. 404 AGENT_NOT_FOUND.',
         params: AgentIdParams, querystring: AgentToolsQuery, response: { 200: Envelope(AgentTools), ...errorResponses(400, 401, 404) },
       },
     }, async (request) => {

@@ -83,7 +83,10 @@ export { TOOL_FORMATS };
 export type { ToolFormat } from '../../web/tools/export.js';
 
 export const AgentToolsQuery = Type.Object(
-  { format: Type.Optional(StringEnum(TOOL_FORMATS, { default: 'openai', description: 'The shape of each definition: the one that API takes, verbatim.' })) },
+  { format: Type.Optional(StringEnum(TOOL_FORMATS, {
+    default: 'openai',
+    description: 'The shape of each definition, the one that API takes verbatim: `openai` for OpenAI Chat Completions, `openai-responses` for the OpenAI Responses API, `anthropic` for Anthropic Messages, `mcp` for MCP `tools/list`.',
+  })) },
   { additionalProperties: false },
 );
 
@@ -97,17 +100,21 @@ export const ParametersSchema = named('ToolParametersSchema', Type.Object({
 export const OpenAiTool = named('OpenAiToolDefinition', Type.Object({
   type: Type.Literal('function'),
   function: Type.Object({ name: Type.String(), description: Type.String(), parameters: ParametersSchema }),
-}, { description: 'OpenAI Chat Completions `tools[]` item.' }));
+}, { description: 'OpenAI Chat Completions API `tools[]` item (`format=openai`).' }));
+export const OpenAiResponsesTool = named('OpenAiResponsesToolDefinition', Type.Object({
+  type: Type.Literal('function'), name: Type.String(), description: Type.String(), parameters: ParametersSchema,
+  strict: Type.Boolean({ description: 'True only when OpenAI\'s strict mode takes the schema as it is: every parameter required, every array\'s items typed, no object parameter. Otherwise false, since strict mode would refuse the schema.' }),
+}, { description: 'OpenAI Responses API `tools[]` item, a function tool (`format=openai-responses`).' }));
 export const AnthropicTool = named('AnthropicToolDefinition', Type.Object({
   name: Type.String(), description: Type.String(), input_schema: ParametersSchema,
-}, { description: 'Anthropic Messages API `tools[]` item.' }));
+}, { description: 'Anthropic Messages API `tools[]` item (`format=anthropic`).' }));
 export const McpTool = named('McpToolDefinition', Type.Object({
   name: Type.String(), description: Type.String(), inputSchema: ParametersSchema,
-}, { description: 'MCP `tools/list` item.' }));
+}, { description: 'MCP `tools/list` result item (`format=mcp`).' }));
 
 export const AgentTools = named('AgentTools', Type.Object({
   format: StringEnum(TOOL_FORMATS),
-  tools: Type.Array(Type.Union([OpenAiTool, AnthropicTool, McpTool]), { description: 'Pass this array to the model API unchanged.' }),
+  tools: Type.Array(Type.Union([OpenAiTool, OpenAiResponsesTool, AnthropicTool, McpTool]), { description: 'Pass this array to the model API unchanged.' }),
 }));
 export type AgentTools = Static<typeof AgentTools>;
 

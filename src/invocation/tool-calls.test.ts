@@ -309,6 +309,32 @@ describe.each(testDialects())('tool calls on %s', (dialect) => {
     expect((await call('GET', `/api/org/agents/${a.id}/tools?format=gemini`, fresh)).statusCode).toBe(400);
   });
 
+  it('lists the agent\'s tools in the OpenAI Responses shape, strict only when every parameter is required', async () => {
+    const fresh = await createOrgWithKey(t.database, t.clock);
+    const a = await createAgent(t.app, fresh);
+    const publish = async (name: string, parameters: object[]) => {
+      const tool = await publishTool(t.app, dev.auth, (await createTool(t.app, dev.auth, { name, description: 'Shapes of things.', endpoint: url('/s'), parameters })).id);
+      await install(t.app, fresh, { toolId: tool.id });
+      t.clock.advance(1000); // oldest installation first: a fixed order
+    };
+    await publish('loose_shapes', [{ name: 'sizes', type: 'array', items: 'number', description: 'Sizes.', required: true }, { name: 'note', type: 'string' }]);
+    await publish('strict_shapes', [{ name: 'sizes', type: 'array', items: 'number', description: 'Sizes.', required: true }]);
+    const res = await call('GET', `/api/org/agents/${a.id}/tools?format=openai-responses`, fresh);
+    expect(res.statusCode).toBe(200);
+    // Byte for byte what the Responses API's `tools` takes: the flat function tool, strict said either way.
+    expect(res.body).toBe(
+      '{"success":true,"data":{"format":"openai-responses","tools":[' +
+        '{"type":"function","name":"loose_shapes","description":"Shapes of things.","parameters":{"type":"object","properties":' +
+        '{"sizes":{"type":"array","description":"Sizes.","items":{"type":"number"}},"note":{"type":"string"}},"required":["sizes"],"additionalProperties":false},"strict":false},' +
+        '{"type":"function","name":"strict_shapes","description":"Shapes of things.","parameters":{"type":"object","properties":' +
+        '{"sizes":{"type":"array","description":"Sizes.","items":{"type":"number"}}},"required":["sizes"],"additionalProperties":false},"strict":true}]}}',
+    );
+    const unknown = await call('GET', `/api/org/agents/${a.id}/tools?format=openai-chat`, fresh);
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json()).toMatchObject({ success: false, code: 'VALIDATION_ERROR' });
+    expect(unknown.json().error).toContain('openai-responses');
+  });
+
   it('keeps organizations apart: org B cannot list or call org A\'s agent tools, nor see its calls', async () => {
     await installed({ name: 'private_a' });
     expect((await run('private_a', { weightKg: 1, country: 'PT' }, other)).json().code).toBe('AGENT_NOT_FOUND');

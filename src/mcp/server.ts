@@ -181,8 +181,8 @@ export function createMcpServerHandler(deps: McpServerDeps) {
       const tools = await installations.agentTools(principal.orgId, principal.agentId).catch((error: unknown) => {
         throw protocolFailure(error, log);
       });
-      // formatTools' mcp shape is MCP's Tool: {name, description, inputSchema} (a JSON Schema object).
-      return { tools: formatTools(tools, 'mcp') as unknown as ListToolsResult['tools'] };
+      // formatTools' mcp shape is MCP's Tool: {name, description, inputSchema} (a JSON Schema object), checked by the compiler.
+      return { tools: formatTools(tools, 'mcp') satisfies ListToolsResult['tools'] };
     });
     server.setRequestHandler('tools/call', (request) => callTool(principal, request.params));
     return server;

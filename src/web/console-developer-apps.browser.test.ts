@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBrowserHarness, h1, nav, poll, signUp } from '../../test/support/browser.js';
+import { createBrowserHarness, h1, nav, poll, signUp, signUpDeveloper } from '../../test/support/browser.js';
 import { createServingTestContext, type TestContext } from '../../test/support/context.js';
 
 const DEV = { name: 'Dana Tools', email: 'dana@apps.example', password: 'violet kettle marathon' };
@@ -50,13 +50,7 @@ describe('the developer portal’s apps and areas, in Chromium', () => {
     const context = await newContext();
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app });
     const page = await newPage(context);
-    await page.goto(`${app}/app/signup`);
-    await page.getByLabel('Build tools (a developer account)').check();
-    await page.getByLabel('Your name').fill(DEV.name);
-    await page.getByLabel('Email').fill(DEV.email);
-    await page.getByLabel('Password').fill(DEV.password);
-    await page.getByRole('button', { name: 'Create account' }).click();
-    await page.waitForURL(`${app}/app/developer`);
+    await signUpDeveloper(page, app, DEV);
 
     // A newcomer's Overview says the next step; the developer navigation has the portal's pages.
     const steps = page.getByRole('region', { name: 'Get started' });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBrowserHarness, h1, poll } from '../../test/support/browser.js';
+import { createBrowserHarness, h1, poll, signUpDeveloper } from '../../test/support/browser.js';
 import { createServingTestContext, type TestContext } from '../../test/support/context.js';
 
 const DEV = { name: 'Tess Tools', email: 'tess@tools.example', password: 'copper meadow lantern' };
@@ -34,13 +34,7 @@ describe('the developer portal: tools list and editor, in Chromium', () => {
   it('creates a tool with two parameters, reordered by keyboard, previews it, checks its endpoint and lists it', async () => {
     const context = await newContext();
     const page = await newPage(context);
-    await page.goto(`${app}/app/signup`);
-    await page.getByLabel('Build tools (a developer account)').check();
-    await page.getByLabel('Your name').fill(DEV.name);
-    await page.getByLabel('Email').fill(DEV.email);
-    await page.getByLabel('Password').fill(DEV.password);
-    await page.getByRole('button', { name: 'Create account' }).click();
-    await page.waitForURL(`${app}/app/developer`);
+    await signUpDeveloper(page, app, DEV);
 
     // The empty list: what a tool is, and the way to start.
     await page.goto(`${app}/app/developer/tools`);
@@ -53,7 +47,7 @@ describe('the developer portal: tools list and editor, in Chromium', () => {
 
     await page.getByLabel('Tool name').fill('weather_lookup');
     await page.getByLabel(/^Description/).fill('Looks up the weather for a city.');
-    const openai = page.getByRole('region', { name: 'OpenAI definition' });
+    const openai = page.getByRole('region', { name: 'OpenAI Chat Completions definition' });
     await poll(() => openai.textContent()).toContain('"name": "weather_lookup"');
 
     // A public address: said public. An internal one: named internal with its reason, allowed only by the local setting.
@@ -96,7 +90,11 @@ describe('the developer portal: tools list and editor, in Chromium', () => {
     await page.getByRole('button', { name: 'Move down: days' }).click();
     await poll(() => page.getByRole('group', { name: 'Parameter 2' }).getByLabel('Parameter name').inputValue()).toBe('days');
     await poll(() => openai.textContent()).toMatch(/"city"[\s\S]*"days"[\s\S]*"required": \[\s*"city"\s*\]/);
-    // The other APIs' shapes, from the same export.
+    // The other APIs' shapes, from the same export. Responses: flat, and not strict while days is optional.
+    await page.getByRole('tab', { name: 'OpenAI Responses' }).click();
+    await poll(async () => JSON.parse((await page.getByRole('region', { name: 'OpenAI Responses definition' }).textContent()) ?? '{}')).toMatchObject({
+      type: 'function', name: 'weather_lookup', parameters: { required: ['city'] }, strict: false,
+    });
     await page.getByRole('tab', { name: 'Anthropic' }).click();
     await poll(() => page.getByRole('region', { name: 'Anthropic definition' }).textContent()).toContain('"input_schema"');
     await page.getByRole('tab', { name: 'MCP' }).click();

@@ -1,6 +1,6 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBrowserHarness, h1, nav, poll, settled, signUp } from '../../test/support/browser.js';
+import { createAgent, createBrowserHarness, h1, nav, poll, settled, signUp } from '../../test/support/browser.js';
 import { createServingTestContext, type TestContext } from '../../test/support/context.js';
 import { developerSession } from '../../test/support/factories.js';
 import { json, startHttpsEndpoint, type HttpsEndpoint } from '../../test/support/https-endpoint.js';
@@ -65,18 +65,6 @@ describe('the console’s tools pages in Chromium', () => {
     for (const secret of SECRETS) expect(html.includes(secret), `a credential in the HTML of ${label}`).toBe(false);
   }
 
-  async function createAgent(page: Page, name: string): Promise<string> {
-    await nav(page, 'Agents');
-    await settled(page);
-    await page.getByRole('link', { name: /^(Create an agent|New agent)$/ }).click();
-    await page.getByLabel('Agent name').fill(name);
-    await page.getByLabel('Brand name').fill('Bright Smile');
-    await page.getByLabel('Logo address').fill('https://127.0.0.1:1/logo.png');
-    await page.getByRole('button', { name: 'Create agent' }).click();
-    await page.waitForURL(/\/app\/agents\/agt_/);
-    await poll(() => h1(page).textContent()).toBe(name);
-    return new URL(page.url()).pathname.split('/').pop()!;
-  }
 
   /** Runs the Test call panel with these arguments. */
   async function testCall(page: Page, args: string): Promise<void> {

@@ -1,6 +1,5 @@
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBrowserHarness, h1, nav, poll, settled, signUp } from '../../test/support/browser.js';
+import { createAgent, createBrowserHarness, h1, nav, poll, signUp, signUpDeveloper } from '../../test/support/browser.js';
 import { createServingTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 import { json, startHttpsEndpoint, type HttpsEndpoint } from '../../test/support/https-endpoint.js';
 import { toolEndpointOptions } from '../../test/support/invocation-factories.js';
@@ -48,13 +47,7 @@ describe.each(testDialects())('the developer portal’s loop in Chromium (%s)', 
     // ── The developer ──
     const devContext = await newContext();
     const dev = await newPage(devContext);
-    await dev.goto(`${app}/app/signup`);
-    await dev.getByLabel('Build tools (a developer account)').check();
-    await dev.getByLabel('Your name').fill(DEV.name);
-    await dev.getByLabel('Email').fill(DEV.email);
-    await dev.getByLabel('Password').fill(DEV.password);
-    await dev.getByRole('button', { name: 'Create account' }).click();
-    await dev.waitForURL(`${app}/app/developer`);
+    await signUpDeveloper(dev, app, DEV);
     await visited(dev, 'developer overview');
 
     // An app: its secret is shown once, and the token request it comes with works.
@@ -96,8 +89,8 @@ describe.each(testDialects())('the developer portal’s loop in Chromium (%s)', 
     await second.getByLabel('Parameter name').fill('days');
     await second.getByLabel('Type', { exact: true }).selectOption('number');
     await second.getByLabel('Parameter description').fill('How many days ahead.');
-    // The preview is what an OpenAI model receives: both parameters, city required.
-    await poll(async () => JSON.parse((await dev.getByRole('region', { name: 'OpenAI definition' }).textContent()) ?? '{}')).toMatchObject({
+    // The preview is what an OpenAI Chat Completions model receives: both parameters, city required.
+    await poll(async () => JSON.parse((await dev.getByRole('region', { name: 'OpenAI Chat Completions definition' }).textContent()) ?? '{}')).toMatchObject({
       type: 'function',
       function: { name: TOOL, parameters: { properties: { city: { type: 'string' }, days: { type: 'number' } }, required: ['city'] } },
     });
@@ -175,16 +168,4 @@ describe.each(testDialects())('the developer portal’s loop in Chromium (%s)', 
     expect(blocked).toEqual([]);
   }, 240_000);
 
-  async function createAgent(page: Page, name: string): Promise<string> {
-    await nav(page, 'Agents');
-    await settled(page);
-    await page.getByRole('link', { name: /^(Create an agent|New agent)$/ }).click();
-    await page.getByLabel('Agent name').fill(name);
-    await page.getByLabel('Brand name').fill('Bright Smile');
-    await page.getByLabel('Logo address').fill('https://127.0.0.1:1/logo.png');
-    await page.getByRole('button', { name: 'Create agent' }).click();
-    await page.waitForURL(/\/app\/agents\/agt_/);
-    await poll(() => h1(page).textContent()).toBe(name);
-    return new URL(page.url()).pathname.split('/').pop()!;
-  }
 });

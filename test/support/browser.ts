@@ -68,6 +68,31 @@ export async function signUp(page: Page, app: string, who: { name: string; email
   await page.waitForURL(`${app}/app/forms`);
 }
 
+/** A person signs up as a tool developer ("Build tools": no organization) and lands on the developer portal. */
+export async function signUpDeveloper(page: Page, app: string, who: { name: string; email: string; password: string }): Promise<void> {
+  await page.goto(`${app}/app/signup`);
+  await page.getByLabel('Build tools (a developer account)').check();
+  await page.getByLabel('Your name').fill(who.name);
+  await page.getByLabel('Email').fill(who.email);
+  await page.getByLabel('Password').fill(who.password);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.waitForURL(`${app}/app/developer`);
+}
+
+/** An operator creates an agent from the Agents page (brand name and a loopback logo address); resolves to its id. */
+export async function createAgent(page: Page, name: string): Promise<string> {
+  await nav(page, 'Agents');
+  await settled(page);
+  await page.getByRole('link', { name: /^(Create an agent|New agent)$/ }).click();
+  await page.getByLabel('Agent name').fill(name);
+  await page.getByLabel('Brand name').fill('Bright Smile');
+  await page.getByLabel('Logo address').fill('https://127.0.0.1:1/logo.png');
+  await page.getByRole('button', { name: 'Create agent' }).click();
+  await page.waitForURL(/\/app\/agents\/agt_/);
+  await poll(() => h1(page).textContent()).toBe(name);
+  return new URL(page.url()).pathname.split('/').pop()!;
+}
+
 export interface BrowserHarnessOptions {
   /** The folder under test-artifacts/ the screenshots go to (made by start()). */
   artifacts: string;

@@ -1218,7 +1218,7 @@ export interface paths {
         };
         /**
          * An agent's tools as function definitions
-         * @description The tools this agent can call now, as function-calling definitions with a JSON Schema of their parameters, named by alias or tool name. `format=openai` (default) gives `{type:"function", function:{name, description, parameters}}`, `anthropic` gives `{name, description, input_schema}`, `mcp` gives `{name, description, inputSchema}`: pass `data.tools` to that API unchanged. 404 AGENT_NOT_FOUND.
+         * @description The tools this agent can call now, as function-calling definitions with a JSON Schema of their parameters, named by alias or tool name. `format=openai` (default) gives OpenAI Chat Completions' `{type:"function", function:{name, description, parameters}}`, `openai-responses` the OpenAI Responses API's flat `{type:"function", name, description, parameters, strict}` (`strict` true only when OpenAI's strict mode takes the schema as it is, which needs every parameter required), `anthropic` Anthropic Messages' `{name, description, input_schema}`, `mcp` MCP `tools/list`'s `{name, description, inputSchema}`: pass `data.tools` to that API unchanged. 400 for any other format. 404 AGENT_NOT_FOUND.
          */
         get: operations["listAgentTools"];
         put?: never;
@@ -1636,16 +1636,16 @@ export interface components {
         };
         AgentTools: {
             /** @enum {string} */
-            format: "openai" | "anthropic" | "mcp";
+            format: "openai" | "openai-responses" | "anthropic" | "mcp";
             /** @description Pass this array to the model API unchanged. */
-            tools: (components["schemas"]["OpenAiToolDefinition"] | components["schemas"]["AnthropicToolDefinition"] | components["schemas"]["McpToolDefinition"])[];
+            tools: (components["schemas"]["OpenAiToolDefinition"] | components["schemas"]["OpenAiResponsesToolDefinition"] | components["schemas"]["AnthropicToolDefinition"] | components["schemas"]["McpToolDefinition"])[];
         };
         AgentToolsResponse: {
             /** @enum {boolean} */
             success: true;
             data: components["schemas"]["AgentTools"];
         };
-        /** @description Anthropic Messages API `tools[]` item. */
+        /** @description Anthropic Messages API `tools[]` item (`format=anthropic`). */
         AnthropicToolDefinition: {
             name: string;
             description: string;
@@ -2510,7 +2510,7 @@ export interface components {
         };
         /** @description A JSON-RPC 2.0 message of the Model Context Protocol (Streamable HTTP, stateless): see docs/mcp.md. */
         McpMessage: unknown;
-        /** @description MCP `tools/list` item. */
+        /** @description MCP `tools/list` result item (`format=mcp`). */
         McpToolDefinition: {
             name: string;
             description: string;
@@ -2620,7 +2620,17 @@ export interface components {
             /** @description A human-readable message. */
             error_description: string;
         };
-        /** @description OpenAI Chat Completions `tools[]` item. */
+        /** @description OpenAI Responses API `tools[]` item, a function tool (`format=openai-responses`). */
+        OpenAiResponsesToolDefinition: {
+            /** @enum {string} */
+            type: "function";
+            name: string;
+            description: string;
+            parameters: components["schemas"]["ToolParametersSchema"];
+            /** @description True only when OpenAI's strict mode takes the schema as it is: every parameter required, every array's items typed, no object parameter. Otherwise false, since strict mode would refuse the schema. */
+            strict: boolean;
+        };
+        /** @description OpenAI Chat Completions API `tools[]` item (`format=openai`). */
         OpenAiToolDefinition: {
             /** @enum {string} */
             type: "function";
@@ -8810,8 +8820,8 @@ export interface operations {
     listAgentTools: {
         parameters: {
             query?: {
-                /** @description The shape of each definition: the one that API takes, verbatim. */
-                format?: "openai" | "anthropic" | "mcp";
+                /** @description The shape of each definition, the one that API takes verbatim: `openai` for OpenAI Chat Completions, `openai-responses` for the OpenAI Responses API, `anthropic` for Anthropic Messages, `mcp` for MCP `tools/list`. */
+                format?: "openai" | "openai-responses" | "anthropic" | "mcp";
             };
             header?: never;
             path: {

@@ -4,13 +4,13 @@ import { useAgents } from '../../api/lists';
 import { FilterActions } from '../../components/FilterActions';
 import { Page } from '../../components/Page';
 import { LoadError, Loading } from '../../components/QueryState';
-import { SelectField, TextField } from '../../components/fields';
+import { SelectField } from '../../components/fields';
 import { useAddressFilters } from '../../lib/useAddressFilters';
 import { fieldError } from '../../lib/errors';
 import { fetchCalls, fetchInstallations, toolKeys, type CallFilters } from './api';
 import { CallTable } from './CallTable';
-import { OUTCOMES } from './format';
 import './tools.css';
+import { DayRangeFields, OutcomeField } from './CallFilterFields';
 
 const EMPTY: CallFilters = { agentId: '', toolId: '', outcome: '', from: '', to: '' };
 
@@ -64,16 +64,8 @@ export default function ToolCallsPage() {
           {/* A removed tool still has calls: its id stays a choice when the address names it. */}
           {draft.toolId && !tools.some((item) => item.toolId === draft.toolId) ? <option value={draft.toolId}>{draft.toolId}</option> : null}
         </SelectField>
-        <SelectField label="Outcome" name="outcome" value={draft.outcome} onChange={(e) => setDraft({ ...draft, outcome: e.target.value })} error={fieldError(error, 'outcome')}>
-          <option value="">Any outcome</option>
-          {Object.entries(OUTCOMES).map(([code, label]) => (
-            <option key={code} value={code}>
-              {label}
-            </option>
-          ))}
-        </SelectField>
-        <TextField label="From" hint="First day" type="date" name="from" value={draft.from} max={draft.to || undefined} onChange={(e) => setDraft({ ...draft, from: e.target.value })} error={fieldError(error, 'from')} />
-        <TextField label="To" hint="Last day, included" type="date" name="to" value={draft.to} min={draft.from || undefined} onChange={(e) => setDraft({ ...draft, to: e.target.value })} error={fieldError(error, 'to')} />
+        <OutcomeField draft={draft} setDraft={setDraft} error={error} />
+        <DayRangeFields draft={draft} setDraft={setDraft} error={error} />
         <FilterActions filtered={filtered} onClear={clear} submitLabel="Show calls" />
       </form>
 

@@ -1,13 +1,14 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { FilterActions } from '../../../components/FilterActions';
-import { SelectField, TextField } from '../../../components/fields';
+import { SelectField } from '../../../components/fields';
 import { LoadError, Loading } from '../../../components/QueryState';
 import { TableWrap } from '../../../components/TableWrap';
 import { fieldError } from '../../../lib/errors';
 import { formatDateTime } from '../../../lib/format';
-import { OUTCOMES, PATHS, outcomeLabel } from '../../tools/format';
+import { PATHS, outcomeLabel } from '../../tools/format';
 import { fetchDeveloperCalls, toolPageKeys, type DeveloperCallFilters, type DeveloperToolCall } from './toolPageApi';
+import { DayRangeFields, OutcomeField } from '../../tools/CallFilterFields';
 
 const EMPTY: DeveloperCallFilters = { outcome: '', path: '', from: '', to: '' };
 const TABLE_LABEL = 'Calls of this tool';
@@ -41,14 +42,7 @@ export function CallsSection({ toolId }: { toolId: string }) {
       <h2 id="tool-calls-title">Calls</h2>
       <p>Every call of this tool from every business, newest first, and your test calls. Businesses appear only as an opaque reference; arguments and answers are not kept.</p>
       <form role="search" aria-label="Filter calls" className="crm-filters" onSubmit={submit} noValidate>
-        <SelectField label="Outcome" name="outcome" value={draft.outcome} onChange={(e) => setDraft({ ...draft, outcome: e.target.value })} error={fieldError(error, 'outcome')}>
-          <option value="">Any outcome</option>
-          {Object.entries(OUTCOMES).map(([code, label]) => (
-            <option key={code} value={code}>
-              {label}
-            </option>
-          ))}
-        </SelectField>
+        <OutcomeField draft={draft} setDraft={setDraft} error={error} />
         <SelectField label="Came through" name="path" value={draft.path} onChange={(e) => setDraft({ ...draft, path: e.target.value })} error={fieldError(error, 'path')}>
           <option value="">Any way</option>
           {Object.entries(PATHS).map(([path, label]) => (
@@ -57,8 +51,7 @@ export function CallsSection({ toolId }: { toolId: string }) {
             </option>
           ))}
         </SelectField>
-        <TextField label="From" hint="First day" type="date" name="from" value={draft.from} max={draft.to || undefined} onChange={(e) => setDraft({ ...draft, from: e.target.value })} error={fieldError(error, 'from')} />
-        <TextField label="To" hint="Last day, included" type="date" name="to" value={draft.to} min={draft.from || undefined} onChange={(e) => setDraft({ ...draft, to: e.target.value })} error={fieldError(error, 'to')} />
+        <DayRangeFields draft={draft} setDraft={setDraft} error={error} />
         <FilterActions filtered={filtered} onClear={clear} submitLabel="Show calls" />
       </form>
       {query.isPending ? (

@@ -3,7 +3,8 @@ import { Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
 import { CopyButton } from '../../../components/CopyButton';
 import { exportTool, TOOL_FORMATS, type ExportedParameter, type ToolFormat } from '../../../../../tools/export';
 
-const FORMAT_LABELS: Record<ToolFormat, string> = { openai: 'OpenAI', anthropic: 'Anthropic', mcp: 'MCP' };
+// Named by API: OpenAI's two APIs take different shapes, so "OpenAI" alone would not say which one to copy.
+const FORMAT_LABELS: Record<ToolFormat, string> = { openai: 'OpenAI Chat Completions', 'openai-responses': 'OpenAI Responses', anthropic: 'Anthropic', mcp: 'MCP' };
 
 /**
  * The tool as each model API receives it, from the service's own export (web/tools/export.ts, the code
