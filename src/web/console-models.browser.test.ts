@@ -1,6 +1,6 @@
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBrowserHarness, h1, nav, poll, settled, signUp } from '../../test/support/browser.js';
+import { createAgent, createBrowserHarness, h1, nav, poll, settled, signUp } from '../../test/support/browser.js';
 import { createServingTestContext, type TestContext } from '../../test/support/context.js';
 import { fixedResolver } from '../../test/support/tools-factories.js';
 
@@ -88,15 +88,7 @@ describe('the console’s model providers and agent model in Chromium', () => {
   it('an operator adds a provider with a key that never comes back, and the API’s refusal lands on its field', async () => {
     await signUp(owner, app, OWNER);
     // An agent to give a model to.
-    await nav(owner, 'Agents');
-    await settled(owner);
-    await owner.getByRole('link', { name: /^(Create an agent|New agent)$/ }).click();
-    await owner.getByLabel('Agent name').fill('Front desk');
-    await owner.getByLabel('Brand name').fill('Bright Smile');
-    await owner.getByLabel('Logo address').fill('https://127.0.0.1:1/logo.png');
-    await owner.getByRole('button', { name: 'Create agent' }).click();
-    await owner.waitForURL(/\/app\/agents\/agt_/);
-    agentId = new URL(owner.url()).pathname.split('/').pop()!;
+    agentId = await createAgent(owner, 'Front desk');
 
     // Without providers the agent's Model section points to the page that adds one.
     const section = owner.getByRole('region', { name: 'Model' });
