@@ -92,6 +92,7 @@ export const routes: RouteObject[] = [
               { path: 'agents', lazy: page(() => import('./pages/agents/Agents')) },
               { path: 'agents/:id', lazy: page(() => import('./pages/agents/AgentEdit')) },
               ...toolsRoutes,
+              { path: 'settings/model-providers', lazy: page(() => import('./pages/models/ModelProviders')) },
               {
                 element: <Owner />,
                 children: [

@@ -39,6 +39,15 @@ export type ApiKey = Schemas['ApiKey'];
 export type CreatedApiKey = Schemas['CreatedApiKey'];
 export type Agent = Schemas['Agent'];
 
+// ── Models (pages/models) ──
+
+export type ModelProvider = Schemas['ModelProvider'];
+export type ModelProviderKind = ModelProvider['kind'];
+export type ModelProviderInput = Schemas['ModelProviderCreate'];
+export type ModelProviderPatch = Schemas['ModelProviderPatch'];
+export type AgentModel = Schemas['AgentModel'];
+export type AgentModelInput = Schemas['AgentModelInput'];
+
 // ── CRM settings ──
 
 export const CUSTOM_FIELD_TYPES = ['text', 'textarea', 'number', 'email', 'phone', 'url', 'date', 'checkbox', 'select'] as const satisfies readonly Schemas['CustomField']['type'][];

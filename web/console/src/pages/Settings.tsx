@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
 import { api, sessionOwner } from '../api/client';
 import { queryKeys } from '../api/lists';
 import { SESSION_KEY, useCurrentSession } from '../api/session';
@@ -16,8 +17,19 @@ export default function SettingsPage() {
   return (
     <Page title="Settings">
       {session.organization ? <OrganizationSettings /> : null}
+      {session.organization ? <ModelProvidersLink /> : null}
       <PasswordSettings email={session.user.email} />
     </Page>
+  );
+}
+
+function ModelProvidersLink() {
+  return (
+    <section className="card" aria-labelledby="model-providers-title">
+      <h2 id="model-providers-title">Model providers</h2>
+      <p>Where your agents’ models run (OpenAI, Anthropic or any Chat Completions server), and the keys to reach them.</p>
+      <Link to="/settings/model-providers">Manage model providers</Link>
+    </section>
   );
 }
 

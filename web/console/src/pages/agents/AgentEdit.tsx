@@ -14,6 +14,7 @@ import { QueryState } from '../../components/QueryState';
 import { UnsavedChanges } from '../../components/UnsavedChanges';
 import { useNotify } from '../../lib/notices';
 import { useFormErrors } from '../../lib/useFormErrors';
+import { AgentModelSection } from '../models/AgentModelSection';
 import { AgentToolsSection } from '../tools/AgentToolsSection';
 
 const HEX = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
@@ -258,6 +259,7 @@ function AgentEditor({ agent }: { agent: Agent | null }) {
           <p className="hint">The logo appears above the title on your forms.</p>
         </aside>
       </div>
+      {saved ? <AgentModelSection agent={saved} /> : null}
       {saved ? <AgentToolsSection agentId={saved.id} agentName={saved.name} /> : null}
     </Page>
   );
