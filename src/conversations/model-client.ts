@@ -44,6 +44,9 @@ export interface ModelClient {
 const CONNECT_TIMEOUT_MS = 5000;
 
 export function createModelClient(options: ModelClientOptions): ModelClient {
+  // The SDK prints its warnings (an unknown model's defaults, an unsupported setting) with console.warn, outside
+  // the server's structured log, on every request: off. Its one switch is this global.
+  (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = false;
   const agent = new Agent({
     connect: createGuardedConnector({ allowPrivate: options.allowPrivate, resolver: options.resolver, connectTimeoutMs: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS }),
     headersTimeout: options.timeoutMs,
@@ -62,7 +65,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
         clearTimeout(timer);
         return response as unknown as Response;
       }
-      const body = response.body.pipeThrough(new TransformStream({ flush: () => clearTimeout(timer) }));
+      const body = (response.body as unknown as ReadableStream<Uint8Array>).pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: () => clearTimeout(timer) }));
       return new Response(body as ReadableStream, { status: response.status, statusText: response.statusText, headers: response.headers as unknown as Headers });
     } catch (error) {
       clearTimeout(timer);
