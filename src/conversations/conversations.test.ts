@@ -1,6 +1,7 @@
+import { request as httpRequest } from 'node:http';
 import { Writable } from 'node:stream';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createServingTestContext, createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 import { developerSession } from '../../test/support/factories.js';
 import { json, startHttpsEndpoint, type HttpsEndpoint } from '../../test/support/https-endpoint.js';
 import { createAgent, install, toolEndpointOptions } from '../../test/support/invocation-factories.js';
@@ -310,5 +311,66 @@ describe.each(testDialects())('conversations on %s', (dialect) => {
   it('writes no provider key to any log line', () => {
     expect(logs.some((line) => line.includes('/api/org/conversations'))).toBe(true);
     expect(logs.filter((line) => line.includes(KEY))).toEqual([]);
+  });
+});
+
+describe.each(testDialects())('conversations over a real connection on %s', (dialect) => {
+  let t: TestContext & { url: string };
+  let model: ScriptedModel;
+  let org: OrgWithKey;
+  let call: ReturnType<typeof orgCaller>;
+  let conversationId: string;
+
+  beforeAll(async () => {
+    model = await startScriptedModel();
+    t = await createServingTestContext(dialect, { env: { MODEL_ALLOW_PRIVATE_ENDPOINTS: '1', MODEL_TIMEOUT_MS: '3000' } });
+    call = orgCaller(t.app);
+    org = await createOrgWithKey(t.database, t.clock);
+    const agent = await createAgent(t.app, org);
+    const provider = await call('POST', '/api/org/model-providers', org, { name: 'Scripted', kind: 'openai', baseUrl: model.baseUrl, apiKey: KEY });
+    await call('PATCH', `/api/org/agents/${agent.id}`, org, { model: { providerId: provider.json().data.id, model: 'gpt-scripted', instructions: '' } });
+    conversationId = (await call('POST', `/api/org/agents/${agent.id}/conversations`, org)).json().data.id;
+  });
+  afterAll(async () => {
+    await t.close();
+    await model.close();
+  });
+
+  const transcript = async () => (await call('GET', `/api/org/conversations/${conversationId}`, org)).json().data;
+
+  it('cancels the model stream when the client goes away, and saves the partial answer as cancelled', async () => {
+    model.script({ text: 'The partial answer', hold: true });
+    // A plain HTTP client that hangs up (destroys its socket) once the held text has arrived.
+    const body = JSON.stringify({ content: 'Tell me everything.' });
+    const status = await new Promise<number>((resolve, reject) => {
+      const request = httpRequest(`${t.url}/api/org/conversations/${conversationId}/messages`, {
+        method: 'POST', headers: { ...org.auth, accept: 'text/event-stream', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      }, (response) => {
+        let seen = '';
+        // The held text comes in pieces of four characters; the last is "er".
+        response.on('data', (chunk: Buffer) => {
+          seen += chunk.toString('utf8');
+          if (seen.includes('"delta":"er"')) {
+            request.destroy();
+            resolve(response.statusCode ?? 0);
+          }
+        });
+      });
+      request.on('error', (error) => { if (!request.destroyed) reject(error); });
+      request.end(body);
+    });
+    expect(status).toBe(200);
+    await vi.waitFor(async () => expect((await transcript()).messageCount).toBe(2), { timeout: 2500, interval: 50 });
+    const saved = await transcript();
+    expect(saved.messages.map((m: Event) => [m.role, m.status, m.content])).toEqual([['user', 'complete', 'Tell me everything.'], ['assistant', 'cancelled', 'The partial answer']]);
+    await vi.waitFor(() => expect(model.abandoned).toBe(1), { timeout: 2500, interval: 50 });
+  });
+
+  it('ends a provider request that takes longer than MODEL_TIMEOUT_MS with 504 MODEL_PROVIDER_TIMEOUT, saved', async () => {
+    model.script({ hang: true });
+    const res = await call('POST', `/api/org/conversations/${conversationId}/messages`, org, { content: 'Still there?' });
+    expect(res.statusCode).toBe(504);
+    expect(res.json()).toMatchObject({ code: 'MODEL_PROVIDER_TIMEOUT', error: 'The model provider did not answer within 3 s.' });
+    expect((await transcript()).messages.at(-1)).toMatchObject({ role: 'assistant', status: 'error', error: { code: 'MODEL_PROVIDER_TIMEOUT' } });
   });
 });

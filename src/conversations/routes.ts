@@ -10,13 +10,19 @@ import type { ConversationsService, TurnEvent } from './service.js';
 
 const WHO = 'Needs an org API key or a session (an owner\'s or a member\'s).';
 
-/** Aborted when the client goes away before the answer is complete: the model stream and pending tool calls stop. */
-function disconnectSignal(reply: FastifyReply): AbortSignal {
+/**
+ * Aborted when the client goes away before the answer is complete: the model stream and pending tool calls
+ * stop. Watched on the socket (in a test with Node's fetch, the hijacked response's own 'close' fired, finished,
+ * before the client hung up). `done` removes the listener from a kept-alive socket once the turn ends.
+ */
+function disconnectSignal(reply: FastifyReply): { signal: AbortSignal; done: () => void } {
   const controller = new AbortController();
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) controller.abort();
-  });
-  return controller.signal;
+  const socket = reply.raw.socket;
+  const onClose = () => {
+    if (!reply.raw.writableEnded) controller.abort();
+  };
+  socket?.once('close', onClose);
+  return { signal: controller.signal, done: () => socket?.off('close', onClose) };
 }
 
 const wantsEvents = (request: FastifyRequest) => /\btext\/event-stream\b/i.test(request.headers.accept ?? '');
@@ -71,9 +77,9 @@ export function registerConversationRoutes(app: App, deps: { orgAuth: OrgAuth; c
       },
     }, async (request, reply) => {
       const turn = await conversations.startTurn(orgOf(request), request.params.id, request.body.content);
-      const signal = disconnectSignal(reply);
+      const { signal, done } = disconnectSignal(reply);
       if (!wantsEvents(request)) {
-        const result = await turn.run({ stream: false, signal });
+        const result = await turn.run({ stream: false, signal }).finally(done);
         if (result.failure) throw result.failure;
         return ok({ conversationId: result.conversationId, messages: result.messages, usage: result.usage });
       }
@@ -95,6 +101,8 @@ export function registerConversationRoutes(app: App, deps: { orgAuth: OrgAuth; c
         request.log.error({ err: error }, 'conversation turn failed');
         const failure = isAppError(error) ? error : new AppError('INTERNAL_ERROR', 'The answer could not be saved. Try again.');
         write({ type: 'error', code: failure.code, message: failure.message });
+      } finally {
+        done();
       }
       raw.end();
     });

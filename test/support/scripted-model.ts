@@ -19,7 +19,7 @@ export interface ModelRequest {
 export type ScriptedCall = { id: string; name: string; arguments: string };
 /** One model answer: text and/or tool calls, or an HTTP error, or never answering. */
 export type Scripted =
-  | { text?: string; toolCalls?: ScriptedCall[]; usage?: { input: number; output: number } }
+  | { text?: string; toolCalls?: ScriptedCall[]; usage?: { input: number; output: number }; /** Streamed: send the text, then hold the stream open. */ hold?: true }
   | { status: number; error: string; headers?: Record<string, string> }
   | { hang: true };
 
@@ -27,6 +27,8 @@ export interface ScriptedModel {
   /** http://127.0.0.1:<port>/v1 */
   baseUrl: string;
   requests: ModelRequest[];
+  /** Connections the client closed while the server was still holding a streamed answer open. */
+  readonly abandoned: number;
   /** The answers to the next requests, in order (a request past the script is a 500). */
   script(...answers: Scripted[]): void;
   close(): Promise<void>;
@@ -83,6 +85,7 @@ function anthropicMessage(answer: Extract<Scripted, { text?: string }>) {
 export async function startScriptedModel(): Promise<ScriptedModel> {
   const requests: ModelRequest[] = [];
   let queue: Scripted[] = [];
+  let abandoned = 0;
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -101,7 +104,14 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
       if (request.url?.endsWith('/messages')) return send(response, 200, anthropicMessage(answer));
       if (json?.stream) {
         response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-        for (const event of openAiChunks(answer)) response.write(event);
+        const chunks = openAiChunks(answer);
+        if (answer.hold) {
+          // The text chunks only: no finish, no usage, no [DONE]; the client's closing is counted.
+          for (const event of chunks.slice(0, -3)) response.write(event);
+          response.once('close', () => { abandoned++; });
+          return;
+        }
+        for (const event of chunks) response.write(event);
         return response.end();
       }
       send(response, 200, openAiMessage(answer));
@@ -112,6 +122,7 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    get abandoned() { return abandoned; },
     script: (...answers) => { queue = answers; },
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
