@@ -211,7 +211,7 @@ describe.each(testDialects())('conversations on %s', (dialect) => {
     [401, {}, 502, 'MODEL_PROVIDER_ERROR', 'The model provider answered 401 Unauthorized: Incorrect API key provided'],
     [429, { 'retry-after': '7' }, 503, 'MODEL_PROVIDER_RATE_LIMITED', 'The model provider answered 429 Too Many Requests: Rate limit reached'],
     [500, {}, 502, 'MODEL_PROVIDER_ERROR', 'The model provider answered 500 Internal Server Error: The server had an error'],
-  ])('a provider %i is a clear error (%i), saved in the transcript, never with the key', async (status, headers, expected, code, message) => {
+  ])('a provider %i (headers %j) is a clear %i, saved in the transcript, never with the key', async (status, headers, expected, code, message) => {
     const conv = await conversation();
     const said = status === 401 ? `Incorrect API key provided: ${KEY}.` : status === 429 ? 'Rate limit reached for gpt-scripted.' : 'The server had an error while processing your request.';
     model.script({ status, error: said, headers });
