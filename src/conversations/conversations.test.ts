@@ -300,6 +300,24 @@ describe.each(testDialects())('conversations on %s', (dialect) => {
     expect(model.requests).toEqual([]);
   });
 
+  it('answers one message at a time per conversation: another while a turn runs is 409, and a claim a dead node left expires', async () => {
+    const conv = await conversation();
+    const now = t.clock.now().toISOString();
+    await t.database.db.updateTable('conversations').set({ turn_started_at: now }).where('id', '=', conv.id).execute();
+    const busy = await send(conv.id, 'Hello?');
+    expect(busy.statusCode).toBe(409);
+    expect(busy.json()).toMatchObject({ code: 'CONFLICT', error: expect.stringContaining('still answering the previous message') });
+    expect(await messageRows(conv.id)).toEqual([]);
+    expect(model.requests).toEqual([]);
+    // Past the longest turn the limits allow (33 model requests and 32 tool calls), the claim is stale.
+    t.clock.advance(33 * 120_000 + 32 * 2_000 + 1000);
+    model.script({ text: 'Here again.' });
+    const res = await send(conv.id, 'Hello?');
+    expect(res.statusCode, res.body).toBe(200);
+    const row = await t.database.db.selectFrom('conversations').select(['turn_started_at', 'message_count']).where('id', '=', conv.id).executeTakeFirstOrThrow();
+    expect(row).toEqual({ turn_started_at: null, message_count: 2 });
+  });
+
   it('refuses requests without credentials', async () => {
     const conv = await conversation();
     for (const res of [await call('GET', '/api/org/conversations', null), await call('GET', `/api/org/conversations/${conv.id}`, null), await call('POST', `/api/org/conversations/${conv.id}/messages`, null, { content: 'Hi' }), await call('POST', `/api/org/agents/${conv.agentId}/conversations`, null)]) {

@@ -89,7 +89,6 @@ export function registerConversationRoutes(app: App, deps: { orgAuth: OrgAuth; c
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-cache, no-store',
         'x-accel-buffering': 'no',
-        'x-request-id': String(request.id),
       });
       const write = (event: TurnEvent) => {
         if (!raw.writableEnded && !raw.destroyed) raw.write(sse(event));
