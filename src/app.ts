@@ -41,6 +41,7 @@ import { registerAssetRoutes } from './forms/asset-routes.js';
 import { createWebAssets, type WebAssets } from './forms/web-assets.js';
 import { registerInvocationRoutes } from './invocation/routes.js';
 import { registerModelRoutes } from './models/routes.js';
+import { registerConversationRoutes } from './conversations/routes.js';
 import { registerDeveloperCallRoutes } from './invocation/developer-routes.js';
 import { registerMcpRoutes } from './mcp/routes.js';
 
@@ -173,6 +174,7 @@ function registerRoutes(app: App, services: Services, deps: Pick<AppDeps, 'webAs
   registerCrmSettingsRoutes(app, { orgAuth, customFields: services.customFields, pipelines: services.pipelines });
   registerCrmRecordRoutes(app, { orgAuth, contacts: services.contacts, opportunities: services.opportunities });
   registerModelRoutes(app, { orgAuth, models: services.models });
+  registerConversationRoutes(app, { orgAuth, conversations: services.conversations });
   registerInvocationRoutes(app, { orgAuth, installations: services.installations, invoker: services.invoker, calls: services.calls });
   registerDeveloperCallRoutes(app, { developerAuth, developerCalls: services.developerCalls, tester: services.tester });
   // MCP: the same invoker; an agent key speaks for one agent.

@@ -39,6 +39,8 @@ export interface Config {
   modelAllowPrivateEndpoints: boolean;
   toolCaFile: string | undefined;
   toolCallTimeoutMs: number;
+  /** MODEL_TIMEOUT_MS: time limit of one request to a model provider (a streamed answer included). */
+  modelTimeoutMs: number;
   /** Limits on client connections (see httpLimits). */
   http: HttpLimits;
   /** Console sessions: idle and absolute expiry. */
@@ -298,6 +300,7 @@ export function loadConfig(env: Env = process.env): Config {
     modelAllowPrivateEndpoints,
     toolCaFile,
     toolCallTimeoutMs: integer(env, 'TOOL_CALL_TIMEOUT_MS', 15000, 1000, 30000),
+    modelTimeoutMs: integer(env, 'MODEL_TIMEOUT_MS', 120000, 1000, 600000),
     http: httpLimits(env),
     sessions: sessionLimits(env),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),

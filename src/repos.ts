@@ -12,6 +12,7 @@ import { createDirectRunner, type Transact } from './db/transaction-runner.js';
 import { createFormsRepo, type FormsRepo } from './forms/repo.js';
 import { createInvocationRepo, type InvocationRepo } from './invocation/repo.js';
 import { createModelsRepo, type ModelsRepo } from './models/repo.js';
+import { createConversationsRepo, type ConversationsRepo } from './conversations/repo.js';
 import { createOAuthRepo, type OAuthRepo } from './oauth/repo.js';
 import { createOperatorsRepo, type OperatorsRepo } from './operators/repo.js';
 import { createOrgsRepo, type OrgsRepo } from './orgs/repo.js';
@@ -42,6 +43,7 @@ export class Repos {
   #forms?: FormsRepo;
   #invocation?: InvocationRepo;
   #models?: ModelsRepo;
+  #conversations?: ConversationsRepo;
 
   constructor(private readonly db: Kysely<DB>) {}
 
@@ -61,6 +63,7 @@ export class Repos {
   get forms(): FormsRepo { return (this.#forms ??= createFormsRepo(this.db)); }
   get invocation(): InvocationRepo { return (this.#invocation ??= createInvocationRepo(this.db)); }
   get models(): ModelsRepo { return (this.#models ??= createModelsRepo(this.db)); }
+  get conversations(): ConversationsRepo { return (this.#conversations ??= createConversationsRepo(this.db)); }
 }
 
 /** Units of work each in a transaction of its own, handed every repo bound to it. */

@@ -49,6 +49,8 @@ import { rotateCredentials, type RotationResult } from './invocation/rotation.js
 import { createMcpServerHandler } from './mcp/server.js';
 import { createModelsService } from './models/service.js';
 import { rotateProviderKeys } from './models/rotation.js';
+import { createModelClient } from './conversations/model-client.js';
+import { createConversationsService } from './conversations/service.js';
 
 /** `switchboard secrets rotate`: values re-sealed under SECRETS_KEY, and those no key opened (by record id and field). */
 export interface SecretsRotation {
@@ -195,6 +197,14 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   const installations = createInstallationsService({ repo: repos.invocation, transact, catalog, agents, clock, keys, cache: toolCache });
   const invoker = createInvoker({ installations, http: toolHttp, callLog, clock });
   const calls = createCallsService({ repo: repos.invocation });
+  // ── Agent conversations ── One client for every model provider (the tool calls' connect-time address policy,
+  // with MODEL_ALLOW_PRIVATE_ENDPOINTS); closed by close(). A turn's tool calls go through the same invoker.
+  const modelClient = createModelClient({ allowPrivate: config.modelAllowPrivateEndpoints, resolver, timeoutMs: config.modelTimeoutMs });
+  const conversations = createConversationsService({
+    repo: repos.conversations, transact, agents, models, installations, invoker, modelClient, clock,
+    // The longest turn the limits allow (32 tool rounds and the answer after them): a claim older than that was never released.
+    turnLimitMs: 33 * config.modelTimeoutMs + 32 * config.toolCallTimeoutMs,
+  });
   // A developer's view of their tools' calls: organizations only as HMAC references (key derived from SECRETS_KEY).
   const orgRefKey = createHmac('sha256', keys.current.key).update('switchboard/developer-org-reference').digest();
   const developerCalls = createDeveloperCallsService({ repo: repos.invocation, tools, orgRefKey, clock });
@@ -251,6 +261,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     await mcp.close();
     await callLog.close();
     await toolHttp.close();
+    await modelClient.close();
     await views.stop();
     await purger?.stop();
     await infra.close();
@@ -292,6 +303,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     installations,
     invoker,
     calls,
+    conversations,
     developerCalls,
     tester,
     credentialRotation,

@@ -1,7 +1,7 @@
 import type { DB } from './tables.js';
 
 /** The feature folders under src/ that own tables. */
-export type TableOwner = 'developers' | 'operators' | 'sessions' | 'oauth' | 'tools' | 'orgs' | 'crm' | 'forms' | 'invocation' | 'models';
+export type TableOwner = 'developers' | 'operators' | 'sessions' | 'oauth' | 'tools' | 'orgs' | 'crm' | 'forms' | 'invocation' | 'models' | 'conversations';
 
 /**
  * Which feature writes each table. The rule: a feature's code (its repos, and the one-statement
@@ -42,4 +42,6 @@ export const TABLE_OWNERS: { readonly [Table in keyof DB]: TableOwner } = {
   installation_credentials: 'invocation',
   tool_calls: 'invocation',
   model_providers: 'models',
+  conversations: 'conversations',
+  conversation_messages: 'conversations',
 };

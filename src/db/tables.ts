@@ -386,6 +386,51 @@ export interface FormViewsTable {
   views: number;
 }
 
+// ── Conversations ───────────────────────────────────────────────────────────────
+
+export interface ConversationsTable {
+  id: string;
+  org_id: string;
+  agent_id: string;
+  /** `api` (an org API key) or `console` (a signed-in operator). */
+  source: string;
+  message_count: number;
+  input_tokens: number;
+  output_tokens: number;
+  /** Set while a turn runs; null between turns. */
+  turn_started_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ConversationMessagesTable {
+  id: string;
+  conversation_id: string;
+  /** 0, 1, 2…: the message's place in the conversation. */
+  seq: number;
+  /** user, assistant or tool. */
+  role: string;
+  /** The text (user, assistant); the provider's message for an assistant message in error. */
+  content: string | null;
+  /** complete, cancelled or error. */
+  status: string;
+  error_code: string | null;
+  tool_call_id: string | null;
+  tool_name: string | null;
+  /** JSON text: the arguments the model gave. */
+  tool_arguments: string | null;
+  /** JSON text: exactly what was handed back to the model. */
+  tool_result: string | null;
+  /** OK or the invoker's error code. */
+  tool_outcome: string | null;
+  tool_duration_ms: number | null;
+  /** The call log's `call_…` (null when no call was logged: an unknown tool name, unparsable arguments). */
+  call_id: string | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  created_at: string;
+}
+
 // ── Model providers ───────────────────────────────────────────────────────────
 
 export interface ModelProvidersTable {
@@ -434,4 +479,6 @@ export interface DB {
   agent_keys: AgentKeysTable;
   form_views: FormViewsTable;
   model_providers: ModelProvidersTable;
+  conversations: ConversationsTable;
+  conversation_messages: ConversationMessagesTable;
 }

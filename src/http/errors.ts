@@ -41,6 +41,11 @@ export const ERROR_STATUS = {
   TOOL_HTTP_ERROR: 502,
   TOOL_INVALID_RESPONSE: 502,
   TOOL_RESPONSE_TOO_LARGE: 502,
+  // Agent conversations: the model provider failed (refused the key, answered an error, was unreachable),
+  // was rate-limited (Retry-After passed on), or did not answer in time.
+  MODEL_PROVIDER_ERROR: 502,
+  MODEL_PROVIDER_RATE_LIMITED: 503,
+  MODEL_PROVIDER_TIMEOUT: 504,
   // Organizations, CRM and forms
   ORG_NOT_FOUND: 404,
   AGENT_NOT_FOUND: 404,

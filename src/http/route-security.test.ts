@@ -98,6 +98,14 @@ const OWNED_RESOURCES: Record<string, Factory> = {
   },
   frm: async (t, owner) => ({ frm: (await createForm(t.app, owner.org)).id }),
   mp: async (t, owner) => ({ mp: (await created(t, owner, '/api/org/model-providers', { name: 'OpenAI', kind: 'openai', apiKey: 'sk-owned' })).id }),
+  // An agent with a model (a conversation needs one), and its conversation; no model is ever called.
+  conv: async (t, owner) => {
+    const agt = (await createAgent(t.app, owner.org)).id;
+    const mp = (await created(t, owner, '/api/org/model-providers', { name: 'OpenAI', kind: 'openai', apiKey: 'sk-owned' })).id;
+    const set = await t.app.inject({ method: 'PATCH', url: `/api/org/agents/${agt}`, headers: owner.org.auth, payload: { model: { providerId: mp, model: 'gpt-4.1-mini', instructions: '' } } });
+    if (set.statusCode !== 200) throw new Error(`PATCH /api/org/agents/${agt}: ${set.statusCode} ${set.body}`);
+    return { agt, conv: (await created(t, owner, `/api/org/agents/${agt}/conversations`, {})).id };
+  },
   // A new app each time (made as the portal makes one), so no refused call can touch the app whose tokens the file uses.
   app: async (t, owner) => {
     const res = await t.app.inject({ method: 'POST', url: '/api/dev/apps', headers: owner.developerSession.auth, payload: { name: 'Owned', scopes: ['tools:read'] } });

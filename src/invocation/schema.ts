@@ -137,7 +137,7 @@ export const ToolCallResult = named('ToolCallResult', Type.Object({
 }));
 export type ToolCallResult = Static<typeof ToolCallResult>;
 
-export const CALL_PATHS = ['operator', 'mcp', 'test'] as const;
+export const CALL_PATHS = ['operator', 'mcp', 'test', 'conversation'] as const;
 export type CallPath = (typeof CALL_PATHS)[number];
 
 export const ToolCallLogEntry = named('ToolCall', Type.Object({
@@ -146,7 +146,7 @@ export const ToolCallLogEntry = named('ToolCall', Type.Object({
   toolId: Type.String(),
   revisionId: Type.String(),
   installationId: Type.String(),
-  path: StringEnum(CALL_PATHS, { description: 'How the call came in: the Operator API, MCP, or a test.' }),
+  path: StringEnum(CALL_PATHS, { description: 'How the call came in: the Operator API, MCP, a test, or an agent conversation (`conversation`: the model asked for it).' }),
   outcome: Type.String({ description: '`OK`, or the error code the caller received (`TOOL_TIMEOUT`, `INVALID_ARGUMENTS`, …).' }),
   httpStatus: Type.Union([Type.Integer(), Type.Null()], { description: 'The endpoint\'s HTTP status; null when no response came.' }),
   durationMs: Type.Integer(),
@@ -183,7 +183,7 @@ export const DeveloperToolCall = named('DeveloperToolCall', Type.Object({
     description: '`orgref_…`: the calling organization, as an opaque reference (the same for all its calls; it changes when the service rotates its secrets key). Null for your own test calls (`path: "test"`), which belong to no organization.',
   }),
   revisionId: Type.Union([Type.String(), Type.Null()], { description: 'The published revision called; null for a test call, which runs the working copy.' }),
-  path: StringEnum(CALL_PATHS, { description: 'How the call came in: the Operator API, MCP, or your own test (`POST /api/dev/tools/{tool_id}/test`).' }),
+  path: StringEnum(CALL_PATHS, { description: 'How the call came in: the Operator API, MCP, an agent conversation, or your own test (`POST /api/dev/tools/{tool_id}/test`).' }),
   outcome: Type.String({ description: '`OK`, or the error code the caller received.' }),
   httpStatus: Type.Union([Type.Integer(), Type.Null()], { description: 'Your endpoint\'s HTTP status; null when no response came.' }),
   durationMs: Type.Integer(),
@@ -197,7 +197,7 @@ export const DeveloperToolCallPage = Page(DeveloperToolCall);
 export const DeveloperCallListQuery = Type.Object(
   {
     ...callLogFilters,
-    path: Type.Optional(StringEnum(CALL_PATHS, { description: 'Only calls that came in this way: `operator`, `mcp`, or your own tests (`test`).' })),
+    path: Type.Optional(StringEnum(CALL_PATHS, { description: 'Only calls that came in this way: `operator`, `mcp`, `conversation`, or your own tests (`test`).' })),
     ...ListQuery,
   },
   { additionalProperties: false },

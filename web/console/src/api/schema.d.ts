@@ -1157,6 +1157,86 @@ export interface paths {
         patch: operations["updateModelProvider"];
         trace?: never;
     };
+    "/api/org/agents/{id}/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a conversation with an agent
+         * @description A new, empty conversation with the agent and its model. Needs an org API key or a session (an owner's or a member's). 404 AGENT_NOT_FOUND; 409 CONFLICT when the agent has no model.
+         */
+        post: operations["createConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List conversations
+         * @description Newest first, paged with `limit` and `cursor`; `agentId` keeps one agent's. Needs an org API key or a session (an owner's or a member's).
+         */
+        get: operations["listConversations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org/conversations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A conversation's transcript
+         * @description Every message in order: the user's, the assistant's (with its token usage and status) and each tool call (name, arguments, the result handed to the model, outcome, duration, call log id). Needs an org API key or a session (an owner's or a member's). 404 NOT_FOUND.
+         */
+        get: operations["getConversation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org/conversations/{id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a message and get the agent's answer
+         * @description One turn: the model answers, calling the agent's tools as it decides (each through the same path as POST /api/org/agents/{id}/tool-calls, in the call log with path `conversation`), until it answers in text or reaches the agent's `maxToolRounds`. Without `Accept: text/event-stream`: the turn's new messages. With it: Server-Sent Events (`start`, `text-delta`, `tool-call-start`, `tool-call-end`, `error`, `finish`; docs/conversations.md). Every message is saved, failures and cancelled answers too. Needs an org API key or a session (an owner's or a member's). 400 VALIDATION_ERROR (content 1–8000 characters); 404 NOT_FOUND; 409 CONFLICT (the agent has no model, the conversation has 200 messages, or is still answering the previous one); 502 MODEL_PROVIDER_ERROR (the provider refused the key, failed or was unreachable), 503 MODEL_PROVIDER_RATE_LIMITED (with the provider's `Retry-After`), 504 MODEL_PROVIDER_TIMEOUT (MODEL_TIMEOUT_MS): with the provider's message, never its key.
+         */
+        post: operations["sendConversationMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/org/installations": {
         parameters: {
             query?: never;
@@ -1961,6 +2041,112 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
+        Conversation: {
+            /** @description `conv_…` */
+            id: string;
+            agentId: string;
+            /** @description `api` (started with an org API key) or `console` (by a signed-in operator). */
+            source: string;
+            messageCount: number;
+            usage: components["schemas"]["TokenUsage"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        ConversationCreated: {
+            /** @description `conv_…` */
+            id: string;
+            agentId: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        ConversationCreatedResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["ConversationCreated"];
+        };
+        ConversationMessage: {
+            /** @description `msg_…` */
+            id: string;
+            /** @description `user`, `assistant` or `tool`. */
+            role: string;
+            /** @description The text (user, assistant); null for a tool message. */
+            content: string | null;
+            /** @description `complete`, `cancelled` (the client went away: the partial answer) or `error` (see `error`). */
+            status: string;
+            /** @description Why an assistant message failed: the provider's message, never its key. */
+            error: {
+                code: string;
+                message: string;
+            } | null;
+            /** @description A tool message's call. */
+            toolCall: components["schemas"]["ConversationToolCall"] | null;
+            /** @description An assistant message's tokens (one model request). */
+            usage: components["schemas"]["TokenUsage"] | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        ConversationMessageBody: {
+            /** @description The user's message, 1–8000 characters. */
+            content: string;
+        };
+        ConversationPage: {
+            items: components["schemas"]["Conversation"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        ConversationPageResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["ConversationPage"];
+        };
+        ConversationToolCall: {
+            /** @description The model's id for the call (e.g. `call_abc…` from OpenAI, `toolu_…` from Anthropic). */
+            id: string;
+            /** @description The tool's name as the agent knows it (alias or tool name). */
+            name: string;
+            /** @description The arguments the model gave. */
+            arguments: unknown;
+            /** @description Exactly what was handed back to the model: the endpoint's JSON, or `{error: {code, message}}`. */
+            result: unknown;
+            /** @description `OK`, or the error code (`TOOL_TIMEOUT`, `INVALID_ARGUMENTS`, …). */
+            outcome: string;
+            durationMs: number;
+            /** @description The call log's `call_…` (GET /api/org/tool-calls); null when nothing was logged (a tool name the agent does not have). */
+            callId: string | null;
+        };
+        ConversationTranscript: {
+            /** @description `conv_…` */
+            id: string;
+            agentId: string;
+            /** @description `api` (started with an org API key) or `console` (by a signed-in operator). */
+            source: string;
+            messageCount: number;
+            usage: components["schemas"]["TokenUsage"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description Every message, in order. */
+            messages: components["schemas"]["ConversationMessage"][];
+        };
+        ConversationTranscriptResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["ConversationTranscript"];
+        };
+        ConversationTurn: {
+            conversationId: string;
+            /** @description The turn's new messages in order: the user's, then each assistant answer and tool call. */
+            messages: components["schemas"]["ConversationMessage"][];
+            usage: components["schemas"]["TokenUsage"];
+        };
+        ConversationTurnResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["ConversationTurn"];
+        };
         CreatedAgentKey: components["schemas"]["AgentKey"] & {
             /** @description The key (`svc_agt_…`). Shown only in this response: store it now. */
             key: string;
@@ -2079,10 +2265,10 @@ export interface components {
             /** @description The published revision called; null for a test call, which runs the working copy. */
             revisionId: string | null;
             /**
-             * @description How the call came in: the Operator API, MCP, or your own test (`POST /api/dev/tools/{tool_id}/test`).
+             * @description How the call came in: the Operator API, MCP, an agent conversation, or your own test (`POST /api/dev/tools/{tool_id}/test`).
              * @enum {string}
              */
-            path: "operator" | "mcp" | "test";
+            path: "operator" | "mcp" | "test" | "conversation";
             /** @description `OK`, or the error code the caller received. */
             outcome: string;
             /** @description Your endpoint's HTTP status; null when no response came. */
@@ -2176,7 +2362,7 @@ export interface components {
          * @description A stable machine-readable code.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "INVALID_TOKEN" | "INSUFFICIENT_SCOPE" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "INVALID_REQUEST" | "INVALID_CLIENT" | "INVALID_GRANT" | "UNAUTHORIZED_CLIENT" | "UNSUPPORTED_GRANT_TYPE" | "INVALID_SCOPE" | "APP_NOT_FOUND" | "TOOL_NOT_FOUND" | "ENDPOINT_NOT_ALLOWED" | "INVALID_ARGUMENTS" | "TOOL_NOT_ENABLED" | "TOOL_CREDENTIALS_MISSING" | "TOOL_BLOCKED" | "TOOL_TIMEOUT" | "TOOL_UNREACHABLE" | "TOOL_HTTP_ERROR" | "TOOL_INVALID_RESPONSE" | "TOOL_RESPONSE_TOO_LARGE" | "ORG_NOT_FOUND" | "AGENT_NOT_FOUND" | "FORM_NOT_FOUND" | "CONTACT_NOT_FOUND" | "OPPORTUNITY_NOT_FOUND" | "CUSTOM_FIELD_NOT_FOUND" | "PIPELINE_NOT_FOUND" | "STAGE_NOT_FOUND" | "CONSENT_REQUIRED" | "IDENTITY_REQUIRED" | "FIELD_REQUIRED" | "INVALID_FIELD";
+        ErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "INVALID_TOKEN" | "INSUFFICIENT_SCOPE" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "INVALID_REQUEST" | "INVALID_CLIENT" | "INVALID_GRANT" | "UNAUTHORIZED_CLIENT" | "UNSUPPORTED_GRANT_TYPE" | "INVALID_SCOPE" | "APP_NOT_FOUND" | "TOOL_NOT_FOUND" | "ENDPOINT_NOT_ALLOWED" | "INVALID_ARGUMENTS" | "TOOL_NOT_ENABLED" | "TOOL_CREDENTIALS_MISSING" | "TOOL_BLOCKED" | "TOOL_TIMEOUT" | "TOOL_UNREACHABLE" | "TOOL_HTTP_ERROR" | "TOOL_INVALID_RESPONSE" | "TOOL_RESPONSE_TOO_LARGE" | "MODEL_PROVIDER_ERROR" | "MODEL_PROVIDER_RATE_LIMITED" | "MODEL_PROVIDER_TIMEOUT" | "ORG_NOT_FOUND" | "AGENT_NOT_FOUND" | "FORM_NOT_FOUND" | "CONTACT_NOT_FOUND" | "OPPORTUNITY_NOT_FOUND" | "CUSTOM_FIELD_NOT_FOUND" | "PIPELINE_NOT_FOUND" | "STAGE_NOT_FOUND" | "CONSENT_REQUIRED" | "IDENTITY_REQUIRED" | "FIELD_REQUIRED" | "INVALID_FIELD";
         ErrorDetail: {
             path: string;
             message: string;
@@ -3024,6 +3210,12 @@ export interface components {
             /** @description Granted scopes, space-separated. */
             scope: string;
         };
+        TokenUsage: {
+            /** @description Tokens the provider counted in the prompts. */
+            inputTokens: number;
+            /** @description Tokens the provider counted in the answers. */
+            outputTokens: number;
+        };
         ToolCall: {
             /** @description `call_…` */
             id: string;
@@ -3032,10 +3224,10 @@ export interface components {
             revisionId: string;
             installationId: string;
             /**
-             * @description How the call came in: the Operator API, MCP, or a test.
+             * @description How the call came in: the Operator API, MCP, a test, or an agent conversation (`conversation`: the model asked for it).
              * @enum {string}
              */
-            path: "operator" | "mcp" | "test";
+            path: "operator" | "mcp" | "test" | "conversation";
             /** @description `OK`, or the error code the caller received (`TOOL_TIMEOUT`, `INVALID_ARGUMENTS`, …). */
             outcome: string;
             /** @description The endpoint's HTTP status; null when no response came. */
@@ -8487,6 +8679,276 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    createConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The agent id (`agt_…`).
+                 * @example agt_3kTMd92nqLx0aPz8Vb1c
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationCreatedResponse"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listConversations: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1–100. */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: string;
+                /** @description Only this agent's conversations. */
+                agentId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationPageResponse"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The conversation id (`conv_…`).
+                 * @example conv_3kTMd92nqLx0aPz8Vb1c
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationTranscriptResponse"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    sendConversationMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The conversation id (`conv_…`).
+                 * @example conv_3kTMd92nqLx0aPz8Vb1c
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConversationMessageBody"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationTurnResponse"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Content-Type is not accepted. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            /** @description An upstream service failed. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+            /** @description An upstream service timed out. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     listInstallations: {
         parameters: {
             query?: {
@@ -9138,8 +9600,8 @@ export interface operations {
                 from?: string;
                 /** @description Calls before this time. */
                 to?: string;
-                /** @description Only calls that came in this way: `operator`, `mcp`, or your own tests (`test`). */
-                path?: "operator" | "mcp" | "test";
+                /** @description Only calls that came in this way: `operator`, `mcp`, `conversation`, or your own tests (`test`). */
+                path?: "operator" | "mcp" | "test" | "conversation";
                 /** @description Page size, 1–100. */
                 limit?: number;
                 /** @description The `nextCursor` of the previous page. */

@@ -1,0 +1,159 @@
+import { generateText, jsonSchema, stepCountIs, streamText, tool, type LanguageModel, type ModelMessage, type StepResult, type ToolSet } from 'ai';
+import type { ExportedTool } from '../../web/tools/export.js';
+import { isAppError } from '../http/errors.js';
+import type { Invoker } from '../invocation/invoker.js';
+
+/**
+ * One turn of the model loop: the history, the instructions and the agent's tools go to the model;
+ * each tool call it makes runs through the invoker (the one path to a tool endpoint: argument
+ * checks, address policy, signing, limits, the call log), and the endpoint's JSON goes back to the
+ * model unchanged; a failed call goes back as `{error: {code, message}}` for the model to recover
+ * or explain, never as an exception that ends the turn. It repeats until the model answers in text,
+ * or `maxToolRounds` answers have called tools: the next request offers the tools with
+ * toolChoice `none`, so the model must answer with what it has.
+ */
+
+/** What one tool call became. */
+export interface ToolRun {
+  toolCallId: string;
+  name: string;
+  arguments: unknown;
+  /** Exactly what was handed to the model. */
+  result: unknown;
+  outcome: string;
+  durationMs: number;
+  callId: string | null;
+}
+
+/** One model request: its text and tokens, then the calls it asked for. */
+export interface StepRecord {
+  text: string;
+  inputTokens: number;
+  outputTokens: number;
+  tools: ToolRun[];
+}
+
+export type LoopEvent =
+  | { type: 'text-delta'; delta: string }
+  | { type: 'tool-call-start'; id: string; name: string; arguments: unknown }
+  | ({ type: 'tool-call-end' } & Omit<ToolRun, 'toolCallId' | 'arguments'> & { id: string });
+
+export interface LoopInput {
+  model: LanguageModel;
+  instructions: string;
+  temperature: number | null;
+  maxToolRounds: number;
+  history: ModelMessage[];
+  /** The agent's tools as `/api/org/agents/{id}/tools?format=openai` exports them. */
+  tools: ExportedTool[];
+  invoke: (name: string, args: unknown) => ReturnType<Invoker['invoke']>;
+  signal: AbortSignal;
+  /** Streams the provider's answer (SSE) instead of one request per step. */
+  stream: boolean;
+  emit: (event: LoopEvent) => void;
+}
+
+export type LoopOutcome =
+  | { status: 'complete'; steps: StepRecord[] }
+  /** The provider failed (or the client went away): the steps finished before it, and the partial text of the one under way. */
+  | { status: 'error' | 'cancelled'; steps: StepRecord[]; partial: string; error: unknown };
+
+function toolSet(input: LoopInput, runs: Map<string, ToolRun>): ToolSet {
+  const set: ToolSet = {};
+  for (const exported of input.tools) {
+    if (!('function' in exported)) continue;
+    const { name, description, parameters } = exported.function;
+    set[name] = tool({
+      description,
+      inputSchema: jsonSchema(parameters as Parameters<typeof jsonSchema>[0]),
+      // The endpoint's JSON as JSON, whatever its type (a bare string too), never reworded.
+      toModelOutput: ({ output }) => ({ type: 'json', value: output as never }),
+      execute: async (args: unknown, { toolCallId }) => {
+        input.emit({ type: 'tool-call-start', id: toolCallId, name, arguments: args });
+        const started = performance.now();
+        let run: ToolRun;
+        try {
+          const success = await input.invoke(name, args);
+          run = { toolCallId, name, arguments: args, result: success.result, outcome: 'OK', durationMs: success.durationMs, callId: success.callId };
+        } catch (error) {
+          const code = isAppError(error) ? error.code : 'INTERNAL_ERROR';
+          const message = isAppError(error) ? error.message : 'The tool call failed unexpectedly.';
+          const callId = isAppError(error) && typeof error.extra?.callId === 'string' ? error.extra.callId : null;
+          run = { toolCallId, name, arguments: args, result: { error: { code, message } }, outcome: code, durationMs: Math.round(performance.now() - started), callId };
+        }
+        runs.set(toolCallId, run);
+        input.emit({ type: 'tool-call-end', id: toolCallId, name, result: run.result, outcome: run.outcome, durationMs: run.durationMs, callId: run.callId });
+        return run.result;
+      },
+    });
+  }
+  return set;
+}
+
+export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
+  const runs = new Map<string, ToolRun>();
+  const steps: StepRecord[] = [];
+  const tools = toolSet(input, runs);
+  const known = new Set(Object.keys(tools));
+  const settings = {
+    model: input.model,
+    ...(input.instructions.trim() === '' ? {} : { system: input.instructions }),
+    ...(input.temperature === null ? {} : { temperature: input.temperature }),
+    messages: input.history,
+    tools,
+    // No automatic retries, as for tool calls: a 429 is the caller's to wait out (its Retry-After is passed on).
+    maxRetries: 0,
+    abortSignal: input.signal,
+    stopWhen: stepCountIs(input.maxToolRounds + 1),
+    prepareStep: ({ stepNumber }: { stepNumber: number }) => (stepNumber >= input.maxToolRounds ? { toolChoice: 'none' as const } : undefined),
+    onStepFinish: (step: StepResult<ToolSet>) => {
+      steps.push(recordStep(step, runs, known));
+    },
+  };
+
+  if (!input.stream) {
+    try {
+      await generateText(settings);
+      return { status: 'complete', steps };
+    } catch (error) {
+      return { status: input.signal.aborted ? 'cancelled' : 'error', steps, partial: '', error };
+    }
+  }
+
+  let partial = '';
+  let failure: unknown;
+  let aborted = false;
+  const result = streamText({ ...settings, onError: () => {} });
+  try {
+    for await (const part of result.fullStream) {
+      if (part.type === 'start-step') partial = '';
+      else if (part.type === 'text-delta') {
+        partial += part.text;
+        input.emit({ type: 'text-delta', delta: part.text });
+      } else if (part.type === 'error') failure ??= part.error;
+      else if (part.type === 'abort') aborted = true;
+    }
+  } catch (error) {
+    failure ??= error;
+  }
+  if (aborted || input.signal.aborted) return { status: 'cancelled', steps, partial, error: failure };
+  if (failure !== undefined) return { status: 'error', steps, partial, error: failure };
+  return { status: 'complete', steps };
+}
+
+/** The step as recorded, with the calls the SDK refused before they ran (a name the agent has no tool for, unreadable arguments). */
+function recordStep(step: StepResult<ToolSet>, runs: Map<string, ToolRun>, known: Set<string>): StepRecord {
+  const tools: ToolRun[] = [];
+  for (const call of step.toolCalls) {
+    const run = runs.get(call.toolCallId);
+    if (run) {
+      tools.push(run);
+      continue;
+    }
+    const failed = step.content.find((part) => part.type === 'tool-error' && part.toolCallId === call.toolCallId);
+    const message = failed?.type === 'tool-error' && failed.error instanceof Error ? failed.error.message : 'The tool call could not be made.';
+    const code = known.has(call.toolName) ? 'INVALID_ARGUMENTS' : 'TOOL_NOT_ENABLED';
+    tools.push({ toolCallId: call.toolCallId, name: call.toolName, arguments: call.input ?? null, result: { error: { code, message } }, outcome: code, durationMs: 0, callId: null });
+  }
+  return { text: step.text, inputTokens: step.usage.inputTokens ?? 0, outputTokens: step.usage.outputTokens ?? 0, tools };
+}

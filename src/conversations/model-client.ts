@@ -1,0 +1,90 @@
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModel } from 'ai';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { createGuardedConnector } from '../invocation/http-client.js';
+import type { ProviderConnection } from '../models/service.js';
+import type { HostResolver } from '../net/resolver.js';
+
+/**
+ * The one way to a model provider. The AI SDK speaks each provider's wire format; its `fetch` goes
+ * through an undici Agent whose connector is the tool calls' own (invocation/http-client.ts
+ * `createGuardedConnector`): every address dialled is checked at connect time, so a base URL that
+ * resolved to a public address when it was saved and to an internal one now is refused before a
+ * socket exists. MODEL_ALLOW_PRIVATE_ENDPOINTS decides private addresses (and plain http:// to a
+ * local server, which base-url.ts admitted only for local hosts). Redirects are not followed (the
+ * key would follow them). Each request has its own deadline, MODEL_TIMEOUT_MS, covering a streamed
+ * body too. The key is handed to the SDK, which sends it as a header; nothing here logs it.
+ */
+
+/** The deadline of one provider request passed; recognised by name (`TimeoutError`) so the SDK rethrows it as is. */
+export class ProviderTimeoutError extends Error {
+  override readonly name = 'TimeoutError';
+  constructor(readonly timeoutMs: number) {
+    super(`The model provider did not answer within ${timeoutMs / 1000} s.`);
+  }
+}
+
+export interface ModelClientOptions {
+  allowPrivate: boolean;
+  resolver: HostResolver;
+  /** MODEL_TIMEOUT_MS. */
+  timeoutMs: number;
+  connectTimeoutMs?: number;
+}
+
+export interface ModelClient {
+  /** The AI SDK model for the provider's `model` id: Chat Completions for openai and openai-compatible, Messages for anthropic. */
+  model(connection: ProviderConnection, modelId: string): LanguageModel;
+  close(): Promise<void>;
+}
+
+/** Connecting has its own shorter limit, as for tool calls. */
+const CONNECT_TIMEOUT_MS = 5000;
+
+export function createModelClient(options: ModelClientOptions): ModelClient {
+  // The SDK prints its warnings (an unknown model's defaults, an unsupported setting) with console.warn, outside
+  // the server's structured log, on every request: off. Its one switch is this global.
+  (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = false;
+  const agent = new Agent({
+    connect: createGuardedConnector({ allowPrivate: options.allowPrivate, resolver: options.resolver, connectTimeoutMs: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS }),
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+  });
+
+  const guardedFetch = (async (input: string | URL | Request, init?: RequestInit) => {
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new ProviderTimeoutError(options.timeoutMs)), options.timeoutMs);
+    timer.unref();
+    const signal = init?.signal ? AbortSignal.any([init.signal, deadline.signal]) : deadline.signal;
+    try {
+      const response = await undiciFetch(input as string, { ...(init as object), signal, redirect: 'manual', dispatcher: agent } as Parameters<typeof undiciFetch>[1]);
+      // The body is read after this returns: the deadline stays armed until it ends, then the timer is cleared.
+      if (!response.body) {
+        clearTimeout(timer);
+        return response as unknown as Response;
+      }
+      const body = (response.body as unknown as ReadableStream<Uint8Array>).pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: () => clearTimeout(timer) }));
+      return new Response(body as ReadableStream, { status: response.status, statusText: response.statusText, headers: response.headers as unknown as Headers });
+    } catch (error) {
+      clearTimeout(timer);
+      throw deadline.signal.aborted ? deadline.signal.reason : error;
+    }
+  }) as typeof globalThis.fetch;
+
+  function model(connection: ProviderConnection, modelId: string): LanguageModel {
+    const common = { baseURL: connection.baseUrl, fetch: guardedFetch };
+    switch (connection.kind) {
+      case 'openai':
+        // Chat Completions, the API every openai-compatible server also speaks (the SDK's default is the Responses API).
+        return createOpenAI({ ...common, apiKey: connection.apiKey ?? '' }).chat(modelId);
+      case 'anthropic':
+        return createAnthropic({ ...common, apiKey: connection.apiKey ?? '' })(modelId);
+      case 'openai-compatible':
+        return createOpenAICompatible({ ...common, name: 'openai-compatible', ...(connection.apiKey !== undefined ? { apiKey: connection.apiKey } : {}), includeUsage: true }).chatModel(modelId);
+    }
+  }
+
+  return { model, close: () => agent.close() };
+}

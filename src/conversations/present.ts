@@ -1,0 +1,81 @@
+import type { ModelMessage } from 'ai';
+import type { ConversationMessagesTable, ConversationsTable } from '../db/tables.js';
+import type { Conversation, ConversationMessage } from './schema.js';
+
+/** Rows ↔ the wire, and rows → the history the model is sent. */
+
+export function presentConversation(row: ConversationsTable): Conversation {
+  return {
+    id: row.id,
+    agentId: row.agent_id,
+    source: row.source,
+    messageCount: row.message_count,
+    usage: { inputTokens: row.input_tokens, outputTokens: row.output_tokens },
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+const parsed = (text: string | null): unknown => (text === null ? null : JSON.parse(text));
+
+export function presentMessage(row: ConversationMessagesTable): ConversationMessage {
+  return {
+    id: row.id,
+    role: row.role,
+    content: row.role === 'tool' ? null : row.content,
+    status: row.status,
+    error: row.error_code === null ? null : { code: row.error_code, message: row.content ?? '' },
+    toolCall: row.role !== 'tool'
+      ? null
+      : {
+          id: row.tool_call_id ?? '',
+          name: row.tool_name ?? '',
+          arguments: parsed(row.tool_arguments),
+          result: parsed(row.tool_result),
+          outcome: row.tool_outcome ?? '',
+          durationMs: row.tool_duration_ms ?? 0,
+          callId: row.call_id,
+        },
+    usage: row.role === 'assistant' && row.input_tokens !== null ? { inputTokens: row.input_tokens, outputTokens: row.output_tokens ?? 0 } : null,
+    createdAt: row.created_at,
+  };
+}
+
+/**
+ * The transcript as the model is sent it: user texts; each assistant answer with the tool calls it
+ * made, followed by their results exactly as first handed over. Failed answers (status error) are
+ * left out, as is an answer with neither text nor calls (providers refuse empty messages).
+ */
+export function historyOf(rows: readonly ConversationMessagesTable[]): ModelMessage[] {
+  const history: ModelMessage[] = [];
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    if (row.role === 'user') {
+      history.push({ role: 'user', content: row.content ?? '' });
+      continue;
+    }
+    if (row.role !== 'assistant') continue;
+    const calls: ConversationMessagesTable[] = [];
+    while (rows[i + 1]?.role === 'tool') calls.push(rows[++i]!);
+    if (row.status === 'error') continue;
+    const answered = calls.filter((call) => call.tool_result !== null);
+    const text = row.content ?? '';
+    if (text === '' && answered.length === 0) continue;
+    history.push({
+      role: 'assistant',
+      content: [
+        ...(text === '' ? [] : [{ type: 'text' as const, text }]),
+        ...answered.map((call) => ({ type: 'tool-call' as const, toolCallId: call.tool_call_id!, toolName: call.tool_name!, input: parsed(call.tool_arguments) })),
+      ],
+    });
+    if (answered.length > 0) {
+      history.push({
+        role: 'tool',
+        content: answered.map((call) => ({
+          type: 'tool-result' as const, toolCallId: call.tool_call_id!, toolName: call.tool_name!, output: { type: 'json' as const, value: parsed(call.tool_result) as never },
+        })),
+      });
+    }
+  }
+  return history;
+}

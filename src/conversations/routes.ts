@@ -1,0 +1,109 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { App } from '../http/app-type.js';
+import { Envelope, errorResponses, ok } from '../http/envelope.js';
+import { AppError, isAppError } from '../http/errors.js';
+import type { OrgAuth } from '../orgs/auth.js';
+import { ORG_BODY_LIMIT, operatorRoute, registerOperatorScope } from '../orgs/operator-scope.js';
+import { AgentIdParams } from '../orgs/schema.js';
+import { ConversationCreated, ConversationIdParams, ConversationListQuery, ConversationPage, MAX_CONTENT_CHARS, MAX_MESSAGES, MessageBody, Transcript, TurnResult } from './schema.js';
+import type { ConversationsService, TurnEvent } from './service.js';
+
+const WHO = 'Needs an org API key or a session (an owner\'s or a member\'s).';
+
+/**
+ * Aborted when the client goes away before the answer is complete: the model stream and pending tool calls
+ * stop. Watched on the socket (in a test with Node's fetch, the hijacked response's own 'close' fired, finished,
+ * before the client hung up). `done` removes the listener from a kept-alive socket once the turn ends.
+ */
+function disconnectSignal(reply: FastifyReply): { signal: AbortSignal; done: () => void } {
+  const controller = new AbortController();
+  const socket = reply.raw.socket;
+  const onClose = () => {
+    if (!reply.raw.writableEnded) controller.abort();
+  };
+  socket?.once('close', onClose);
+  return { signal: controller.signal, done: () => socket?.off('close', onClose) };
+}
+
+const wantsEvents = (request: FastifyRequest) => /\btext\/event-stream\b/i.test(request.headers.accept ?? '');
+
+/** One Server-Sent Event: the event's type as its name, the whole event as JSON data. */
+const sse = (event: TurnEvent) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+
+/** `/api/org/agents/{id}/conversations`, `/api/org/conversations`: talking to an agent, and the transcripts. docs/conversations.md. */
+export function registerConversationRoutes(app: App, deps: { orgAuth: OrgAuth; conversations: ConversationsService }): void {
+  const { orgAuth, conversations } = deps;
+
+  registerOperatorScope(app, orgAuth, (r, orgOf) => {
+    r.post('/api/org/agents/:id/conversations', {
+      schema: {
+        ...operatorRoute, operationId: 'createConversation', summary: 'Start a conversation with an agent',
+        description: `A new, empty conversation with the agent and its model. ${WHO} 404 AGENT_NOT_FOUND; 409 CONFLICT when the agent has no model.`,
+        params: AgentIdParams, response: { 201: Envelope(ConversationCreated), ...errorResponses(401, 404, 409) },
+      },
+    }, async (request, reply) => {
+      const source = orgAuth.principal(request).actor.type === 'user' ? 'console' : 'api';
+      return reply.code(201).send(ok(await conversations.create(orgOf(request), request.params.id, source)));
+    });
+
+    r.get('/api/org/conversations', {
+      schema: {
+        ...operatorRoute, operationId: 'listConversations', summary: 'List conversations',
+        description: `Newest first, paged with \`limit\` and \`cursor\`; \`agentId\` keeps one agent's. ${WHO}`,
+        querystring: ConversationListQuery, response: { 200: Envelope(ConversationPage), ...errorResponses(400, 401) },
+      },
+    }, async (request) => ok(await conversations.list(orgOf(request), request.query)));
+
+    r.get('/api/org/conversations/:id', {
+      schema: {
+        ...operatorRoute, operationId: 'getConversation', summary: 'A conversation\'s transcript',
+        description: `Every message in order: the user's, the assistant's (with its token usage and status) and each tool call (name, arguments, the result handed to the model, outcome, duration, call log id). ${WHO} 404 NOT_FOUND.`,
+        params: ConversationIdParams, response: { 200: Envelope(Transcript), ...errorResponses(401, 404) },
+      },
+    }, async (request) => ok(await conversations.get(orgOf(request), request.params.id)));
+
+    r.post('/api/org/conversations/:id/messages', {
+      bodyLimit: ORG_BODY_LIMIT,
+      schema: {
+        ...operatorRoute, operationId: 'sendConversationMessage', summary: 'Send a message and get the agent\'s answer',
+        description:
+          `One turn: the model answers, calling the agent's tools as it decides (each through the same path as POST /api/org/agents/{id}/tool-calls, in the call log with path \`conversation\`), ` +
+          `until it answers in text or reaches the agent's \`maxToolRounds\`. Without \`Accept: text/event-stream\`: the turn's new messages. With it: Server-Sent Events ` +
+          '(`start`, `text-delta`, `tool-call-start`, `tool-call-end`, `error`, `finish`; docs/conversations.md). Every message is saved, failures and cancelled answers too. ' +
+          `${WHO} 400 VALIDATION_ERROR (content 1–${MAX_CONTENT_CHARS} characters); 404 NOT_FOUND; 409 CONFLICT (the agent has no model, the conversation has ${MAX_MESSAGES} messages, or is still answering the previous one); ` +
+          '502 MODEL_PROVIDER_ERROR (the provider refused the key, failed or was unreachable), 503 MODEL_PROVIDER_RATE_LIMITED (with the provider\'s `Retry-After`), 504 MODEL_PROVIDER_TIMEOUT (MODEL_TIMEOUT_MS): with the provider\'s message, never its key.',
+        params: ConversationIdParams, body: MessageBody,
+        response: { 200: Envelope(TurnResult), ...errorResponses(400, 401, 404, 409, 413, 415, 502, 504) },
+      },
+    }, async (request, reply) => {
+      const turn = await conversations.startTurn(orgOf(request), request.params.id, request.body.content);
+      const { signal, done } = disconnectSignal(reply);
+      if (!wantsEvents(request)) {
+        const result = await turn.run({ stream: false, signal }).finally(done);
+        if (result.failure) throw result.failure;
+        return ok({ conversationId: result.conversationId, messages: result.messages, usage: result.usage });
+      }
+      reply.hijack();
+      const raw = reply.raw;
+      raw.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-store',
+        'x-accel-buffering': 'no',
+      });
+      const write = (event: TurnEvent) => {
+        if (!raw.writableEnded && !raw.destroyed) raw.write(sse(event));
+      };
+      try {
+        await turn.run({ stream: true, signal, emit: write });
+      } catch (error) {
+        // The turn could not be saved (the database went away): said in the stream, since the status is sent.
+        request.log.error({ err: error }, 'conversation turn failed');
+        const failure = isAppError(error) ? error : new AppError('INTERNAL_ERROR', 'The answer could not be saved. Try again.');
+        write({ type: 'error', code: failure.code, message: failure.message });
+      } finally {
+        done();
+      }
+      raw.end();
+    });
+  });
+}

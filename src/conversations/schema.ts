@@ -1,0 +1,87 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { ListQuery, Page } from '../http/envelope.js';
+import { IdParam } from '../http/path-ids.js';
+import { named } from '../http/schema-name.js';
+import { MultilineText } from '../http/wire-text.js';
+import { idPattern } from '../lib/ids.js';
+import { conversationNotFound } from './errors.js';
+
+/** Wire schemas of agent conversations (`/api/org/conversations`, `/api/org/agents/{id}/conversations`). */
+
+/** About 2,000 tokens: a long question, not a document (the body limit and the model's context stay far away). */
+export const MAX_CONTENT_CHARS = 8000;
+/** User, assistant and tool messages together; a conversation past it is ended, start another. */
+export const MAX_MESSAGES = 200;
+
+export const ConversationIdParams = Type.Object({ id: IdParam('conv', conversationNotFound, 'The conversation id (`conv_…`).') });
+
+export const ConversationListQuery = Type.Object(
+  { ...ListQuery, agentId: Type.Optional(Type.String({ pattern: idPattern('agt'), description: 'Only this agent\'s conversations.' })) },
+  { additionalProperties: false },
+);
+export type ConversationListQuery = Static<typeof ConversationListQuery>;
+
+const Usage = named('TokenUsage', Type.Object({
+  inputTokens: Type.Integer({ description: 'Tokens the provider counted in the prompts.' }),
+  outputTokens: Type.Integer({ description: 'Tokens the provider counted in the answers.' }),
+}));
+
+export const ConversationCreated = named('ConversationCreated', Type.Object({
+  id: Type.String({ description: '`conv_…`' }),
+  agentId: Type.String(),
+  createdAt: Type.String({ format: 'date-time' }),
+}));
+export type ConversationCreated = Static<typeof ConversationCreated>;
+
+export const Conversation = named('Conversation', Type.Object({
+  id: Type.String({ description: '`conv_…`' }),
+  agentId: Type.String(),
+  source: Type.String({ description: '`api` (started with an org API key) or `console` (by a signed-in operator).' }),
+  messageCount: Type.Integer(),
+  usage: Usage,
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+}));
+export type Conversation = Static<typeof Conversation>;
+export const ConversationPage = Page(Conversation);
+
+const ToolCall = named('ConversationToolCall', Type.Object({
+  id: Type.String({ description: 'The model\'s id for the call (e.g. `call_abc…` from OpenAI, `toolu_…` from Anthropic).' }),
+  name: Type.String({ description: 'The tool\'s name as the agent knows it (alias or tool name).' }),
+  arguments: Type.Unknown({ description: 'The arguments the model gave.' }),
+  result: Type.Unknown({ description: 'Exactly what was handed back to the model: the endpoint\'s JSON, or `{error: {code, message}}`.' }),
+  outcome: Type.String({ description: '`OK`, or the error code (`TOOL_TIMEOUT`, `INVALID_ARGUMENTS`, …).' }),
+  durationMs: Type.Integer(),
+  callId: Type.Union([Type.String(), Type.Null()], { description: 'The call log\'s `call_…` (GET /api/org/tool-calls); null when nothing was logged (a tool name the agent does not have).' }),
+}));
+
+export const ConversationMessage = named('ConversationMessage', Type.Object({
+  id: Type.String({ description: '`msg_…`' }),
+  role: Type.String({ description: '`user`, `assistant` or `tool`.' }),
+  content: Type.Union([Type.String(), Type.Null()], { description: 'The text (user, assistant); null for a tool message.' }),
+  status: Type.String({ description: '`complete`, `cancelled` (the client went away: the partial answer) or `error` (see `error`).' }),
+  error: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()], { description: 'Why an assistant message failed: the provider\'s message, never its key.' }),
+  toolCall: Type.Union([ToolCall, Type.Null()], { description: 'A tool message\'s call.' }),
+  usage: Type.Union([Usage, Type.Null()], { description: 'An assistant message\'s tokens (one model request).' }),
+  createdAt: Type.String({ format: 'date-time' }),
+}));
+export type ConversationMessage = Static<typeof ConversationMessage>;
+
+export const Transcript = named('ConversationTranscript', Type.Object({
+  ...Conversation.properties,
+  messages: Type.Array(ConversationMessage, { description: 'Every message, in order.' }),
+}));
+export type Transcript = Static<typeof Transcript>;
+
+export const MessageBody = named('ConversationMessageBody', Type.Object(
+  { content: MultilineText({ minLength: 1, maxLength: MAX_CONTENT_CHARS, description: `The user's message, 1–${MAX_CONTENT_CHARS} characters.` }) },
+  { additionalProperties: false },
+));
+export type MessageBody = Static<typeof MessageBody>;
+
+export const TurnResult = named('ConversationTurn', Type.Object({
+  conversationId: Type.String(),
+  messages: Type.Array(ConversationMessage, { description: 'The turn\'s new messages in order: the user\'s, then each assistant answer and tool call.' }),
+  usage: Usage,
+}));
+export type TurnResult = Static<typeof TurnResult>;
