@@ -17,9 +17,10 @@ export interface CorsPolicy {
  * max-age, with or without Origin.
  *
  * By hand, not @fastify/cors: its hook (the options merged per request, the origin resolved through a
- * callback) cost the public config GET 9% of its server CPU (21.5 µs per request against 19.7, 0.85×
- * the requests per second; `npm run bench:compare`, 24 s per build in six rounds, 2026-11-26), over the
- * 5% a change of plumbing may cost. This hook sets two fixed headers: 20.0 µs, 1.44× @fastify/cors in the same run.
+ * callback) cost the public config GET 6% of its server CPU (24.5 µs per request against 23.0, the commit
+ * with @fastify/cors against this code, both without V8's pretenuring, `npm run bench:compare`, 24 s per
+ * build in six rounds, 2026-11-26), over the 5% a change of plumbing may cost. A first measure said 9%
+ * (21.5 against 19.7 µs), but it was taken before src/v8-flags.ts, when a process's speed was partly chance.
  */
 export function openCors(scope: FastifyInstance, policy: CorsPolicy): void {
   const simple = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': policy.exposedHeaders.join(', ') };
