@@ -3,7 +3,8 @@ import type { Agent } from '../../api/types';
 import { TableWrap } from '../../components/TableWrap';
 import { formatDateTime } from '../../lib/format';
 import type { Installation, ToolCall } from '../../api/types';
-import { PATHS, outcomeLabel } from './format';
+import { PATHS } from './format';
+import { CallOutcome } from './CallOutcome';
 
 /** Calls from the log, newest first: when, which agent and tool, how it ended. */
 export function CallTable({ calls, agents, installations, label }: { calls: ToolCall[]; agents: Agent[] | undefined; installations: Installation[] | undefined; label: string }) {
@@ -36,14 +37,7 @@ export function CallTable({ calls, agents, installations, label }: { calls: Tool
                   {installation ? <Link to={`/tools/${encodeURIComponent(installation.id)}`}>{installation.name ?? installation.toolId}</Link> : <code>{call.toolId}</code>}
                 </td>
                 <td>
-                  {call.outcome === 'OK' ? <span className="badge on">{outcomeLabel(call.outcome)}</span> : <span className="badge off">{outcomeLabel(call.outcome)}</span>}
-                  {call.outcome !== 'OK' ? (
-                    <span className="muted small">
-                      {' '}
-                      <code>{call.outcome}</code>
-                    </span>
-                  ) : null}
-                  {call.httpStatus !== null ? <span className="muted small"> · HTTP {call.httpStatus}</span> : null}
+                  <CallOutcome call={call} />
                 </td>
                 <td className="num tools-nowrap tools-hide-narrow">{call.durationMs.toLocaleString()} ms</td>
                 <td className="tools-hide-narrow">{PATHS[call.path] ?? call.path}</td>

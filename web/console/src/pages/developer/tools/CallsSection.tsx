@@ -6,9 +6,10 @@ import { LoadError, Loading } from '../../../components/QueryState';
 import { TableWrap } from '../../../components/TableWrap';
 import { fieldError } from '../../../lib/errors';
 import { formatDateTime } from '../../../lib/format';
-import { PATHS, outcomeLabel } from '../../tools/format';
+import { PATHS } from '../../tools/format';
 import { fetchDeveloperCalls, toolPageKeys, type DeveloperCallFilters, type DeveloperToolCall } from './toolPageApi';
 import { DayRangeFields, OutcomeField } from '../../tools/CallFilterFields';
+import { CallOutcome } from '../../tools/CallOutcome';
 
 const EMPTY: DeveloperCallFilters = { outcome: '', path: '', from: '', to: '' };
 const TABLE_LABEL = 'Calls of this tool';
@@ -107,14 +108,7 @@ function DeveloperCallTable({ calls }: { calls: DeveloperToolCall[] }) {
             <tr key={call.id}>
               <td className="tools-nowrap">{formatDateTime(call.createdAt)}</td>
               <td>
-                <span className={`badge ${call.outcome === 'OK' ? 'on' : 'off'}`}>{outcomeLabel(call.outcome)}</span>
-                {call.outcome !== 'OK' ? (
-                  <span className="muted small">
-                    {' '}
-                    <code>{call.outcome}</code>
-                  </span>
-                ) : null}
-                {call.httpStatus !== null ? <span className="muted small"> · HTTP {call.httpStatus}</span> : null}
+                <CallOutcome call={call} />
               </td>
               <td className="num tools-nowrap">{call.durationMs.toLocaleString()} ms</td>
               <td>{PATHS[call.path] ?? call.path}</td>
