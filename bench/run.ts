@@ -1,13 +1,14 @@
 import { execSync } from 'node:child_process';
+import { benchConversations } from './conversations.js';
 import { benchDeveloperApi } from './developer-api.js';
 import { benchForms } from './forms.js';
-import { printTable, type Row } from './lib.js';
+import { printGrid, printTable, type Row } from './lib.js';
 import { benchTools } from './tools.js';
 
 /**
  * `npm run bench`: every benchmark, each against a bare Fastify baseline measured in the same run.
  * BENCH_SECONDS sets the length of each run (default 10); BENCH_DATABASE_URL adds PostgreSQL rows;
- * BENCH_ONLY=developer|forms|tools runs one group. The servers inherit the environment, so SQLITE_SYNCHRONOUS=full
+ * BENCH_ONLY=developer|forms|tools|conversations runs one group. The servers inherit the environment, so SQLITE_SYNCHRONOUS=full
  * (or any other setting) applies to them.
  */
 // The servers under test run the compiled build, as `npm start` does.
@@ -29,6 +30,15 @@ if (!only || only === 'tools') {
   rows.push(...(await benchTools()));
   if (databaseUrl) rows.push(...(await benchTools({ databaseUrl })));
 }
+const conversations: string[][] = [];
+if (!only || only === 'conversations') {
+  conversations.push(...(await benchConversations()));
+  if (databaseUrl) conversations.push(...(await benchConversations({ databaseUrl })));
+}
 
 console.log(`\nSwitchboard benchmarks — ${new Date().toISOString()}, Node ${process.version}, ${(await import('node:os')).cpus().length} cores, 50 connections, ${process.env.BENCH_SECONDS ?? 10} s each\n`);
 printTable(rows);
+if (conversations.length) {
+  console.log('\nAgent conversations, against a scripted model and tool endpoint on loopback (bench/conversations.ts)\n');
+  printGrid(['scenario', 'figures', 'goal'], conversations);
+}

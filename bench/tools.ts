@@ -1,4 +1,4 @@
-import { execFileSync, fork } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { testCertificates } from '../test/support/https-endpoint.js';
 import { freePort } from '../test/support/net.js';
+import { benchApi, publishQuoteTool, seedAccounts } from './seed.js';
 import { load, memoryMb, mergeRuns, printTable, sequentialLatency, startChild, startSwitchboard, throwawaySchema, type LoadResult, type Row, type SequentialResult } from './lib.js';
 
 /**
@@ -51,49 +52,16 @@ export async function benchTools(options: { databaseUrl?: string; seconds?: numb
     TOOL_ALLOW_PRIVATE_ENDPOINTS: '1', TOOL_CA_FILE: certs.caFile,
     ...(schema ? { DATABASE_URL: schema.url } : {}),
   };
-  const cli = (...args: string[]) =>
-    JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args, '--json'], { env: { ...process.env, ...env }, encoding: 'utf8' })) as Record<string, any>;
-  const stamp = Date.now();
-  cli('developer', 'create', '--email', `bench-dev-${stamp}@example.com`, '--password', 'benchmark-password', '--name', 'Bench');
-  const app = cli('app', 'create', '--developer', `bench-dev-${stamp}@example.com`, '--name', 'Bench');
-  const org = cli('org', 'create', '--name', 'Bench Shop', '--email', `bench-op-${stamp}@example.com`, '--password', 'benchmark-password');
+  const accounts = seedAccounts(env);
+  const org = accounts.org;
 
   const server = await startSwitchboard(env);
   // The floor: a bare Fastify + undici relay to the same endpoint (bench/bare-relay.ts).
   const relay = await startChild('bench/bare-relay.ts', { RELAY_TARGET: toolUrl, RELAY_CA_FILE: certs.caFile });
   const rows: Row[] = [];
   try {
-    const api = async (path: string, auth: string, body?: unknown, method = 'POST') => {
-      const res = await fetch(`${server.url}${path}`, {
-        method, headers: { authorization: `Bearer ${auth}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
-      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-      return ((await res.json()) as { data: any }).data;
-    };
-    const tokenRes = await fetch(`${server.url}/api/dev/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: app.clientSecret }).toString(),
-    });
-    const devToken = ((await tokenRes.json()) as { access_token: string }).access_token;
-    const created = await api('/api/dev/tools', devToken, {
-      name: 'shipping_quote',
-      description: 'Returns a shipping quote for a parcel: weight in kilograms and destination country.',
-      endpoint: toolUrl,
-      category: 'ecommerce',
-      parameters: [
-        { name: 'weightKg', type: 'number', description: 'Parcel weight in kilograms.', required: true },
-        { name: 'country', type: 'string', description: 'ISO 3166 alpha-2 destination.', required: true },
-      ],
-    });
-    await api(`/api/dev/tools/${created.id}/publish`, devToken, {});
-    const agent = await api('/api/org/agents', org.apiKey, {
-      name: 'Bench bot',
-      branding: { name: 'Bench', primaryColor: '#1a73e8', backgroundColor: '#ffffff', textColor: '#202124', logoUrl: 'https://bench.example/logo.png' },
-    });
-    await api('/api/org/installations', org.apiKey, { toolId: created.id });
-    const agentKey = (await api(`/api/org/agents/${agent.id}/keys`, org.apiKey, { name: 'bench' })).key as string;
+    const { toolId, agentId } = await publishQuoteTool(server.url, accounts, toolUrl);
+    const agentKey = (await benchApi(server.url, 'POST', `/api/org/agents/${agentId}/keys`, org.apiKey, { name: 'bench' })).key as string;
     const args = { weightKg: 2.5, country: 'PT' };
 
     // The MCP requests exactly as the SDK's client sends them, per revision (captured, then replayed).
@@ -124,14 +92,14 @@ export async function benchTools(options: { databaseUrl?: string; seconds?: numb
         name: 'direct',
         target: {
           url: toolUrl, pid: tool.pid!, ca: certs.caPem, headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ ...args, _svc_context: { agentId: agent.id, orgId: org.orgId, timestamp: new Date().toISOString(), callId: 'call_bench', toolId: created.id } }),
+          body: JSON.stringify({ ...args, _svc_context: { agentId, orgId: org.orgId, timestamp: new Date().toISOString(), callId: 'call_bench', toolId } }),
         },
       },
       { name: 'relay', target: { url: `${relay.url}/relay`, pid: relay.pid, headers: { 'content-type': 'application/json' }, body: JSON.stringify(args) } },
       {
         name: 'operator',
         target: {
-          url: `${server.url}/api/org/agents/${agent.id}/tool-calls`, pid: server.pid,
+          url: `${server.url}/api/org/agents/${agentId}/tool-calls`, pid: server.pid,
           headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' },
           body: JSON.stringify({ name: 'shipping_quote', arguments: args }),
         },
