@@ -1,6 +1,7 @@
 import { generateText } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedModel, type ScriptedModel } from '../../test/support/scripted-model.js';
+import { freePort } from '../../test/support/net.js';
 import { fixedResolver } from '../../test/support/tools-factories.js';
 import { createModelClient } from './model-client.js';
 import { providerFailure } from './provider-errors.js';
@@ -43,4 +44,17 @@ describe('the model client', () => {
     expect(result.text).toBe('Hello from loopback.');
     expect(model.requests).toHaveLength(1);
   });
+
+  it('says a provider that refuses the connection could not be reached, with the network code', async () => {
+    const port = await freePort();
+    const error = await ask(true, `http://127.0.0.1:${port}/v1`).then(() => undefined, (e: unknown) => e);
+    expect(providerFailure(error, 'sk-test')).toEqual({ code: 'MODEL_PROVIDER_ERROR', message: 'The model provider could not be reached (ECONNREFUSED).' });
+  });
+
+  it('hands the SDK the provider\'s status, headers and body: a 429 keeps its Retry-After', async () => {
+    model.script({ status: 429, error: 'Slow down.', headers: { 'retry-after': '7' } });
+    const error = await ask(true, model.baseUrl).then(() => undefined, (e: unknown) => e);
+    expect(providerFailure(error, 'sk-test')).toEqual({ code: 'MODEL_PROVIDER_RATE_LIMITED', message: 'The model provider answered 429 Too Many Requests: Slow down.', retryAfter: '7' });
+  });
 });
+
