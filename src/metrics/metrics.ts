@@ -8,8 +8,9 @@ import type { Config } from '../config.js';
  * lookups by cache and result; the PostgreSQL pool; and prom-client's process defaults (CPU,
  * memory, handles, GC, event-loop lag). docs/operations.md lists every series.
  *
- * Counting costs a label lookup and an add; the HTTP histogram is observed only when metrics are
- * served (METRICS_PORT or METRICS_TOKEN), so a server that nobody scrapes does not pay for it.
+ * Counting costs a label lookup and an add: 0.15–0.3 µs per count in a loop here (prom-client 15, Node 20),
+ * about 1% of the cheapest request (a cached form config, ~19 µs of CPU). The HTTP histogram is observed only
+ * when metrics are served (METRICS_PORT or METRICS_TOKEN), so a server nobody scrapes does not pay for it.
  */
 
 /** Latency buckets (seconds): tool calls and answers from 1 ms to 30 s. */
