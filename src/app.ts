@@ -12,6 +12,7 @@ import { installConnectionFairness } from './http/connection-fairness.js';
 import { proxyPeerTest } from './http/proxy-peers.js';
 import type { App } from './http/app-type.js';
 import { installJsonBodyParser } from './http/json-body.js';
+import { installMetrics } from './metrics/serve.js';
 import { registerHealthRoutes } from './http/health.js';
 import { registerOpenApi } from './http/openapi.js';
 import { createValidatorCompiler } from './http/validation.js';
@@ -132,6 +133,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerHealthRoutes(app, database);
 
   const services = deps.services ?? (await createOwnServices(app, deps));
+  installMetrics(app, services.metrics, config);
   registerRoutes(app, services, deps);
   return app;
 }

@@ -49,6 +49,15 @@ export interface Config {
   smtpUrl: string | undefined;
   /** The From of those emails. */
   mailFrom: string;
+  /** Where Prometheus metrics are served, if anywhere (metrics/serve.ts). */
+  metrics: MetricsConfig;
+}
+
+/** METRICS_PORT / METRICS_HOST: a listener of their own; METRICS_TOKEN: `GET /metrics` on the main port with that bearer token. Neither: not served. */
+export interface MetricsConfig {
+  port: number | undefined;
+  host: string;
+  token: string | undefined;
 }
 
 export interface SessionLimits {
@@ -305,5 +314,20 @@ export function loadConfig(env: Env = process.env): Config {
     sessions: sessionLimits(env),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: mailFrom(env, publicUrl),
+    metrics: metricsConfig(env, host, port),
   };
+}
+
+/** A scrape token is a password: long and random, like the keys the service makes itself. */
+const MIN_METRICS_TOKEN_CHARS = 32;
+
+function metricsConfig(env: Env, host: string, mainPort: number): MetricsConfig {
+  const rawPort = env.METRICS_PORT;
+  const port = rawPort === undefined || rawPort === '' ? undefined : integer(env, 'METRICS_PORT', 0, 1, 65535);
+  if (port !== undefined && port === mainPort) throw new ConfigError(`METRICS_PORT must differ from PORT (${mainPort}); to serve /metrics on the main port, set METRICS_TOKEN instead.`);
+  const token = env.METRICS_TOKEN === undefined || env.METRICS_TOKEN === '' ? undefined : env.METRICS_TOKEN;
+  if (token !== undefined && (token.length < MIN_METRICS_TOKEN_CHARS || !/^[\x21-\x7E]+$/.test(token))) {
+    throw new ConfigError(`METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN_CHARS} visible ASCII characters (e.g. \`openssl rand -hex 32\`).`);
+  }
+  return { port, host: env.METRICS_HOST && env.METRICS_HOST !== '' ? env.METRICS_HOST : host, token };
 }

@@ -53,6 +53,8 @@ export async function createInfrastructure(deps: {
   log: FastifyBaseLogger;
   /** Namespace of Redis keys and pub/sub channels (default `switchboard:`). */
   redisPrefix?: string | undefined;
+  /** Told of every request over a rate limit (metrics). */
+  onRateLimited?: ((rule: string) => void) | undefined;
 }): Promise<Infrastructure> {
   const { config, database, clock, log } = deps;
   const { db } = database;
@@ -87,7 +89,7 @@ export async function createInfrastructure(deps: {
   }
 
   return {
-    limiter: createRateLimiter({ store, sliding, clock }),
+    limiter: createRateLimiter({ store, sliding, clock, onRefusal: deps.onRateLimited }),
     submissions: (database.dialect === 'sqlite' ? createGroupCommitRunner(db, bind, { maxWaitMs: database.limits.acquireTimeoutMs }) : createDirectRunner(db, bind)).run,
     transact: transactOn(db),
     changes: createOrgChangeFeed(),

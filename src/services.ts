@@ -51,6 +51,7 @@ import { createModelsService } from './models/service.js';
 import { rotateProviderKeys } from './models/rotation.js';
 import { createModelClient } from './conversations/model-client.js';
 import { createConversationsService } from './conversations/service.js';
+import { createMetrics, metricsServed } from './metrics/metrics.js';
 
 /** `switchboard secrets rotate`: values re-sealed under SECRETS_KEY, and those no key opened (by record id and field). */
 export interface SecretsRotation {
@@ -95,12 +96,16 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   const { database, log } = infrastructure;
   const { db } = database;
   const clock = infrastructure.clock ?? systemClock;
+  // Counted always (a few label lookups); prom-client's process defaults and the HTTP histogram only when served (metrics/serve.ts).
+  const metrics = createMetrics({ processDefaults: metricsServed(config) });
+  if (database.poolStats) metrics.watchPool(database.poolStats);
   const infra = await createInfrastructure({
     config: infrastructure.redis === false ? { ...config, redisUrl: undefined } : config,
     database,
     clock,
     log,
     redisPrefix: infrastructure.redisPrefix,
+    onRateLimited: metrics.rateLimited,
   });
   const { transact, changes, toolChanges } = infra;
   // Every feature's repo over the pool; a unit of work gets them bound to its transaction.
@@ -128,7 +133,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   // orgAuth.require guards every /api/org/* route (an org API key, or a session); orgAuth.principal(request) → {orgId, actor, role?}.
   // Valid org API keys and agent keys by hash, so an authenticated request costs no query: revoking or
   // deleting a key drops it here and, through Redis, on every node; an org change (an agent deleted) drops the org's keys.
-  const keyCache = createKeyCache({ clock, orgChanges: changes });
+  const keyCache = createKeyCache({ clock, orgChanges: changes, onLookup: (hit) => metrics.cacheLookup('key', hit) });
   await infra.attachCacheBus('key-cache', keyCache);
   const orgAuth = createOrgAuth({ repo: repos.orgs, clock, keyCache, sessions: sessions.resolver });
   // The CRM and forms ask it for an org's default country and an agent's brand. A change of the
@@ -189,10 +194,10 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     userAgent: `Switchboard/${VERSION}`,
   });
   // A call is answered once its log row is committed (rows group-committed); close() waits for the last ones before the database closes.
-  const callLog = createCallLog({ repo: repos.invocation, log, maxWaitMs: database.limits.acquireTimeoutMs });
+  const callLog = createCallLog({ repo: repos.invocation, log, maxWaitMs: database.limits.acquireTimeoutMs, onWrite: (row) => metrics.toolCall(row.outcome, row.path, row.duration_ms) });
   // Each agent's resolved tools (live revision, credentials opened), per node: installation writes drop the org's
   // entries, tool publish/withdrawal/deletion and org changes (an agent deleted) drop theirs, on every node through Redis.
-  const toolCache = createToolCache({ clock, orgChanges: changes, toolChanges });
+  const toolCache = createToolCache({ clock, orgChanges: changes, toolChanges, onLookup: (hit) => metrics.cacheLookup('tool', hit) });
   await infra.attachCacheBus('tool-cache', toolCache);
   const installations = createInstallationsService({ repo: repos.invocation, transact, catalog, agents, clock, keys, cache: toolCache });
   const invoker = createInvoker({ installations, http: toolHttp, callLog, clock });
@@ -231,7 +236,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
 
   // ── Forms ──
   // Live forms, cached with their serialized config; an org's changes drop its entries, on every node with Redis.
-  const formCache = createFormCache<LiveForm>({ load: createLiveFormLoader({ repo: repos.forms, crm, orgs }), clock });
+  const formCache = createFormCache<LiveForm>({ load: createLiveFormLoader({ repo: repos.forms, crm, orgs }), clock, onLookup: (hit) => metrics.cacheLookup('form', hit) });
   changes.subscribe(formCache.invalidateOrg);
   await infra.attachCacheBus('form-cache', formCache);
   // Views are counted in memory and written in batches; close() writes the last ones before the database closes.
@@ -244,6 +249,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     cache: formCache,
     clock,
     ...(database.dialect === 'postgres' ? { newLeadAtOnce: (rows: NewLeadRows) => insertNewLeadAtOnce(db, rows) } : {}),
+    onOutcome: metrics.submission,
   });
 
   // ── Expired rows ──
@@ -272,6 +278,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     database,
     clock,
     log,
+    metrics,
     infra,
     repos,
     oauth,

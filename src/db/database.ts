@@ -25,6 +25,8 @@ export interface Database {
   limits: DatabaseLimits;
   /** One round trip to the database (readiness checks); rejects when it does not answer within `timeoutMs`. */
   ping(timeoutMs: number): Promise<void>;
+  /** PostgreSQL: the pool's connections (open, idle) and the queries waiting for one, for /metrics. SQLite has no pool. */
+  poolStats?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -142,6 +144,7 @@ function openPostgres(url: string, schema: string | undefined, poolSize: number,
     dialect: 'postgres',
     limits,
     ping: (timeoutMs) => pingPool(pool, timeoutMs),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: async () => {
       await migrationDb.destroy();
       await db.destroy();

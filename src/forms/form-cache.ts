@@ -31,6 +31,8 @@ export interface FormCacheOptions<T> {
   clock: Clock;
   ttlMs?: number;
   maxEntries?: number;
+  /** Each lookup, for /metrics (lib/tagged-cache.ts). */
+  onLookup?: ((hit: boolean) => void) | undefined;
 }
 
 const slugTag = (slug: string) => `slug:${slug}`;

@@ -24,6 +24,8 @@ export interface SubmitOutcome {
   result: SubmitResult;
   /** The answer is the stored first response to this Idempotency-Key. */
   replayed: boolean;
+  /** The honeypot field was filled: the generic answer, nothing processed. */
+  honeypot?: true;
 }
 
 /** The repos a submission writes with, in one transaction: the form's, and the CRM's. */
@@ -89,8 +91,11 @@ export function createSubmitService(deps: {
    * false means "not a plain new lead", and the general path below takes over.
    */
   newLeadAtOnce?: (rows: NewLeadRows) => Promise<boolean>;
+  /** Told how each submission ended (metrics): `accepted`, `replayed`, `honeypot`, or the error code. */
+  onOutcome?: (outcome: string) => void;
 }) {
   const { transact, repo, crm, cache, clock, newLeadAtOnce } = deps;
+  const onOutcome = deps.onOutcome ?? (() => {});
 
   async function storedResponse(formId: string, key: string, now: number): Promise<SubmitResult | undefined> {
     const stored = await repo.findIdempotencyKey(formId, key);
@@ -173,7 +178,7 @@ export function createSubmitService(deps: {
     const form = await cache.get(slug);
     if (!form) throw publicFormNotFound();
     // A bot gets the same generic answer for every form and nothing is processed, not even its idempotency key.
-    if (isHoneypotHit(body._hp)) return { result: { ...HONEYPOT_RESPONSE }, replayed: false };
+    if (isHoneypotHit(body._hp)) return { result: { ...HONEYPOT_RESPONSE }, replayed: false, honeypot: true };
 
     const key = context.idempotencyKey;
     if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
@@ -206,7 +211,20 @@ export function createSubmitService(deps: {
     return { result, replayed: false };
   }
 
-  return { submit };
+  /** `submit`, its outcome counted. */
+  async function counted(slug: string, body: Record<string, unknown>, context: SubmitContext): Promise<SubmitOutcome> {
+    let outcome: SubmitOutcome;
+    try {
+      outcome = await submit(slug, body, context);
+    } catch (error) {
+      onOutcome(isAppError(error) ? error.code : 'INTERNAL_ERROR');
+      throw error;
+    }
+    onOutcome(outcome.honeypot ? 'honeypot' : outcome.replayed ? 'replayed' : 'accepted');
+    return outcome;
+  }
+
+  return { submit: counted };
 }
 
 

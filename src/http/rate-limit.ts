@@ -89,16 +89,25 @@ export function rateLimitExceeded(rule: RateLimitRule, decision: RateLimitDecisi
   });
 }
 
-export function createRateLimiter(deps: { store: RateLimitStore; sliding: SlidingWindowStore; clock: Clock }) {
+export function createRateLimiter(deps: {
+  store: RateLimitStore;
+  sliding: SlidingWindowStore;
+  clock: Clock;
+  /** Told of every request over a limit (the rule's name), for /metrics. */
+  onRefusal?: ((rule: string) => void) | undefined;
+}) {
   const { store, sliding, clock } = deps;
+  const onRefusal = deps.onRefusal ?? (() => {});
 
   const secondsUntil = (at: number, now: number) => Math.max(1, Math.ceil((at - now) / 1000));
 
   function decide(rule: RateLimitRule, count: number, windowEnd: number, now: number): RateLimitDecision {
+    if (count > rule.limit) onRefusal(rule.name);
     return { allowed: count <= rule.limit, limit: rule.limit, remaining: Math.max(0, rule.limit - count), resetSeconds: secondsUntil(windowEnd, now) };
   }
 
   function decideSliding(rule: RateLimitRule, taken: SlidingTake, now: number): RateLimitDecision {
+    if (!taken.allowed) onRefusal(rule.name);
     return { allowed: taken.allowed, limit: rule.limit, remaining: Math.max(0, rule.limit - taken.count), resetSeconds: secondsUntil(taken.freesAt, now) };
   }
 

@@ -34,6 +34,8 @@ export function createCallLog(deps: {
   maxBatch?: number;
   /** How long a row may wait for its insert to begin (DATABASE_ACQUIRE_TIMEOUT_MS); past it, its call fails like a refused row. */
   maxWaitMs?: number;
+  /** Told of every row handed in (metrics: each tool call's outcome, path and duration). */
+  onWrite?: ((row: ToolCallsTable) => void) | undefined;
 }): CallLog {
   const maxBatch = Math.min(deps.maxBatch ?? CALLS_PER_STATEMENT, CALLS_PER_STATEMENT);
 
@@ -55,7 +57,10 @@ export function createCallLog(deps: {
   });
 
   return {
-    write: (row) => new Promise<void>((resolve, reject) => group.add({ row, resolve, reject })),
+    write: (row) => {
+      deps.onWrite?.(row);
+      return new Promise<void>((resolve, reject) => group.add({ row, resolve, reject }));
+    },
     close: () => group.drained(),
   };
 }

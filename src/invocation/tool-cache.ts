@@ -1,5 +1,5 @@
 import type { Clock } from '../lib/clock.js';
-import { createTaggedCache, type TaggedCache } from '../lib/tagged-cache.js';
+import { createTaggedCache, type CacheOptions, type TaggedCache } from '../lib/tagged-cache.js';
 import type { OrgChangeFeed } from '../orgs/changes.js';
 import type { ToolChangeFeed } from '../tools/changes.js';
 import type { ResolvedAgentTools } from './agent-tools.js';
@@ -24,8 +24,9 @@ export function createToolCache(deps: {
   orgChanges: Pick<OrgChangeFeed, 'subscribe'>;
   toolChanges: Pick<ToolChangeFeed, 'subscribe'>;
   ttlMs?: number;
+  onLookup?: CacheOptions['onLookup'];
 }): ToolCache {
-  const cache = createTaggedCache<ResolvedAgentTools>({ clock: deps.clock, ...(deps.ttlMs !== undefined ? { ttlMs: deps.ttlMs } : {}) });
+  const cache = createTaggedCache<ResolvedAgentTools>({ clock: deps.clock, onLookup: deps.onLookup, ...(deps.ttlMs !== undefined ? { ttlMs: deps.ttlMs } : {}) });
   deps.orgChanges.subscribe((orgId) => cache.invalidate(orgTag(orgId)));
   deps.toolChanges.subscribe((toolId) => cache.invalidate(toolTag(toolId)));
   return cache;

@@ -35,7 +35,16 @@ interface Entry<V> {
   expiresAt: number;
 }
 
-export function createTaggedCache<V>(options: { clock: Clock; ttlMs?: number; maxEntries?: number }) {
+export interface CacheOptions {
+  clock: Clock;
+  ttlMs?: number;
+  maxEntries?: number;
+  /** Told of each lookup, for /metrics: a hit when `peek` finds a fresh value, a miss when `get` loads (or joins a load). */
+  onLookup?: ((hit: boolean) => void) | undefined;
+}
+
+export function createTaggedCache<V>(options: CacheOptions) {
+  const onLookup = options.onLookup ?? (() => {});
   const { clock } = options;
   const ttlMs = options.ttlMs ?? 60_000;
   const maxEntries = options.maxEntries ?? 10_000;
@@ -75,7 +84,10 @@ export function createTaggedCache<V>(options: { clock: Clock; ttlMs?: number; ma
   function peek(key: string): V | undefined {
     const entry = entries.get(key);
     if (!entry) return undefined;
-    if (entry.expiresAt > clock.now().getTime()) return entry.value;
+    if (entry.expiresAt > clock.now().getTime()) {
+      onLookup(true);
+      return entry.value;
+    }
     drop(key);
     return undefined;
   }
@@ -92,6 +104,7 @@ export function createTaggedCache<V>(options: { clock: Clock; ttlMs?: number; ma
   function get(key: string, load: () => Promise<Loaded<V> | undefined>): Promise<V | undefined> {
     const hit = peek(key);
     if (hit !== undefined) return Promise.resolve(hit);
+    onLookup(false);
     let pending = loading.get(key);
     if (!pending) {
       const started = loadAndStore(key, load);

@@ -1,5 +1,5 @@
 import type { Clock } from '../lib/clock.js';
-import { createTaggedCache, type TaggedCache } from '../lib/tagged-cache.js';
+import { createTaggedCache, type CacheOptions, type TaggedCache } from '../lib/tagged-cache.js';
 import type { OrgChangeFeed } from './changes.js';
 
 /**
@@ -25,8 +25,8 @@ export type KeyCache = TaggedCache<CachedKey>;
 export const keyTag = (keyId: string) => `key:${keyId}`;
 export const keyOrgTag = (orgId: string) => `org:${orgId}`;
 
-export function createKeyCache(deps: { clock: Clock; orgChanges: Pick<OrgChangeFeed, 'subscribe'>; ttlMs?: number }): KeyCache {
-  const cache = createTaggedCache<CachedKey>({ clock: deps.clock, ...(deps.ttlMs !== undefined ? { ttlMs: deps.ttlMs } : {}) });
+export function createKeyCache(deps: { clock: Clock; orgChanges: Pick<OrgChangeFeed, 'subscribe'>; ttlMs?: number; onLookup?: CacheOptions['onLookup'] }): KeyCache {
+  const cache = createTaggedCache<CachedKey>({ clock: deps.clock, onLookup: deps.onLookup, ...(deps.ttlMs !== undefined ? { ttlMs: deps.ttlMs } : {}) });
   deps.orgChanges.subscribe((orgId) => cache.invalidate(keyOrgTag(orgId)));
   return cache;
 }
