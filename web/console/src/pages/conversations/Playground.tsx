@@ -1,0 +1,226 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { Link } from 'react-router';
+import { ApiError, api, seg } from '../../api/client';
+import { queryKeys } from '../../api/lists';
+import type { Agent, ConversationMessage, TokenUsage } from '../../api/types';
+import { FormError, TextArea } from '../../components/fields';
+import { conversationKeys, providerProblem, startConversation, streamTurn, tokens, type TurnEvent } from './api';
+import { MessageList } from './Messages';
+
+/** The server's limit (docs/conversations.md): the textarea stops there. */
+const MAX_CHARS = 8000;
+
+/**
+ * The agent page's "Playground": talk to the agent through its model and tools, the answer streamed as
+ * it is written. Needs a model; the Model section above saves it into the agent's query, which this reads.
+ */
+export function Playground({ agent }: { agent: Agent }) {
+  const current = useQuery({ queryKey: queryKeys.agent(agent.id), queryFn: () => api.get<Agent>(`/api/org/agents/${seg(agent.id)}`) });
+  const model = (current.data ?? agent).model;
+  return (
+    <section className="card" aria-labelledby="sec-agent-playground">
+      <h2 id="sec-agent-playground">Playground</h2>
+      {model ? <Chat agent={agent} /> : <p className="muted">Choose a model above first: the Playground talks to the agent through it.</p>}
+    </section>
+  );
+}
+
+let liveIds = 0;
+/** A message shown before the server has saved it (the `finish` event brings the saved ones). */
+function live(role: string, fields: Partial<ConversationMessage> = {}): ConversationMessage {
+  liveIds += 1;
+  return { id: `live-${liveIds}`, role, content: null, status: 'complete', error: null, toolCall: null, usage: null, createdAt: new Date().toISOString(), ...fields };
+}
+
+/** The last assistant answer being written, if any, ended with `status` (a tool call, an error or Stop ended it). */
+function endWriting(messages: ConversationMessage[], status: string, fields: Partial<ConversationMessage> = {}): ConversationMessage[] {
+  return messages.map((m) => (m.status === 'streaming' ? { ...m, status, ...fields } : m));
+}
+
+/** The live messages after one event of the turn that began at `from` (the index of its user message). */
+function applyEvent(messages: ConversationMessage[], event: TurnEvent, from: number): ConversationMessage[] {
+  switch (event.type) {
+    case 'start':
+      return [...messages.slice(0, from), event.message, ...messages.slice(from + 1)];
+    case 'text-delta': {
+      const last = messages[messages.length - 1];
+      if (last?.role === 'assistant' && last.status === 'streaming') return [...messages.slice(0, -1), { ...last, content: `${last.content ?? ''}${event.delta}` }];
+      return [...messages, live('assistant', { content: event.delta, status: 'streaming' })];
+    }
+    case 'tool-call-start':
+      return [
+        ...endWriting(messages, 'complete'),
+        live('tool', { status: 'running', toolCall: { id: event.id, name: event.name, arguments: event.arguments, result: undefined, outcome: '', durationMs: 0, callId: null } }),
+      ];
+    case 'tool-call-end':
+      return messages.map((m) =>
+        m.role === 'tool' && m.status === 'running' && m.toolCall?.id === event.id
+          ? { ...m, status: 'complete', toolCall: { ...m.toolCall, result: event.result, outcome: event.outcome, durationMs: event.durationMs, callId: event.callId } }
+          : m,
+      );
+    case 'error': {
+      const error = { code: event.code, message: event.message };
+      return messages.some((m) => m.status === 'streaming') ? endWriting(messages, 'error', { error }) : [...messages, live('assistant', { status: 'error', error })];
+    }
+    case 'finish':
+      return event.messages.length ? [...messages.slice(0, from), ...event.messages] : messages;
+  }
+}
+
+/** What the live region says once a turn has ended: the answer itself, or why there is none. */
+function spoken(messages: ConversationMessage[]): string {
+  const answer = [...messages].reverse().find((m) => m.role === 'assistant' && (m.content || m.status !== 'complete'));
+  if (!answer) return 'The agent answered.';
+  if (answer.status === 'error' && answer.error) return `No answer: ${providerProblem(answer.error.code)}`;
+  return `The agent answered: ${answer.content ?? ''}`;
+}
+
+function Chat({ agent }: { agent: Agent }) {
+  const client = useQueryClient();
+  const [conversationId, setConversationId] = useState<string | null>(null);
+  const [messages, setMessages] = useState<ConversationMessage[]>([]);
+  const [usage, setUsage] = useState<TokenUsage | null>(null);
+  const [draft, setDraft] = useState('');
+  const [answering, setAnswering] = useState(false);
+  const [problem, setProblem] = useState<{ field?: string; error: unknown } | null>(null);
+  const [announcement, setAnnouncement] = useState('');
+  const abort = useRef<AbortController | null>(null);
+  const form = useRef<HTMLFormElement>(null);
+  const focusInput = () => form.current?.querySelector('textarea')?.focus();
+
+  async function send() {
+    const content = draft.trim();
+    if (answering) return;
+    if (!content) {
+      setProblem({ field: 'content', error: 'Write a message first.' });
+      focusInput();
+      return;
+    }
+    const controller = new AbortController();
+    abort.current = controller;
+    const from = messages.length;
+    let started = false;
+    let ended: ConversationMessage[] | null = null;
+    setAnswering(true);
+    setProblem(null);
+    setAnnouncement('');
+    setDraft('');
+    setMessages((m) => [...m, live('user', { content })]);
+    try {
+      let id = conversationId;
+      if (!id) {
+        id = (await startConversation(agent.id)).id;
+        setConversationId(id);
+      }
+      await streamTurn(id, content, controller.signal, (event) => {
+        if (event.type === 'start') started = true;
+        if (event.type === 'finish') {
+          ended = event.messages;
+          setUsage((u) => ({ inputTokens: (u?.inputTokens ?? 0) + event.usage.inputTokens, outputTokens: (u?.outputTokens ?? 0) + event.usage.outputTokens }));
+        }
+        setMessages((m) => applyEvent(m, event, from));
+      });
+      if (ended) setAnnouncement(spoken(ended));
+      else {
+        // The stream ended without its last event: the turn could not be saved (an `error` event said why).
+        setMessages((m) => endWriting(m, 'error'));
+        setAnnouncement('The answer was not completed.');
+      }
+    } catch (error) {
+      if (controller.signal.aborted) {
+        setMessages((m) => endWriting(m, 'cancelled').map((x) => (x.status === 'running' ? { ...x, status: 'cancelled' } : x)));
+        setAnnouncement('Stopped. What the agent had written so far is saved.');
+        focusInput();
+      } else if (!started) {
+        // Refused before the turn began (nothing was saved): the message goes back into the box.
+        setMessages((m) => m.slice(0, from));
+        setDraft(content);
+        setProblem({ field: error instanceof ApiError && error.field === 'content' ? 'content' : undefined, error });
+        focusInput();
+      } else {
+        setMessages((m) => [...endWriting(m, 'error'), live('assistant', { status: 'error', error: { code: error instanceof ApiError ? error.code : 'NETWORK_ERROR', message: error instanceof Error ? error.message : String(error) } })]);
+        setAnnouncement('The answer was not completed.');
+      }
+    } finally {
+      abort.current = null;
+      setAnswering(false);
+      void client.invalidateQueries({ queryKey: conversationKeys.all });
+    }
+  }
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    void send();
+  }
+
+  function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
+    if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
+      event.preventDefault();
+      void send();
+    }
+  }
+
+  function stop() {
+    abort.current?.abort();
+  }
+
+  function startOver() {
+    if (answering) return;
+    setConversationId(null);
+    setMessages([]);
+    setUsage(null);
+    setProblem(null);
+    setDraft('');
+    setAnnouncement('A new conversation starts with your next message.');
+    focusInput();
+  }
+
+  return (
+    <>
+      <p className="muted">Talk to “{agent.name}” as a customer would: it answers with its model, instructions and tools, and calls the tools for real.</p>
+      {messages.length ? (
+        <MessageList messages={messages} agentId={agent.id} userLabel="You" label="Playground conversation" />
+      ) : (
+        <p className="muted">No messages yet. Ask something the agent should handle.</p>
+      )}
+      <p className="visually-hidden" role="status">
+        {announcement}
+      </p>
+      <form ref={form} className="conv-compose" onSubmit={submit} noValidate aria-label="Message the agent">
+        <TextArea
+          label="Message"
+          name="content"
+          rows={3}
+          maxLength={MAX_CHARS}
+          hint="Enter sends; Shift+Enter starts a new line."
+          value={draft}
+          onChange={(e) => {
+            setDraft(e.target.value);
+            if (problem?.field) setProblem(null);
+          }}
+          onKeyDown={onKeyDown}
+          error={problem?.field ? errorText(problem.error) : undefined}
+        />
+        {problem && !problem.field ? <FormError error={problem.error} /> : null}
+        <div className="conv-bar">
+          <button type="submit" className="button primary" aria-disabled={answering || undefined}>
+            {answering ? 'Answering…' : 'Send'}
+          </button>
+          {answering ? (
+            <button type="button" className="button" onClick={stop}>
+              Stop
+            </button>
+          ) : null}
+          <button type="button" className="button" aria-disabled={answering || undefined} onClick={startOver}>
+            Start over
+          </button>
+          {conversationId ? <Link to={`/conversations/${encodeURIComponent(conversationId)}`}>Open the transcript</Link> : null}
+          {usage ? <span className="muted small">Tokens so far: {tokens(usage)}</span> : null}
+        </div>
+      </form>
+    </>
+  );
+}
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
