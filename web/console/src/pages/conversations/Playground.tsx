@@ -1,11 +1,11 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { Link } from 'react-router';
 import { ApiError, api, seg } from '../../api/client';
 import { queryKeys } from '../../api/lists';
 import type { Agent, ConversationMessage, TokenUsage } from '../../api/types';
 import { FormError, TextArea } from '../../components/fields';
-import { conversationKeys, providerProblem, startConversation, streamTurn, tokens, type TurnEvent } from './api';
+import { conversationKeys, fetchTranscript, providerProblem, startConversation, streamTurn, tokens, type TurnEvent } from './api';
 import { MessageList } from './Messages';
 
 /** The server's limit (docs/conversations.md): the textarea stops there. */
@@ -76,9 +76,36 @@ function spoken(messages: ConversationMessage[]): string {
   return `The agent answered: ${answer.content ?? ''}`;
 }
 
+/**
+ * The Playground's conversation is remembered in this tab (sessionStorage), so leaving the agent page (to
+ * the call log, a transcript) and coming back resumes it; Start over forgets it.
+ */
+const remembered = {
+  key: (agentId: string) => `switchboard.playground.${agentId}`,
+  get(agentId: string): string | null {
+    try {
+      return sessionStorage.getItem(this.key(agentId));
+    } catch {
+      return null; // storage refused (a privacy mode): the Playground starts afresh each visit
+    }
+  },
+  set(agentId: string, conversationId: string | null) {
+    try {
+      if (conversationId) sessionStorage.setItem(this.key(agentId), conversationId);
+      else sessionStorage.removeItem(this.key(agentId));
+    } catch {
+      // as above
+    }
+  },
+};
+
 function Chat({ agent }: { agent: Agent }) {
   const client = useQueryClient();
-  const [conversationId, setConversationId] = useState<string | null>(null);
+  const [conversationId, setConversation] = useState<string | null>(() => remembered.get(agent.id));
+  const setConversationId = (id: string | null) => {
+    remembered.set(agent.id, id);
+    setConversation(id);
+  };
   const [messages, setMessages] = useState<ConversationMessage[]>([]);
   const [usage, setUsage] = useState<TokenUsage | null>(null);
   const [draft, setDraft] = useState('');
@@ -88,6 +115,30 @@ function Chat({ agent }: { agent: Agent }) {
   const abort = useRef<AbortController | null>(null);
   const form = useRef<HTMLFormElement>(null);
   const focusInput = () => form.current?.querySelector('textarea')?.focus();
+
+  // A remembered conversation: its messages so far, unless the operator has already sent a new one.
+  const agentId = agent.id;
+  const [resumeId] = useState(conversationId);
+  useEffect(() => {
+    if (!resumeId) return;
+    let current = true;
+    fetchTranscript(resumeId).then(
+      (transcript) => {
+        if (!current) return;
+        setMessages((m) => (m.length ? m : transcript.messages));
+        setUsage((u) => u ?? transcript.usage);
+      },
+      () => {
+        // Gone (or unreadable): the next message starts a new conversation.
+        if (!current) return;
+        remembered.set(agentId, null);
+        setConversation((id) => (id === resumeId ? null : id));
+      },
+    );
+    return () => {
+      current = false;
+    };
+  }, [resumeId, agentId]);
 
   async function send() {
     const content = draft.trim();
