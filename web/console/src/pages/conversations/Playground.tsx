@@ -5,7 +5,8 @@ import { ApiError, api, seg } from '../../api/client';
 import { queryKeys } from '../../api/lists';
 import type { Agent, ConversationMessage, TokenUsage } from '../../api/types';
 import { FormError, TextArea } from '../../components/fields';
-import { conversationKeys, fetchTranscript, providerProblem, startConversation, streamTurn, tokens, type TurnEvent } from './api';
+import { conversationKeys, fetchTranscript, startConversation, streamTurn, tokens } from './api';
+import { applyEvent, endWriting, live, spoken, stopped } from './turn';
 import { MessageList } from './Messages';
 
 /** The server's limit (docs/conversations.md): the textarea stops there. */
@@ -24,56 +25,6 @@ export function Playground({ agent }: { agent: Agent }) {
       {model ? <Chat agent={agent} /> : <p className="muted">Choose a model above first: the Playground talks to the agent through it.</p>}
     </section>
   );
-}
-
-let liveIds = 0;
-/** A message shown before the server has saved it (the `finish` event brings the saved ones). */
-function live(role: string, fields: Partial<ConversationMessage> = {}): ConversationMessage {
-  liveIds += 1;
-  return { id: `live-${liveIds}`, role, content: null, status: 'complete', error: null, toolCall: null, usage: null, createdAt: new Date().toISOString(), ...fields };
-}
-
-/** The last assistant answer being written, if any, ended with `status` (a tool call, an error or Stop ended it). */
-function endWriting(messages: ConversationMessage[], status: string, fields: Partial<ConversationMessage> = {}): ConversationMessage[] {
-  return messages.map((m) => (m.status === 'streaming' ? { ...m, status, ...fields } : m));
-}
-
-/** The live messages after one event of the turn that began at `from` (the index of its user message). */
-function applyEvent(messages: ConversationMessage[], event: TurnEvent, from: number): ConversationMessage[] {
-  switch (event.type) {
-    case 'start':
-      return [...messages.slice(0, from), event.message, ...messages.slice(from + 1)];
-    case 'text-delta': {
-      const last = messages[messages.length - 1];
-      if (last?.role === 'assistant' && last.status === 'streaming') return [...messages.slice(0, -1), { ...last, content: `${last.content ?? ''}${event.delta}` }];
-      return [...messages, live('assistant', { content: event.delta, status: 'streaming' })];
-    }
-    case 'tool-call-start':
-      return [
-        ...endWriting(messages, 'complete'),
-        live('tool', { status: 'running', toolCall: { id: event.id, name: event.name, arguments: event.arguments, result: undefined, outcome: '', durationMs: 0, callId: null } }),
-      ];
-    case 'tool-call-end':
-      return messages.map((m) =>
-        m.role === 'tool' && m.status === 'running' && m.toolCall?.id === event.id
-          ? { ...m, status: 'complete', toolCall: { ...m.toolCall, result: event.result, outcome: event.outcome, durationMs: event.durationMs, callId: event.callId } }
-          : m,
-      );
-    case 'error': {
-      const error = { code: event.code, message: event.message };
-      return messages.some((m) => m.status === 'streaming') ? endWriting(messages, 'error', { error }) : [...messages, live('assistant', { status: 'error', error })];
-    }
-    case 'finish':
-      return event.messages.length ? [...messages.slice(0, from), ...event.messages] : messages;
-  }
-}
-
-/** What the live region says once a turn has ended: the answer itself, or why there is none. */
-function spoken(messages: ConversationMessage[]): string {
-  const answer = [...messages].reverse().find((m) => m.role === 'assistant' && (m.content || m.status !== 'complete'));
-  if (!answer) return 'The agent answered.';
-  if (answer.status === 'error' && answer.error) return `No answer: ${providerProblem(answer.error.code)}`;
-  return `The agent answered: ${answer.content ?? ''}`;
 }
 
 /**
@@ -180,7 +131,7 @@ function Chat({ agent }: { agent: Agent }) {
       }
     } catch (error) {
       if (controller.signal.aborted) {
-        setMessages((m) => endWriting(m, 'cancelled').map((x) => (x.status === 'running' ? { ...x, status: 'cancelled' } : x)));
+        setMessages(stopped);
         setAnnouncement('Stopped. What the agent had written so far is saved.');
         focusInput();
       } else if (!started) {
