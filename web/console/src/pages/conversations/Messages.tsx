@@ -56,7 +56,7 @@ function AssistantView({ message }: { message: ConversationMessage }) {
         <div className="conv-error">
           <p>{providerProblem(message.error.code)}</p>
           <p className="small">
-            The provider said: “{message.error.message}” <code>{message.error.code}</code>
+            {message.error.code.startsWith('MODEL_PROVIDER_') ? <>The provider said: “{message.error.message}”</> : message.error.message} <code>{message.error.code}</code>
           </p>
         </div>
       ) : null}

@@ -186,6 +186,7 @@ function Chat({ agent }: { agent: Agent }) {
       ) : (
         <p className="muted">No messages yet. Ask something the agent should handle.</p>
       )}
+      {answering && !messages.some((m) => m.status === 'streaming' || m.status === 'running') ? <p className="muted small">Waiting for the model…</p> : null}
       <p className="visually-hidden" role="status">
         {announcement}
       </p>
