@@ -53,8 +53,11 @@ const remembered = {
 function Chat({ agent }: { agent: Agent }) {
   const client = useQueryClient();
   const [conversationId, setConversation] = useState<string | null>(() => remembered.get(agent.id));
+  /** The conversation now, for answers that arrive later (a resumed transcript after Start over is dropped). */
+  const currentId = useRef(conversationId);
   const setConversationId = (id: string | null) => {
     remembered.set(agent.id, id);
+    currentId.current = id;
     setConversation(id);
   };
   const [messages, setMessages] = useState<ConversationMessage[]>([]);
@@ -75,15 +78,16 @@ function Chat({ agent }: { agent: Agent }) {
     let current = true;
     fetchTranscript(resumeId).then(
       (transcript) => {
-        if (!current) return;
+        if (!current || currentId.current !== resumeId) return;
         setMessages((m) => (m.length ? m : transcript.messages));
         setUsage((u) => u ?? transcript.usage);
       },
-      () => {
-        // Gone (or unreadable): the next message starts a new conversation.
-        if (!current) return;
+      (error: unknown) => {
+        // Gone: the next message starts a new conversation. (Unreadable now: kept, the next message goes on with it.)
+        if (!current || currentId.current !== resumeId || !(error instanceof ApiError && error.notFound)) return;
         remembered.set(agentId, null);
-        setConversation((id) => (id === resumeId ? null : id));
+        currentId.current = null;
+        setConversation(null);
       },
     );
     return () => {
