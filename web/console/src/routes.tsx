@@ -8,6 +8,7 @@ import { Home, RequireOrganization, RequireOwner } from './components/RequireSes
 import { NoticesProvider } from './lib/notices';
 import { crmRoutes } from './pages/crm/routes';
 import { toolsRoutes } from './pages/tools/routes';
+import { conversationRoutes } from './pages/conversations/routes';
 import { developerRoutes } from './pages/developer/routes';
 
 /** Each page is its own chunk, loaded when first visited. */
@@ -92,6 +93,7 @@ export const routes: RouteObject[] = [
               { path: 'agents', lazy: page(() => import('./pages/agents/Agents')) },
               { path: 'agents/:id', lazy: page(() => import('./pages/agents/AgentEdit')) },
               ...toolsRoutes,
+              ...conversationRoutes,
               { path: 'settings/model-providers', lazy: page(() => import('./pages/models/ModelProviders')) },
               {
                 element: <Owner />,

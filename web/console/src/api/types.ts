@@ -103,3 +103,12 @@ export type ToolCall = Schemas['ToolCall'];
 export type McpToolDefinition = Schemas['McpToolDefinition'];
 export type AgentKey = Schemas['AgentKey'];
 export type CreatedAgentKey = Schemas['CreatedAgentKey'];
+
+// ── Conversations (pages/conversations) ──
+
+export type Conversation = Schemas['Conversation'];
+export type ConversationCreated = Schemas['ConversationCreated'];
+export type ConversationMessage = Schemas['ConversationMessage'];
+export type ConversationToolCall = Schemas['ConversationToolCall'];
+export type Transcript = Schemas['ConversationTranscript'];
+export type TokenUsage = Schemas['TokenUsage'];

@@ -25,6 +25,7 @@ const NAV: NavItem[] = [
   { to: '/custom-fields', label: 'Custom fields' },
   { to: '/agents', label: 'Agents' },
   { to: '/tools', label: 'Tools' },
+  { to: '/conversations', label: 'Conversations' },
   { to: '/api-keys', label: 'API keys', ownerOnly: true },
   { to: '/members', label: 'Members', ownerOnly: true },
   { to: '/settings', label: 'Settings' },

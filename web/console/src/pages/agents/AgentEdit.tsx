@@ -14,6 +14,7 @@ import { QueryState } from '../../components/QueryState';
 import { UnsavedChanges } from '../../components/UnsavedChanges';
 import { useNotify } from '../../lib/notices';
 import { useFormErrors } from '../../lib/useFormErrors';
+import { Playground } from '../conversations/Playground';
 import { AgentModelSection } from '../models/AgentModelSection';
 import { AgentToolsSection } from '../tools/AgentToolsSection';
 
@@ -260,6 +261,7 @@ function AgentEditor({ agent }: { agent: Agent | null }) {
         </aside>
       </div>
       {saved ? <AgentModelSection agent={saved} /> : null}
+      {saved ? <Playground agent={saved} /> : null}
       {saved ? <AgentToolsSection agentId={saved.id} agentName={saved.name} /> : null}
     </Page>
   );

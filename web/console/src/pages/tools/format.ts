@@ -18,7 +18,7 @@ export function outcomeLabel(outcome: string): string {
   return OUTCOMES[outcome] ?? outcome.toLowerCase().replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
 }
 
-export const PATHS: Record<string, string> = { operator: 'Console or API', mcp: 'MCP', test: 'Test' };
+export const PATHS: Record<string, string> = { operator: 'Console or API', mcp: 'MCP', test: 'Test', conversation: 'Conversation' };
 
 /** "All agents", or the chosen agents' names (an id stands in for one that is gone). */
 export function agentNames(installation: Pick<Installation, 'allAgents' | 'agentIds'>, agents: Agent[] | undefined): string {

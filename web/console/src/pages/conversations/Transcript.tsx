@@ -1,0 +1,56 @@
+import { useQuery } from '@tanstack/react-query';
+import { Link, useParams } from 'react-router';
+import { useAgents } from '../../api/lists';
+import type { Transcript } from '../../api/types';
+import { Page } from '../../components/Page';
+import { QueryState } from '../../components/QueryState';
+import { formatDateTime, plural } from '../../lib/format';
+import { conversationKeys, fetchTranscript, tokens } from './api';
+import { MessageList } from './Messages';
+
+/** One conversation, every message in order: what was asked, each model answer and each tool call. */
+export default function TranscriptPage() {
+  const { id = '' } = useParams();
+  const query = useQuery({ queryKey: conversationKeys.transcript(id), queryFn: ({ signal }) => fetchTranscript(id, signal) });
+  return (
+    <QueryState query={query} what="conversation">
+      {(transcript) => <TranscriptView transcript={transcript} />}
+    </QueryState>
+  );
+}
+
+function TranscriptView({ transcript }: { transcript: Transcript }) {
+  const agents = useAgents();
+  const agent = agents.data?.find((each) => each.id === transcript.agentId);
+  const name = agent?.name ?? 'an agent';
+  return (
+    <Page
+      title={`Conversation with ${name}`}
+      actions={
+        <Link className="button" to="/conversations">
+          All conversations
+        </Link>
+      }
+    >
+      <dl className="kv card">
+        <dt>Started</dt>
+        <dd>
+          {formatDateTime(transcript.createdAt)} {transcript.source === 'console' ? 'in the console' : 'through the API'}
+        </dd>
+        <dt>Agent</dt>
+        <dd>{agent ? <Link to={`/agents/${encodeURIComponent(agent.id)}`}>{agent.name}</Link> : <code>{transcript.agentId}</code>}</dd>
+        <dt>Messages</dt>
+        <dd>{plural(transcript.messageCount, 'message')}</dd>
+        <dt>Tokens</dt>
+        <dd>{tokens(transcript.usage)}</dd>
+        <dt>Last message</dt>
+        <dd>{formatDateTime(transcript.updatedAt)}</dd>
+      </dl>
+      {transcript.messages.length ? (
+        <MessageList messages={transcript.messages} agentId={transcript.agentId} userLabel="User" label="Transcript" showToolRequests />
+      ) : (
+        <p className="muted">No messages yet.</p>
+      )}
+    </Page>
+  );
+}
