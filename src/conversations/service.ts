@@ -22,7 +22,8 @@ import { MAX_MESSAGES, type ConversationCreated, type ConversationListQuery, typ
 export type TurnEvent =
   | LoopEvent
   | { type: 'start'; conversationId: string; message: ConversationMessage }
-  | { type: 'error'; code: string; message: string }
+  /** `retryAfter`: the provider's Retry-After with its 429 (the stream's status is already sent, so it travels here). */
+  | { type: 'error'; code: string; message: string; retryAfter?: string }
   | ({ type: 'finish'; status: 'complete' | 'error' | 'cancelled' } & TurnResult);
 
 export interface ConversationsServiceDeps {
@@ -154,7 +155,7 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
             failure = new AppError(said.code, said.message, said.retryAfter === undefined ? {} : { headers: { 'Retry-After': said.retryAfter } });
             // The text streamed before the failure stays in the transcript, marked as an error.
             add({ role: 'assistant', content: said.message, status: 'error', error_code: said.code });
-            emit({ type: 'error', code: said.code, message: said.message });
+            emit({ type: 'error', code: said.code, message: said.message, ...(said.retryAfter === undefined ? {} : { retryAfter: said.retryAfter }) });
           }
           const usage = { inputTokens: sum(outcome.steps, 'inputTokens'), outputTokens: sum(outcome.steps, 'outputTokens') };
           await transact(async (repos) => {
