@@ -66,7 +66,7 @@ export type LoopOutcome =
  */
 export const MAX_PARALLEL_TOOL_CALLS = 4;
 
-/** A first-come, first-served count of free slots: `run` waits for one, and frees it when the task ends. */
+/** A first-come, first-served count of free slots: each task waits for one, and frees it when it ends. */
 function slots(size: number) {
   let free = size;
   const waiting: Array<() => void> = [];
