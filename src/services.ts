@@ -138,7 +138,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   const orgAuth = createOrgAuth({ repo: repos.orgs, clock, keyCache, sessions: sessions.resolver });
   // The CRM and forms ask it for an org's default country and an agent's brand. A change of the
   // default country notifies `changes`: live forms are cached with it.
-  const orgs = createOrgsService({ repo: repos.orgs, transact, clock, changes });
+  const orgs = createOrgsService({ repo: repos.orgs, transact, clock, changes, tokensUsedOn: repos.conversations.tokensUsedOn });
 
   // ── Console accounts ── (sign-up makes an org through `orgs`, as the CLI's org create does)
   // Reset requests do their lookup, writes and email here, after the answer (operators-service.ts says why).
@@ -206,7 +206,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   // with MODEL_ALLOW_PRIVATE_ENDPOINTS); closed by close(). A turn's tool calls go through the same invoker.
   const modelClient = createModelClient({ allowPrivate: config.modelAllowPrivateEndpoints, resolver, timeoutMs: config.modelTimeoutMs });
   const conversations = createConversationsService({
-    repo: repos.conversations, transact, agents, models, installations, invoker, modelClient, clock,
+    repo: repos.conversations, transact, agents, orgs, models, installations, invoker, modelClient, clock,
     // The longest turn the limits allow (32 tool rounds and the answer after them): a claim older than that was never released.
     turnLimitMs: 33 * config.modelTimeoutMs + 32 * config.toolCallTimeoutMs,
   });

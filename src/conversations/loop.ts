@@ -58,8 +58,34 @@ export type LoopOutcome =
   /** The provider failed (or the client went away): the steps finished before it, and the partial text of the one under way. */
   | { status: 'error' | 'cancelled'; steps: StepRecord[]; partial: string; error: unknown };
 
+/**
+ * At most this many of a turn's tool calls run at once; the others wait their turn, in the model's order.
+ * The AI SDK starts every call of one answer together, and a model can ask for dozens in one answer: the
+ * bound keeps one turn from opening that many connections to one endpoint (a tool's server, often small, sees
+ * a burst from a single conversation) while the usual two or three calls still run side by side.
+ */
+export const MAX_PARALLEL_TOOL_CALLS = 4;
+
+/** A first-come, first-served count of free slots: each task waits for one, and frees it when it ends. */
+function slots(size: number) {
+  let free = size;
+  const waiting: Array<() => void> = [];
+  return async <T>(task: () => Promise<T>): Promise<T> => {
+    if (free > 0) free--;
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+    try {
+      return await task();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else free++;
+    }
+  };
+}
+
 function toolSet(input: LoopInput, runs: Map<string, ToolRun>): ToolSet {
   const set: ToolSet = {};
+  const bounded = slots(MAX_PARALLEL_TOOL_CALLS);
   for (const exported of input.tools) {
     if (!('function' in exported)) continue;
     const { name, description, parameters } = exported.function;
@@ -68,7 +94,7 @@ function toolSet(input: LoopInput, runs: Map<string, ToolRun>): ToolSet {
       inputSchema: jsonSchema(parameters as Parameters<typeof jsonSchema>[0]),
       // The endpoint's JSON as JSON, whatever its type (a bare string too), never reworded.
       toModelOutput: ({ output }) => ({ type: 'json', value: output as never }),
-      execute: async (args: unknown, { toolCallId }) => {
+      execute: (args: unknown, { toolCallId }) => bounded(async () => {
         input.emit({ type: 'tool-call-start', id: toolCallId, name, arguments: args });
         const started = performance.now();
         let run: ToolRun;
@@ -84,7 +110,7 @@ function toolSet(input: LoopInput, runs: Map<string, ToolRun>): ToolSet {
         runs.set(toolCallId, run);
         input.emit({ type: 'tool-call-end', id: toolCallId, name, result: run.result, outcome: run.outcome, durationMs: run.durationMs, callId: run.callId });
         return run.result;
-      },
+      }),
     });
   }
   return set;

@@ -3,7 +3,7 @@ import type { CursorPosition } from '../http/cursor.js';
 import { newestFirst } from '../db/query-helpers.js';
 import type { ConversationMessagesTable, ConversationsTable, DB } from '../db/tables.js';
 
-/** Kysely queries for conversations. Every query on org data takes the org id; it writes conversations and conversation_messages only. */
+/** Kysely queries for conversations. Every query on org data takes the org id; it writes conversations, conversation_messages and conversation_token_usage only. */
 export function createConversationsRepo(db: Kysely<DB>) {
   return {
     insertConversation: (row: ConversationsTable) => db.insertInto('conversations').values(row).execute(),
@@ -49,6 +49,19 @@ export function createConversationsRepo(db: Kysely<DB>) {
         .where('org_id', '=', orgId)
         .where('id', '=', id)
         .execute();
+    },
+    /** Adds a turn's tokens to the organization's count for the UTC day (one row per org and day). */
+    addTokenUsage: async (orgId: string, day: string, tokens: number) => {
+      await db
+        .insertInto('conversation_token_usage')
+        .values({ org_id: orgId, day, tokens })
+        .onConflict((oc) => oc.columns(['org_id', 'day']).doUpdateSet((eb) => ({ tokens: eb('conversation_token_usage.tokens', '+', eb.ref('excluded.tokens')) })))
+        .execute();
+    },
+    /** The tokens the organization's turns used on the UTC day; 0 before its first. */
+    tokensUsedOn: async (orgId: string, day: string): Promise<number> => {
+      const row = await db.selectFrom('conversation_token_usage').select('tokens').where('org_id', '=', orgId).where('day', '=', day).executeTakeFirst();
+      return row === undefined ? 0 : Number(row.tokens);
     },
     releaseTurn: (orgId: string, id: string) =>
       db.updateTable('conversations').set({ turn_started_at: null }).where('org_id', '=', orgId).where('id', '=', id).execute(),

@@ -71,9 +71,10 @@ export function registerConversationRoutes(app: App, deps: { orgAuth: OrgAuth; c
           `until it answers in text or reaches the agent's \`maxToolRounds\`. Without \`Accept: text/event-stream\`: the turn's new messages. With it: Server-Sent Events ` +
           '(`start`, `text-delta`, `tool-call-start`, `tool-call-end`, `error`, `finish`; docs/conversations.md). Every message is saved, failures and cancelled answers too. ' +
           `${WHO} 400 VALIDATION_ERROR (content 1–${MAX_CONTENT_CHARS} characters); 404 NOT_FOUND; 409 CONFLICT (the agent has no model, the conversation has ${MAX_MESSAGES} messages, or is still answering the previous one); ` +
+          '429 RATE_LIMIT_EXCEEDED when the organization\'s daily token budget is used up (`Retry-After`: seconds until 00:00 UTC; nothing saved); ' +
           '502 MODEL_PROVIDER_ERROR (the provider refused the key, failed or was unreachable), 503 MODEL_PROVIDER_RATE_LIMITED (with the provider\'s `Retry-After`), 504 MODEL_PROVIDER_TIMEOUT (MODEL_TIMEOUT_MS): with the provider\'s message, never its key.',
         params: ConversationIdParams, body: MessageBody,
-        response: { 200: Envelope(TurnResult), ...errorResponses(400, 401, 404, 409, 413, 415, 502, 504) },
+        response: { 200: Envelope(TurnResult), ...errorResponses(400, 401, 404, 409, 413, 415, 429, 502, 504) },
       },
     }, async (request, reply) => {
       const turn = await conversations.startTurn(orgOf(request), request.params.id, request.body.content);

@@ -5,11 +5,12 @@ import { AppError } from '../http/errors.js';
 import { formatTools } from '../invocation/formats.js';
 import type { InstallationsService } from '../invocation/installations-service.js';
 import type { Invoker } from '../invocation/invoker.js';
-import { isoNow, type Clock } from '../lib/clock.js';
+import { isoNow, utcDay, type Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import type { ModelsService } from '../models/service.js';
 import type { AgentsService } from '../orgs/agents-service.js';
-import { conversationNotFound, noModel } from './errors.js';
+import type { OrgsService } from '../orgs/service.js';
+import { budgetUsedUp, conversationNotFound, noModel } from './errors.js';
 import { runLoop, type LoopEvent, type StepRecord } from './loop.js';
 import type { ModelClient } from './model-client.js';
 import { historyOf, presentConversation, presentMessage } from './present.js';
@@ -21,7 +22,8 @@ import { MAX_MESSAGES, type ConversationCreated, type ConversationListQuery, typ
 export type TurnEvent =
   | LoopEvent
   | { type: 'start'; conversationId: string; message: ConversationMessage }
-  | { type: 'error'; code: string; message: string }
+  /** `retryAfter`: the provider's Retry-After with its 429 (the stream's status is already sent, so it travels here). */
+  | { type: 'error'; code: string; message: string; retryAfter?: string }
   | ({ type: 'finish'; status: 'complete' | 'error' | 'cancelled' } & TurnResult);
 
 export interface ConversationsServiceDeps {
@@ -29,6 +31,8 @@ export interface ConversationsServiceDeps {
   /** A turn's messages and the conversation's totals are written together. */
   transact: Transact<{ conversations: ConversationsRepo }>;
   agents: Pick<AgentsService, 'get'>;
+  /** The organization's daily token budget, checked before each turn. */
+  orgs: Pick<OrgsService, 'dailyTokenBudget'>;
   models: Pick<ModelsService, 'connection'>;
   installations: Pick<InstallationsService, 'agentTools'>;
   invoker: Pick<Invoker, 'invoke'>;
@@ -46,7 +50,7 @@ export interface ConversationsServiceDeps {
  * user sends is one turn of the model loop (loop.ts), saved with every assistant answer and tool call.
  */
 export function createConversationsService(deps: ConversationsServiceDeps) {
-  const { repo, transact, agents, models, installations, invoker, modelClient, clock } = deps;
+  const { repo, transact, agents, orgs, models, installations, invoker, modelClient, clock } = deps;
 
   async function found(orgId: string, id: string): Promise<ConversationsTable> {
     const row = await repo.findConversation(orgId, id);
@@ -83,6 +87,19 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
   }
 
   /**
+   * The organization's daily token budget (an owner sets it): a turn starts only while the day's count is
+   * under it. A turn under way is not stopped when it passes the budget (its tokens are known only as each
+   * model request ends, and a half-answered question helps nobody): it finishes, and the next one is refused.
+   */
+  async function checkBudget(orgId: string): Promise<void> {
+    const budget = await orgs.dailyTokenBudget(orgId);
+    if (budget === null) return;
+    const now = clock.now();
+    const used = await repo.tokensUsedOn(orgId, utcDay(clock));
+    if (used >= budget) throw budgetUsedUp(budget, used, now);
+  }
+
+  /**
    * Checks and claims the conversation for one turn; the caller then runs it (JSON or stream).
    * Refusals come from here, before anything is streamed: 404, 409 (no model, full, busy).
    */
@@ -92,6 +109,7 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
     if (before.message_count >= MAX_MESSAGES) {
       throw new AppError('CONFLICT', `This conversation has ${before.message_count} messages, the most one may have (${MAX_MESSAGES}). Start a new conversation (POST /api/org/agents/${before.agent_id}/conversations).`);
     }
+    await checkBudget(orgId);
     const startedAt = isoNow(clock);
     const staleBefore = new Date(clock.now().getTime() - deps.turnLimitMs).toISOString();
     if (!(await repo.claimTurn(orgId, id, startedAt, staleBefore))) {
@@ -121,7 +139,7 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
             maxToolRounds: agent.model.maxToolRounds,
             history: [...historyOf(history), { role: 'user', content }],
             tools: exported,
-            invoke: (name, args) => invoker.invoke({ orgId, agentId: agent.id, name, arguments: args, path: 'conversation' }),
+            invoke: (name, args) => invoker.invoke({ orgId, agentId: agent.id, name, arguments: args, path: 'conversation', conversationId: id }),
             signal: options.signal,
             stream: options.stream,
             emit,
@@ -137,10 +155,15 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
             failure = new AppError(said.code, said.message, said.retryAfter === undefined ? {} : { headers: { 'Retry-After': said.retryAfter } });
             // The text streamed before the failure stays in the transcript, marked as an error.
             add({ role: 'assistant', content: said.message, status: 'error', error_code: said.code });
-            emit({ type: 'error', code: said.code, message: said.message });
+            emit({ type: 'error', code: said.code, message: said.message, ...(said.retryAfter === undefined ? {} : { retryAfter: said.retryAfter }) });
           }
           const usage = { inputTokens: sum(outcome.steps, 'inputTokens'), outputTokens: sum(outcome.steps, 'outputTokens') };
-          await transact(async (repos) => repos.conversations.appendMessages(orgId, id, rows, { ...usage, updatedAt: isoNow(clock) }));
+          await transact(async (repos) => {
+            await repos.conversations.appendMessages(orgId, id, rows, { ...usage, updatedAt: isoNow(clock) });
+            // Counted on the day the turn ends, with its messages: the budget never counts a turn that was not saved.
+            const tokens = usage.inputTokens + usage.outputTokens;
+            if (tokens > 0) await repos.conversations.addTokenUsage(orgId, utcDay(clock), tokens);
+          });
           released = true;
           const result = { conversationId: id, messages: rows.map(presentMessage), usage, status: outcome.status, ...(failure ? { failure } : {}) };
           emit({ type: 'finish', conversationId: id, messages: result.messages, usage, status: outcome.status });

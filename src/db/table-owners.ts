@@ -44,4 +44,5 @@ export const TABLE_OWNERS: { readonly [Table in keyof DB]: TableOwner } = {
   model_providers: 'models',
   conversations: 'conversations',
   conversation_messages: 'conversations',
+  conversation_token_usage: 'conversations',
 };

@@ -85,6 +85,8 @@ export interface OrgsTable {
   /** ISO 3166 alpha-2 country for national phone numbers. */
   default_country: string;
   created_at: string;
+  /** The most model tokens its conversations may use per UTC day (conversation_token_usage); null: no limit. */
+  daily_token_budget: number | null;
 }
 
 /** A person who signs in (docs/accounts.md): an operator of one organization, a developer, or both. */
@@ -358,12 +360,15 @@ export interface ToolCallsTable {
   request_bytes: number;
   response_bytes: number;
   created_at: string;
+  /** The conversation whose model asked for the call; null on every other path. */
+  conversation_id: string | null;
 }
 
 /** Every column of a call-log row: the call log's insert templates read these (invocation/repo.ts). */
 export const TOOL_CALL_COLUMNS: Record<keyof ToolCallsTable, true> = {
   id: true, org_id: true, agent_id: true, tool_id: true, revision_id: true, installation_id: true, path: true,
   outcome: true, http_status: true, duration_ms: true, request_bytes: true, response_bytes: true, created_at: true,
+  conversation_id: true,
 };
 
 export interface AgentKeysTable {
@@ -401,6 +406,15 @@ export interface ConversationsTable {
   turn_started_at: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** Model tokens (input + output) an organization's conversation turns used on one UTC day: its daily budget's count. */
+export interface ConversationTokenUsageTable {
+  org_id: string;
+  /** UTC day, YYYY-MM-DD. */
+  day: string;
+  /** bigint: PostgreSQL answers it as text, so read it with Number(). */
+  tokens: number | string;
 }
 
 export interface ConversationMessagesTable {
@@ -481,4 +495,5 @@ export interface DB {
   model_providers: ModelProvidersTable;
   conversations: ConversationsTable;
   conversation_messages: ConversationMessagesTable;
+  conversation_token_usage: ConversationTokenUsageTable;
 }

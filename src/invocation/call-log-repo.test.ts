@@ -17,6 +17,7 @@ describe.each(testDialects())('call log insert on %s', (dialect) => {
     id: `call_${batch}_${String(i).padStart(4, '0')}`, org_id: `org_${batch}`, agent_id: 'agt_1', tool_id: 'tool_1', revision_id: 'rev_1',
     installation_id: 'inst_1', path: i % 2 ? 'mcp' : 'operator', outcome: i % 3 ? 'OK' : 'TOOL_TIMEOUT', http_status: i % 3 ? 200 : null,
     duration_ms: i, request_bytes: 100 + i, response_bytes: 200 + i, created_at: new Date(Date.UTC(2026, 10, 23, 12, 0, i % 60)).toISOString(),
+    conversation_id: i % 4 ? null : `conv_${batch}_${i}`,
   });
 
   it.each([1, 2, 37, 63, 64, 65, 130])('writes a batch of %i rows', async (size) => {

@@ -8,6 +8,7 @@ function row(n: number): ToolCallsTable {
   return {
     id: `call_${n}`, org_id: 'org_1', agent_id: 'agt_1', tool_id: 'tool_1', revision_id: 'rev_1', installation_id: 'inst_1',
     path: 'operator', outcome: 'OK', http_status: 200, duration_ms: 5, request_bytes: 10, response_bytes: 20, created_at: new Date(0).toISOString(),
+    conversation_id: null,
   };
 }
 

@@ -11,6 +11,7 @@ export function createCallsService(deps: { repo: Pick<InvocationRepo, 'listCalls
     const rows = await deps.repo.listCalls(orgId, {
       agentId: query.agentId,
       toolId: query.toolId,
+      conversationId: query.conversationId,
       outcome: query.outcome,
       from: iso(query.from),
       to: iso(query.to),

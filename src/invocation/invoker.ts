@@ -20,6 +20,8 @@ export interface ToolCallRequest {
   /** An object keyed by parameter name, or that object as JSON text (OpenAI's `function.arguments`). */
   arguments: unknown;
   path: CallPath;
+  /** The conversation whose model asked for the call (path `conversation`), kept in the call log. */
+  conversationId?: string;
 }
 
 export interface ToolCallSuccess {
@@ -93,6 +95,7 @@ export function createInvoker(deps: { installations: Pick<InstallationsService, 
         request_bytes: measured.requestBytes ?? 0,
         response_bytes: measured.responseBytes ?? 0,
         created_at: timestamp,
+        conversation_id: request.conversationId ?? null,
       };
       try {
         await callLog.write(row);

@@ -22,6 +22,7 @@ export function presentCall(row: ToolCallsTable): ToolCallLogEntry {
     toolId: row.tool_id,
     revisionId: row.revision_id,
     installationId: row.installation_id,
+    conversationId: row.conversation_id,
     ...callOutcome(row),
   };
 }

@@ -6,6 +6,7 @@ import { isUniqueViolation, newestFirst, type CursorPosition } from '../db/query
 export interface CallFilters {
   agentId?: string | undefined;
   toolId?: string | undefined;
+  conversationId?: string | undefined;
   outcome?: string | undefined;
   from?: string | undefined;
   to?: string | undefined;
@@ -18,7 +19,7 @@ export interface CallFilters {
  * and compiled once per dialect on first use: compiling a Kysely insert of a whole batch anew cost
  * about 10 µs per row, on the same cores as the calls. A batch of up to CALLS_PER_STATEMENT rows is
  * one statement, so it is written or refused as a whole (the call log answers all of a batch's
- * callers by that one outcome) in one commit, one round trip on PostgreSQL. 64 rows are 832
+ * callers by that one outcome) in one commit, one round trip on PostgreSQL. 64 rows are 896
  * parameters, far below SQLite's 32,766 and PostgreSQL's 65,535; under the bench's 50 connections
  * batches held 10–25 rows (docs/benchmarks.md), so the cap only bounds a burst.
  */
@@ -160,6 +161,7 @@ export function createInvocationRepo(db: Kysely<DB>) {
         .where('org_id', '=', orgId)
         .$if(filters.agentId !== undefined, (qb) => qb.where('agent_id', '=', filters.agentId!))
         .$if(filters.toolId !== undefined, (qb) => qb.where('tool_id', '=', filters.toolId!))
+        .$if(filters.conversationId !== undefined, (qb) => qb.where('conversation_id', '=', filters.conversationId!))
         .$if(filters.outcome !== undefined, (qb) => qb.where('outcome', '=', filters.outcome!))
         .$if(filters.from !== undefined, (qb) => qb.where('created_at', '>=', filters.from!))
         .$if(filters.to !== undefined, (qb) => qb.where('created_at', '<', filters.to!))

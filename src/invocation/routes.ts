@@ -110,7 +110,7 @@ export function registerInvocationRoutes(app: App, deps: { orgAuth: OrgAuth; ins
         ...operatorRoute, operationId: 'listToolCalls', summary: 'Your agents\' tool calls',
         description:
           'Every call your agents made, newest first, without arguments or results: tool, revision, agent, installation, path, outcome (`OK` or the error code), ' +
-          'the endpoint\'s HTTP status, duration and sizes. Filters: `agentId`, `toolId`, `outcome`, `from` (inclusive) and `to` (exclusive); paged with `limit` and `cursor`. ' +
+          'the endpoint\'s HTTP status, duration and sizes. Filters: `agentId`, `toolId`, `conversationId` (the calls of one agent conversation), `outcome`, `from` (inclusive) and `to` (exclusive); paged with `limit` and `cursor`. ' +
           'A call is in the log before its answer is sent.',
         querystring: ToolCallListQuery, response: { 200: Envelope(ToolCallPage), ...errorResponses(400, 401) },
       },

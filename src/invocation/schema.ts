@@ -146,6 +146,7 @@ export const ToolCallLogEntry = named('ToolCall', Type.Object({
   toolId: Type.String(),
   revisionId: Type.String(),
   installationId: Type.String(),
+  conversationId: Type.Union([Type.String(), Type.Null()], { description: 'The conversation whose model asked for the call (`conv_…`, path `conversation`); null for every other call.' }),
   path: StringEnum(CALL_PATHS, { description: 'How the call came in: the Operator API, MCP, a test, or an agent conversation (`conversation`: the model asked for it).' }),
   outcome: Type.String({ description: '`OK`, or the error code the caller received (`TOOL_TIMEOUT`, `INVALID_ARGUMENTS`, …).' }),
   httpStatus: Type.Union([Type.Integer(), Type.Null()], { description: 'The endpoint\'s HTTP status; null when no response came.' }),
@@ -168,6 +169,7 @@ export const ToolCallListQuery = Type.Object(
   {
     agentId: Type.Optional(Type.String({ maxLength: 64, description: 'Only this agent\'s calls.' })),
     toolId: Type.Optional(Type.String({ maxLength: 64, description: 'Only calls of this tool.' })),
+    conversationId: Type.Optional(Type.String({ maxLength: 64, description: 'Only the calls one conversation\'s model asked for (`conv_…`).' })),
     ...callLogFilters,
     ...ListQuery,
   },

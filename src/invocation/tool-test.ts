@@ -29,6 +29,7 @@ function testCallRow(callId: string, toolId: string, timestamp: string, outcome:
     request_bytes: outcome.requestBytes,
     response_bytes: outcome.responseBytes,
     created_at: timestamp,
+    conversation_id: null,
   };
 }
 

@@ -8,3 +8,8 @@ export const systemClock: Clock = { now: () => new Date() };
 export function isoNow(clock: Clock): string {
   return clock.now().toISOString();
 }
+
+/** Today's UTC day, YYYY-MM-DD. */
+export function utcDay(clock: Clock): string {
+  return clock.now().toISOString().slice(0, 10);
+}

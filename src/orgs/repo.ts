@@ -8,9 +8,11 @@ export function createOrgsRepo(db: Kysely<DB>) {
   return {
     insertOrg: (row: OrgsTable) => db.insertInto('orgs').values(row).execute(),
     findOrg: (id: string) => db.selectFrom('orgs').selectAll().where('id', '=', id).executeTakeFirst(),
+    orgDailyTokenBudget: async (orgId: string): Promise<number | null> =>
+      (await db.selectFrom('orgs').select('daily_token_budget').where('id', '=', orgId).executeTakeFirst())?.daily_token_budget ?? null,
     orgDefaultCountry: async (orgId: string): Promise<string | undefined> =>
       (await db.selectFrom('orgs').select('default_country').where('id', '=', orgId).executeTakeFirst())?.default_country,
-    updateOrg: (id: string, changes: Partial<Pick<OrgsTable, 'name' | 'default_country'>>) =>
+    updateOrg: (id: string, changes: Partial<Pick<OrgsTable, 'name' | 'default_country' | 'daily_token_budget'>>) =>
       db.updateTable('orgs').set(changes).where('id', '=', id).executeTakeFirst(),
 
     // Operators are the operators feature's rows (operators/repo.ts writes them); the org's sign-up only checks an email.

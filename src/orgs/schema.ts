@@ -20,8 +20,15 @@ export const Organization = named('Organization', Type.Object({
   name: Type.String(),
   defaultCountry: Type.String({ description: 'ISO 3166-1 alpha-2 code, in capitals: national phone numbers (written without +) are read as numbers of this country.', examples: ['US'] }),
   createdAt: Type.String({ format: 'date-time' }),
+  dailyTokenBudget: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'The most model tokens (input + output) the organization\'s agent conversations may use per UTC day; null: no limit. Only an owner may change it. docs/conversations.md.',
+  }),
+  tokensUsedToday: Type.Integer({ description: 'The tokens its conversation turns have used since 00:00 UTC today.' }),
 }));
 export type Organization = Static<typeof Organization>;
+
+/** The largest daily token budget: a day's count is a bigint, a budget an integer column. */
+export const MAX_DAILY_TOKEN_BUDGET = 1_000_000_000;
 
 export const OrganizationPatch = named('OrganizationPatch', ChangesBody({
   name: Type.String({ minLength: 1, maxLength: 100, description: 'The organization\'s name.' }),
@@ -30,6 +37,10 @@ export const OrganizationPatch = named('OrganizationPatch', ChangesBody({
     errorMessage: 'must be a two-letter country code such as US, GB or FR',
     description: 'An ISO 3166-1 alpha-2 code the phone library knows (`GB`, not `UK`), in any case; stored in capitals. Applies to numbers written from now on.',
     examples: ['GB'],
+  }),
+  dailyTokenBudget: Type.Union([Type.Integer({ minimum: 1, maximum: MAX_DAILY_TOKEN_BUDGET }), Type.Null()], {
+    description: 'The most model tokens (input + output) the organization\'s agent conversations may use per UTC day, 1–1,000,000,000; null removes the limit. Owners only (403 FORBIDDEN for a member). A turn that would start with the day\'s budget used up is refused with 429 RATE_LIMIT_EXCEEDED until 00:00 UTC.',
+    examples: [2_000_000],
   }),
 }));
 export type OrganizationPatch = Static<typeof OrganizationPatch>;

@@ -6,7 +6,7 @@ import type { CrmRepo } from '../crm/repo.js';
 import { isUniqueViolation } from '../db/query-helpers.js';
 import type { Transact } from '../db/transaction-runner.js';
 import { AppError } from '../http/errors.js';
-import { isoNow, type Clock } from '../lib/clock.js';
+import { isoNow, utcDay, type Clock } from '../lib/clock.js';
 import { hashPassword } from '../lib/hashing.js';
 import { newId } from '../lib/ids.js';
 import type { OrgsTable } from '../db/tables.js';
@@ -58,8 +58,8 @@ export function checkDefaultCountry(raw: string): string {
   return code;
 }
 
-function presentOrg(row: OrgsTable): Organization {
-  return { id: row.id, name: row.name, defaultCountry: row.default_country, createdAt: row.created_at };
+function presentOrg(row: OrgsTable, tokensUsedToday: number): Organization {
+  return { id: row.id, name: row.name, defaultCountry: row.default_country, createdAt: row.created_at, dailyTokenBudget: row.daily_token_budget, tokensUsedToday };
 }
 
 /**
@@ -77,10 +77,17 @@ export interface OrgsRepos {
  * Organizations: creating one (its first operator, a first API key and the default pipeline, in one
  * transaction), reading it and changing its settings, and what other features read about an org (its
  * default country, an agent's brand). `changes`: a new default country, which live forms cache with
- * the form, notifies it, so the org's cached public forms are dropped.
+ * the form, notifies it, so the org's cached public forms are dropped. `tokensUsedOn`: the tokens the org's
+ * agent conversations used on a UTC day (the conversations feature counts them; its repo answers, services.ts).
  */
-export function createOrgsService(deps: { repo: OrgsRepo; transact: Transact<OrgsRepos>; clock: Clock; changes: OrgChangeFeed }) {
-  const { repo, transact, clock, changes } = deps;
+export function createOrgsService(deps: {
+  repo: OrgsRepo;
+  transact: Transact<OrgsRepos>;
+  clock: Clock;
+  changes: OrgChangeFeed;
+  tokensUsedOn: (orgId: string, day: string) => Promise<number>;
+}) {
+  const { repo, transact, clock, changes, tokensUsedOn } = deps;
 
   /**
    * The org, its first operator (an owner), the default pipeline and, with `issueKey`, a first API
@@ -104,14 +111,14 @@ export function createOrgsService(deps: { repo: OrgsRepo; transact: Transact<Org
     try {
       return await transact(async (repos) => {
       const now = isoNow(clock);
-      const org = { id: newId('org'), name, default_country: country, created_at: now };
+      const org: OrgsTable = { id: newId('org'), name, default_country: country, created_at: now, daily_token_budget: null };
       await repos.orgs.insertOrg(org);
       const operator = { id: newId('usr'), org_id: org.id, email: email.value, name: operatorName, password_hash: passwordHash, role: 'owner' as const, created_at: now };
       await repos.operators.insertUser(operator);
       await insertDefaultPipeline(repos.crm, org.id, now);
       const apiKey = issueKey ? await issueApiKey(repos.orgs, org.id, 'Default key', now) : undefined;
       return {
-        org: presentOrg(org),
+        org: presentOrg(org, 0),
         operator: { id: operator.id, email: operator.email, name: operator.name },
         apiKey,
       };
@@ -156,22 +163,33 @@ export function createOrgsService(deps: { repo: OrgsRepo; transact: Transact<Org
   async function getOrganization(orgId: string): Promise<Organization> {
     const row = await repo.findOrg(orgId);
     if (!row) throw orgNotFound();
-    return presentOrg(row);
+    return presentOrg(row, await tokensUsedOn(orgId, utcDay(clock)));
   }
 
-  /** Changes only what is given. A new default country drops the org's cached live forms, which read phones with it. */
-  async function updateOrganization(orgId: string, patch: OrganizationPatch): Promise<Organization> {
-    const set: Partial<Pick<OrgsTable, 'name' | 'default_country'>> = {};
+  /**
+   * Changes only what is given. A new default country drops the org's cached live forms, which read phones with it.
+   * The daily token budget is an owner's to set (`owner`: an org API key or an owner's session): it caps what the
+   * organization spends on its model providers, as API keys and members are the owner's to manage.
+   */
+  async function updateOrganization(orgId: string, patch: OrganizationPatch, actor: { owner: boolean }): Promise<Organization> {
+    if (patch.dailyTokenBudget !== undefined && !actor.owner) {
+      throw new AppError('FORBIDDEN', 'Only an owner of the organization can set its daily model token budget. Ask an owner to do it.', { field: 'dailyTokenBudget' });
+    }
+    const set: Partial<Pick<OrgsTable, 'name' | 'default_country' | 'daily_token_budget'>> = {};
     if (patch.name !== undefined) set.name = requiredText(patch.name, 'name', 'an organization name');
     if (patch.defaultCountry !== undefined) set.default_country = checkDefaultCountry(patch.defaultCountry);
+    if (patch.dailyTokenBudget !== undefined) set.daily_token_budget = patch.dailyTokenBudget;
     const before = await repo.findOrg(orgId);
     if (!before) throw orgNotFound();
     if (Object.keys(set).length > 0) await repo.updateOrg(orgId, set);
     if (set.default_country !== undefined && set.default_country !== before.default_country) changes.notify(orgId);
-    return presentOrg({ ...before, ...set });
+    return presentOrg({ ...before, ...set }, await tokensUsedOn(orgId, utcDay(clock)));
   }
 
-  return { createOrganization, signUpOrganization, getOrganization, updateOrganization, defaultCountry, agentBranding };
+  /** The most model tokens the org's conversations may use per UTC day; null: no limit (or no such org). */
+  const dailyTokenBudget = (orgId: string): Promise<number | null> => repo.orgDailyTokenBudget(orgId);
+
+  return { createOrganization, signUpOrganization, getOrganization, updateOrganization, defaultCountry, agentBranding, dailyTokenBudget };
 }
 
 export type OrgsService = ReturnType<typeof createOrgsService>;

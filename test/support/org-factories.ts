@@ -22,7 +22,8 @@ export interface OrgWithKey {
  * make their fixtures: no cache listens to its change feed (the app's, services.ts, has three).
  */
 export function orgsServiceOn(database: Database, clock: Clock): OrgsService {
-  return createOrgsService({ repo: new Repos(database.db).orgs, transact: transactOn(database.db), clock, changes: createOrgChangeFeed() });
+  const repos = new Repos(database.db);
+  return createOrgsService({ repo: repos.orgs, transact: transactOn(database.db), clock, changes: createOrgChangeFeed(), tokensUsedOn: repos.conversations.tokensUsedOn });
 }
 
 /**

@@ -4,8 +4,9 @@ import type { AddressInfo } from 'node:net';
 /**
  * A scripted model provider on 127.0.0.1 (plain http, as a local model server serves: the test app
  * runs with MODEL_ALLOW_PRIVATE_ENDPOINTS=1). It speaks the real wire formats — OpenAI Chat
- * Completions (one JSON answer, or SSE chunks when the request says `stream: true`) and Anthropic
- * Messages — answering each request with the next scripted turn, and records every request (path,
+ * Completions and Anthropic Messages, each as one JSON answer or, when the request says `stream: true`, as
+ * the provider's Server-Sent Events (Chat Completions chunks; Anthropic's message_start, content_block_*,
+ * message_delta and message_stop) — answering each request with the next scripted turn, and records every request (path,
  * headers, body as sent) so a test can see exactly what the model was given.
  */
 
@@ -82,6 +83,42 @@ function anthropicMessage(answer: Extract<Scripted, { text?: string }>) {
   };
 }
 
+/**
+ * The same answer as Anthropic Messages streaming events: message_start (input tokens), a text block in
+ * pieces of four characters, each tool_use block with its input in two input_json_delta pieces, then
+ * message_delta (stop reason, output tokens) and message_stop. `textOnly`: up to the last text delta.
+ */
+function anthropicEvents(answer: Extract<Scripted, { text?: string }>, textOnly = false): string[] {
+  const out: Array<Record<string, unknown>> = [{
+    type: 'message_start',
+    message: { id: 'msg_scripted', type: 'message', role: 'assistant', model: 'claude-scripted', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: answer.usage?.input ?? 10, output_tokens: 1 } },
+  }];
+  let index = 0;
+  const text = answer.text ?? '';
+  if (text !== '') {
+    out.push({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } }, { type: 'ping' });
+    for (let i = 0; i < text.length; i += 4) out.push({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: text.slice(i, i + 4) } });
+    if (textOnly) return out.map((event) => `event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`);
+    out.push({ type: 'content_block_stop', index });
+    index++;
+  }
+  for (const call of answer.toolCalls ?? []) {
+    const half = Math.floor(call.arguments.length / 2);
+    out.push(
+      { type: 'content_block_start', index, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} } },
+      { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: call.arguments.slice(0, half) } },
+      { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: call.arguments.slice(half) } },
+      { type: 'content_block_stop', index },
+    );
+    index++;
+  }
+  out.push(
+    { type: 'message_delta', delta: { stop_reason: answer.toolCalls?.length ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: answer.usage?.output ?? 5 } },
+    { type: 'message_stop' },
+  );
+  return out.map((event) => `event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`);
+}
+
 export async function startScriptedModel(): Promise<ScriptedModel> {
   const requests: ModelRequest[] = [];
   let queue: Scripted[] = [];
@@ -101,19 +138,19 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
         const anthropic = request.url?.endsWith('/messages');
         return send(response, answer.status, anthropic ? { type: 'error', error: { type: 'api_error', message: answer.error } } : { error: { message: answer.error, type: 'invalid_request_error', code: null } }, answer.headers);
       }
-      if (request.url?.endsWith('/messages')) return send(response, 200, anthropicMessage(answer));
+      const anthropic = request.url?.endsWith('/messages') === true;
       if (json?.stream) {
         response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-        const chunks = openAiChunks(answer);
         if (answer.hold) {
-          // The text chunks only: no finish, no usage, no [DONE]; the client's closing is counted.
-          for (const event of chunks.slice(0, -3)) response.write(event);
+          // The text only: no end of the block or message, no usage; the client's closing is counted.
+          for (const event of anthropic ? anthropicEvents(answer, true) : openAiChunks(answer).slice(0, -3)) response.write(event);
           response.once('close', () => { abandoned++; });
           return;
         }
-        for (const event of chunks) response.write(event);
+        for (const event of anthropic ? anthropicEvents(answer) : openAiChunks(answer)) response.write(event);
         return response.end();
       }
+      if (anthropic) return send(response, 200, anthropicMessage(answer));
       send(response, 200, openAiMessage(answer));
     });
   });

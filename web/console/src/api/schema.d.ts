@@ -638,7 +638,7 @@ export interface paths {
         };
         /**
          * Get your organization
-         * @description The organization the credentials belong to: its name and the default country national phone numbers are read in.
+         * @description The organization the credentials belong to: its name, the default country national phone numbers are read in, and its daily model token budget with today's use.
          */
         get: operations["getApiOrgOrganization"];
         put?: never;
@@ -648,7 +648,7 @@ export interface paths {
         head?: never;
         /**
          * Update your organization
-         * @description Changes `name` and/or `defaultCountry`. A new default country applies to phone numbers written from then on, forms included; stored numbers stay as they are.
+         * @description Changes `name`, `defaultCountry` and/or `dailyTokenBudget`. A new default country applies to phone numbers written from then on, forms included; stored numbers stay as they are. `dailyTokenBudget` needs an org API key or an owner session (403 FORBIDDEN for a member).
          */
         patch: operations["patchApiOrgOrganization"];
         trace?: never;
@@ -1228,7 +1228,7 @@ export interface paths {
         put?: never;
         /**
          * Send a message and get the agent's answer
-         * @description One turn: the model answers, calling the agent's tools as it decides (each through the same path as POST /api/org/agents/{id}/tool-calls, in the call log with path `conversation`), until it answers in text or reaches the agent's `maxToolRounds`. Without `Accept: text/event-stream`: the turn's new messages. With it: Server-Sent Events (`start`, `text-delta`, `tool-call-start`, `tool-call-end`, `error`, `finish`; docs/conversations.md). Every message is saved, failures and cancelled answers too. Needs an org API key or a session (an owner's or a member's). 400 VALIDATION_ERROR (content 1–8000 characters); 404 NOT_FOUND; 409 CONFLICT (the agent has no model, the conversation has 200 messages, or is still answering the previous one); 502 MODEL_PROVIDER_ERROR (the provider refused the key, failed or was unreachable), 503 MODEL_PROVIDER_RATE_LIMITED (with the provider's `Retry-After`), 504 MODEL_PROVIDER_TIMEOUT (MODEL_TIMEOUT_MS): with the provider's message, never its key.
+         * @description One turn: the model answers, calling the agent's tools as it decides (each through the same path as POST /api/org/agents/{id}/tool-calls, in the call log with path `conversation`), until it answers in text or reaches the agent's `maxToolRounds`. Without `Accept: text/event-stream`: the turn's new messages. With it: Server-Sent Events (`start`, `text-delta`, `tool-call-start`, `tool-call-end`, `error`, `finish`; docs/conversations.md). Every message is saved, failures and cancelled answers too. Needs an org API key or a session (an owner's or a member's). 400 VALIDATION_ERROR (content 1–8000 characters); 404 NOT_FOUND; 409 CONFLICT (the agent has no model, the conversation has 200 messages, or is still answering the previous one); 429 RATE_LIMIT_EXCEEDED when the organization's daily token budget is used up (`Retry-After`: seconds until 00:00 UTC; nothing saved); 502 MODEL_PROVIDER_ERROR (the provider refused the key, failed or was unreachable), 503 MODEL_PROVIDER_RATE_LIMITED (with the provider's `Retry-After`), 504 MODEL_PROVIDER_TIMEOUT (MODEL_TIMEOUT_MS): with the provider's message, never its key.
          */
         post: operations["sendConversationMessage"];
         delete?: never;
@@ -1338,7 +1338,7 @@ export interface paths {
         };
         /**
          * Your agents' tool calls
-         * @description Every call your agents made, newest first, without arguments or results: tool, revision, agent, installation, path, outcome (`OK` or the error code), the endpoint's HTTP status, duration and sizes. Filters: `agentId`, `toolId`, `outcome`, `from` (inclusive) and `to` (exclusive); paged with `limit` and `cursor`. A call is in the log before its answer is sent.
+         * @description Every call your agents made, newest first, without arguments or results: tool, revision, agent, installation, path, outcome (`OK` or the error code), the endpoint's HTTP status, duration and sizes. Filters: `agentId`, `toolId`, `conversationId` (the calls of one agent conversation), `outcome`, `from` (inclusive) and `to` (exclusive); paged with `limit` and `cursor`. A call is in the log before its answer is sent.
          */
         get: operations["listToolCalls"];
         put?: never;
@@ -2887,6 +2887,10 @@ export interface components {
             defaultCountry: string;
             /** Format: date-time */
             createdAt: string;
+            /** @description The most model tokens (input + output) the organization's agent conversations may use per UTC day; null: no limit. Only an owner may change it. docs/conversations.md. */
+            dailyTokenBudget: number | null;
+            /** @description The tokens its conversation turns have used since 00:00 UTC today. */
+            tokensUsedToday: number;
         };
         OrganizationPatch: {
             /** @description The organization's name. */
@@ -2896,6 +2900,11 @@ export interface components {
              * @example GB
              */
             defaultCountry?: string;
+            /**
+             * @description The most model tokens (input + output) the organization's agent conversations may use per UTC day, 1–1,000,000,000; null removes the limit. Owners only (403 FORBIDDEN for a member). A turn that would start with the day's budget used up is refused with 429 RATE_LIMIT_EXCEEDED until 00:00 UTC.
+             * @example 2000000
+             */
+            dailyTokenBudget?: number | null;
         };
         OrganizationResponse: {
             /** @enum {boolean} */
@@ -3223,6 +3232,8 @@ export interface components {
             toolId: string;
             revisionId: string;
             installationId: string;
+            /** @description The conversation whose model asked for the call (`conv_…`, path `conversation`); null for every other call. */
+            conversationId: string | null;
             /**
              * @description How the call came in: the Operator API, MCP, a test, or an agent conversation (`conversation`: the model asked for it).
              * @enum {string}
@@ -8927,6 +8938,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Too many requests: wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             500: components["responses"]["InternalError"];
             /** @description An upstream service failed. */
             502: {
@@ -9457,6 +9477,8 @@ export interface operations {
                 agentId?: string;
                 /** @description Only calls of this tool. */
                 toolId?: string;
+                /** @description Only the calls one conversation's model asked for (`conv_…`). */
+                conversationId?: string;
                 /** @description `OK` or an error code. */
                 outcome?: string;
                 /** @description Calls at or after this time. */
