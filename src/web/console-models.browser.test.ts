@@ -255,7 +255,32 @@ describe('the console’s model providers and agent model in Chromium', () => {
     expect(await t.database.db.selectFrom('model_providers').selectAll().execute()).toHaveLength(1);
   }, FLOW_TIMEOUT);
 
+  it('the owner sets the organization’s daily token budget and sees today’s usage against it', async () => {
+    await owner.goto(`${app}/app/settings`);
+    await settled(owner);
+    const usage = owner.getByRole('region', { name: 'Model usage' });
+    await usage.getByText('0 tokens used today (UTC), no daily limit.').waitFor();
+    const field = usage.getByRole('textbox', { name: 'Daily token budget' }).or(usage.getByRole('spinbutton', { name: 'Daily token budget' }));
+    await field.fill('0');
+    await usage.getByRole('button', { name: 'Save budget' }).click();
+    await usage.getByText('Enter a whole number from 1 to 1,000,000,000, or leave it empty for no limit.').waitFor();
+    expect(await isFocused(field)).toBe(true);
+    await field.fill('50000');
+    await usage.getByRole('button', { name: 'Save budget' }).click();
+    await usage.getByText('0 of 50,000 tokens used today (UTC).').waitFor();
+    expect((await t.database.db.selectFrom('orgs').select('daily_token_budget').executeTakeFirstOrThrow()).daily_token_budget).toBe(50000);
+    await owner.reload();
+    await settled(owner);
+    await owner.getByRole('region', { name: 'Model usage' }).getByText('0 of 50,000 tokens used today (UTC).').waitFor();
+    await seen('settings (token budget)');
+    await field.fill('');
+    await usage.getByRole('button', { name: 'Save budget' }).click();
+    await usage.getByText('0 tokens used today (UTC), no daily limit.').waitFor();
+    expect((await t.database.db.selectFrom('orgs').select('daily_token_budget').executeTakeFirstOrThrow()).daily_token_budget).toBeNull();
+  }, FLOW_TIMEOUT);
+
   it('the operator removes the key, then the model, then deletes the provider', async () => {
+    await providersPage();
     await row('Example AI \\(prod\\)').getByRole('button', { name: 'Remove key of Example AI (prod)' }).click();
     const removeKey = owner.getByRole('alertdialog', { name: 'Remove the key of “Example AI (prod)”?' });
     await dialogChecked('remove key dialog');

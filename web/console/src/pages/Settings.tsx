@@ -18,6 +18,7 @@ export default function SettingsPage() {
     <Page title="Settings">
       {session.organization ? <OrganizationSettings /> : null}
       {session.organization ? <ModelProvidersLink /> : null}
+      {session.organization ? <TokenBudget isOwner={session.user.role === 'owner'} /> : null}
       <PasswordSettings email={session.user.email} />
     </Page>
   );
@@ -29,6 +30,73 @@ function ModelProvidersLink() {
       <h2 id="model-providers-title">Model providers</h2>
       <p>Where your agents’ models run (OpenAI, Anthropic or any Chat Completions server), and the keys to reach them.</p>
       <Link to="/settings/model-providers">Manage model providers</Link>
+    </section>
+  );
+}
+
+const numberFormat = new Intl.NumberFormat('en-US');
+
+/** Today's model tokens and the daily budget: owners set it, members see it. */
+function TokenBudget({ isOwner }: { isOwner: boolean }) {
+  const client = useQueryClient();
+  const organization = useQuery({ queryKey: queryKeys.organization, queryFn: () => api.get<Organization>('/api/org/organization') });
+  if (organization.isPending) return <Loading />;
+  if (organization.isError) return <LoadError error={organization.error} retry={() => void organization.refetch()} />;
+  return <TokenBudgetForm organization={organization.data} isOwner={isOwner} onSaved={(saved) => client.setQueryData(queryKeys.organization, saved)} />;
+}
+
+function TokenBudgetForm({ organization, isOwner, onSaved }: { organization: Organization; isOwner: boolean; onSaved: (saved: Organization) => void }) {
+  const notify = useNotify();
+  const formRef = useRef<HTMLFormElement>(null);
+  const [budget, setBudget] = useState(organization.dailyTokenBudget === null ? '' : String(organization.dailyTokenBudget));
+  const save = useMutation({
+    mutationFn: () => api.patch<Organization>('/api/org/organization', { dailyTokenBudget: budget.trim() === '' ? null : Number(budget.trim()) }),
+    onSuccess: (saved) => {
+      onSaved(saved);
+      notify(saved.dailyTokenBudget === null ? 'Daily token budget removed.' : 'Daily token budget saved.');
+    },
+    onError: () => errors.focusApiError(formRef.current),
+  });
+  const errors = useFormErrors(['dailyTokenBudget'], save.error);
+  const { dailyTokenBudget: current, tokensUsedToday: used } = organization;
+  const usage = current === null
+    ? `${numberFormat.format(used)} tokens used today (UTC), no daily limit.`
+    : `${numberFormat.format(used)} of ${numberFormat.format(current)} tokens used today (UTC).${used >= current ? ' New messages wait until 00:00 UTC.' : ''}`;
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (save.isPending) return;
+    const text = budget.trim();
+    const ok = errors.check(formRef.current, {
+      dailyTokenBudget: text === '' || (/^\d+$/.test(text) && Number(text) >= 1 && Number(text) <= 1_000_000_000) ? null : 'Enter a whole number from 1 to 1,000,000,000, or leave it empty for no limit.',
+    });
+    if (ok) save.mutate();
+  }
+  return (
+    <section className="card" aria-labelledby="budget-title">
+      <h2 id="budget-title">Model usage</h2>
+      <p>{usage}</p>
+      {isOwner ? (
+        <form ref={formRef} onSubmit={submit} noValidate>
+          <TextField
+            label="Daily token budget"
+            name="dailyTokenBudget"
+            type="number"
+            inputMode="numeric"
+            min={1}
+            className="narrow"
+            hint="All agents’ conversations together, input and output tokens, per UTC day. Past it, new messages are refused until midnight UTC. Empty: no limit."
+            value={budget}
+            onChange={(e) => setBudget(e.target.value)}
+            error={errors.error('dailyTokenBudget')}
+          />
+          <FormError error={errors.general} />
+          <button type="submit" className="button primary" aria-disabled={save.isPending}>
+            {save.isPending ? 'Saving…' : 'Save budget'}
+          </button>
+        </form>
+      ) : (
+        <p className="hint">Only an owner can change the daily token budget.</p>
+      )}
     </section>
   );
 }
