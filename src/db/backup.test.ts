@@ -244,3 +244,57 @@ describe.skipIf(process.platform === 'win32')('switchboard backup and restore', 
     expect(await contactsWithEmail('after-restore@example.com')).toBe(1);
   }, 90_000);
 });
+
+describe.skipIf(process.platform === 'win32')('switchboard restore without a server', () => {
+  const base = mkdtempSync(join(tmpdir(), 'switchboard-restore-'));
+  afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+  /** A Switchboard database, migrated, as a backup of one would be. */
+  async function aBackup(name: string): Promise<string> {
+    const dataDir = join(base, `${name}-source`);
+    const database = openDatabase({ dataDir });
+    await migrateToLatest(database.db);
+    await createOrgWithKey(database, new TestClock(), { name: 'Restored Org' });
+    await database.close();
+    const file = join(base, `${name}.db`);
+    const run = await runCliAsync(dataDir, {}, 'backup', file);
+    expect(run.code, run.stderr).toBe(0);
+    return file;
+  }
+  const orgNames = (file: string) => {
+    const db = new SQLite(file, { readonly: true, fileMustExist: true });
+    try {
+      return db.prepare('select name from orgs').pluck().all();
+    } finally {
+      db.close();
+    }
+  };
+
+  it('puts a backup in place where there is no database yet (a new machine), keeping nothing beside it', async () => {
+    const backup = await aBackup('fresh');
+    const dataDir = join(base, 'new-machine', 'data');
+    const run = await runCliAsync(dataDir, {}, 'restore', backup, '--json');
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ database: join(dataDir, 'switchboard.db'), previous: null, pending: [] });
+    expect(databaseFiles(dataDir)).toEqual(['switchboard.db']);
+    expect(modeOf(join(dataDir, 'switchboard.db'))).toBe('600');
+    expect(modeOf(dataDir)).toBe('700');
+    expect(orgNames(join(dataDir, 'switchboard.db'))).toEqual(['Restored Org']);
+  }, 60_000);
+
+  it('refuses to replace a database it cannot read, which it cannot tell is not in use; a missing <file> is a usage error', async () => {
+    const backup = await aBackup('over-garbage');
+    const dataDir = join(base, 'garbage', 'data');
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    writeFileSync(join(dataDir, 'switchboard.db'), 'not a database\n'.repeat(400), { mode: 0o600 });
+    const run = await runCliAsync(dataDir, {}, 'restore', backup, '--json');
+    expect(run.code).toBe(1);
+    expect(refusal(run)).toMatchObject({ code: 'CONFLICT', error: expect.stringContaining('cannot be read (file is not a database): with the server stopped, move it') });
+    expect(readFileSync(join(dataDir, 'switchboard.db'), 'utf8')).toBe('not a database\n'.repeat(400));
+    expect(databaseFiles(dataDir)).toEqual(['switchboard.db']);
+
+    const usage = await runCliAsync(dataDir, {}, 'restore', '--json');
+    expect(usage.code).toBe(2);
+    expect(refusal(usage)).toMatchObject({ code: 'USAGE_ERROR', error: 'missing <file>.', usage: 'switchboard restore <file>' });
+  }, 60_000);
+});

@@ -117,9 +117,10 @@ async function copyInto(source: SQLite.Database, target: string): Promise<{ page
 }
 
 /**
- * Opens a file read-only for copying. A read-only connection to a database in WAL mode creates an empty
- * -wal and a -shm beside it when there were none; `tidy()` removes exactly those (never the files of a
- * database in use: they existed before).
+ * Opens a backup file read-only for copying. A read-only connection to a database in WAL mode creates an
+ * empty -wal and a -shm beside it when there were none; `tidy()` removes exactly those (never the files
+ * of a database in use: they existed before). Not for the server's database: its -shm could be in use by
+ * a server that started meanwhile; there they stay, as the server would make them (its mode, 0600).
  */
 function openReadOnly(file: string): { db: SQLite.Database; tidy(): void } {
   const before = SIDE_FILES.filter((suffix) => exists(`${file}${suffix}`));
@@ -155,11 +156,12 @@ export async function backupSqlite(databaseFile: string, destination: string, op
 
   const started = performance.now();
   const temporary = temporaryBeside(target, 'backup');
-  const source = openReadOnly(database);
+  const source = new SQLite(database, { readonly: true, fileMustExist: true });
   try {
-    const pageSize = Number(source.db.pragma('page_size', { simple: true }));
-    const { pages } = await copyInto(source.db, temporary);
-    source.tidy();
+    source.pragma('busy_timeout = 5000');
+    const pageSize = Number(source.pragma('page_size', { simple: true }));
+    const { pages } = await copyInto(source, temporary);
+    source.close();
     if (options.force) {
       renameSync(temporary, target);
     } else {
@@ -175,7 +177,7 @@ export async function backupSqlite(databaseFile: string, destination: string, op
     fsyncPath(dirname(target));
     return { file: target, database, pages, pageSize, bytes: statSync(target).size, milliseconds: Math.round(performance.now() - started) };
   } finally {
-    source.tidy();
+    if (source.open) source.close();
     removeWithSideFiles(temporary);
   }
 }
@@ -227,10 +229,18 @@ function takeExclusively(file: string): SQLite.Database {
     return db;
   } catch (error) {
     db.close();
-    if ((error as { code?: string }).code?.startsWith('SQLITE_BUSY')) {
+    const code = (error as { code?: string }).code ?? '';
+    if (code.startsWith('SQLITE_BUSY')) {
       throw new BackupRefusal(
         'CONFLICT',
         `the database ${file} is in use: a Switchboard server (or another command) has it open. Stop the server, then run restore again. Nothing was replaced.`,
+      );
+    }
+    if (code.startsWith('SQLITE_NOTADB') || code.startsWith('SQLITE_CORRUPT')) {
+      // Without SQLite's lock there is no telling whether a server has it open: the operator decides.
+      throw new BackupRefusal(
+        'CONFLICT',
+        `the database ${file} cannot be read (${(error as Error).message}): with the server stopped, move it (and any -wal and -shm beside it) aside yourself, then run restore again. Nothing was replaced.`,
       );
     }
     throw error;
