@@ -282,7 +282,7 @@ describe.skipIf(process.platform === 'win32')('switchboard restore without a ser
     expect(orgNames(join(dataDir, 'switchboard.db'))).toEqual(['Restored Org']);
   }, 60_000);
 
-  it('refuses to replace a database it cannot read, which it cannot tell is not in use; a missing <file> is a usage error', async () => {
+  it('refuses to back up or replace a database it cannot read (it cannot tell that one is not in use); a missing <file> is a usage error', async () => {
     const backup = await aBackup('over-garbage');
     const dataDir = join(base, 'garbage', 'data');
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -292,6 +292,12 @@ describe.skipIf(process.platform === 'win32')('switchboard restore without a ser
     expect(refusal(run)).toMatchObject({ code: 'CONFLICT', error: expect.stringContaining('cannot be read (file is not a database): with the server stopped, move it') });
     expect(readFileSync(join(dataDir, 'switchboard.db'), 'utf8')).toBe('not a database\n'.repeat(400));
     expect(databaseFiles(dataDir)).toEqual(['switchboard.db']);
+
+    const copy = await runCliAsync(dataDir, {}, 'backup', join(base, 'of-garbage.db'), '--json');
+    expect(copy.code).toBe(1);
+    expect(refusal(copy)).toMatchObject({ code: 'VALIDATION_ERROR', error: expect.stringContaining('cannot be read (file is not a database): there is nothing sound to copy') });
+    expect(statSync(join(base, 'of-garbage.db'), { throwIfNoEntry: false })).toBeUndefined();
+    expect(readdirSync(base).filter((name) => name.endsWith('.partial'))).toEqual([]);
 
     const usage = await runCliAsync(dataDir, {}, 'restore', '--json');
     expect(usage.code).toBe(2);

@@ -176,6 +176,12 @@ export async function backupSqlite(databaseFile: string, destination: string, op
     }
     fsyncPath(dirname(target));
     return { file: target, database, pages, pageSize, bytes: statSync(target).size, milliseconds: Math.round(performance.now() - started) };
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? '';
+    if (code.startsWith('SQLITE_NOTADB') || code.startsWith('SQLITE_CORRUPT')) {
+      throw new BackupRefusal('VALIDATION_ERROR', `the database ${database} cannot be read (${(error as Error).message}): there is nothing sound to copy; restore the last good backup.`);
+    }
+    throw error;
   } finally {
     if (source.open) source.close();
     removeWithSideFiles(temporary);
