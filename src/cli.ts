@@ -32,13 +32,25 @@ interface CommandContext {
   services(): Promise<Services>;
 }
 
+/** What a command that works on files rather than through the database gets (backup, restore). */
+interface FileCommandContext {
+  config: Config;
+  options: Record<string, string | boolean | undefined>;
+  /** The command's one positional argument (`<file>`). */
+  argument: string;
+}
+
 interface Command {
   summary: string;
+  /** A positional argument the command requires: `backup <file>`. */
+  argument?: { name: string; description: string };
   options: Record<string, OptionSpec>;
   /** Takes a password: --password, --password-stdin or SWITCHBOARD_PASSWORD, one of them required (`true`) or none (`'optional'`). */
   password?: true | 'optional';
   /** Runs on the migrated database; returns what to print (an object: JSON with --json, lines otherwise). */
   run?(ctx: CommandContext): Promise<Record<string, unknown>>;
+  /** Runs without opening the database through openDatabase or migrating it (backup, restore); returns what to print. */
+  runOnFiles?(ctx: FileCommandContext): Promise<Record<string, unknown>>;
   /** Runs until SIGTERM or SIGINT (serve). */
   start?(config: Config): Promise<void>;
 }
@@ -193,7 +205,57 @@ const commands: Record<string, Command> = {
       return { reencrypted: result.reencrypted, keyId: result.keyId, note: 'Every credential is now under SECRETS_KEY; SECRETS_KEY_PREVIOUS can be removed.' };
     },
   },
+  backup: {
+    summary: 'Copies the SQLite database (DATA_DIR/switchboard.db) into a new file, mode 0600, while the server runs: a consistent copy of everything committed when it started. Not for PostgreSQL (use pg_dump).',
+    argument: { name: 'file', description: 'Where to write the backup; its directory must exist.' },
+    options: {
+      force: { type: 'boolean', description: 'Replace the file if it exists.' },
+    },
+    runOnFiles: async ({ config, options, argument }) => {
+      refuseOnPostgres(config, 'backup');
+      const [{ backupSqlite }, { sqliteFileIn }] = await Promise.all([import('./db/backup.js'), import('./db/database.js')]);
+      const result = await fileRefusals(() => backupSqlite(sqliteFileIn(config.dataDir), argument, { force: options.force === true }));
+      return { ...result, note: `Keep it off this machine, and private: it holds contacts' personal data. switchboard restore ${result.file} puts it back.` };
+    },
+  },
+  restore: {
+    summary:
+      'Puts a backup in place of the SQLite database, once checked (PRAGMA integrity_check, a Switchboard database not newer than this build). Refused while the server (or any other process) has the database open: stop it first. ' +
+      'The database replaced is kept beside it as switchboard.db.before-restore-<time>. Not for PostgreSQL (use pg_restore).',
+    argument: { name: 'file', description: 'The backup to restore, as switchboard backup wrote it.' },
+    options: {},
+    runOnFiles: async ({ config, argument }) => {
+      refuseOnPostgres(config, 'restore');
+      const [{ restoreSqlite }, { sqliteFileIn }, { migrations }] = await Promise.all([import('./db/backup.js'), import('./db/database.js'), import('./db/migrations/index.js')]);
+      const result = await fileRefusals(() => restoreSqlite(argument, sqliteFileIn(config.dataDir), { migrations: Object.keys(migrations), now: new Date() }));
+      const pending = result.pending.length > 0 ? ` It applies the backup's ${result.pending.length} missing migration(s) as it starts.` : '';
+      return { ...result, note: `Start the server.${pending}${result.previous ? ` Once it serves the restored data, ${result.previous} can be deleted.` : ''}` };
+    },
+  },
 };
+
+/** backup and restore copy the SQLite file; PostgreSQL has its own tools, which the refusal names. */
+function refuseOnPostgres(config: Config, command: 'backup' | 'restore'): void {
+  if (!config.databaseUrl) return;
+  throw new CliFailure(
+    command === 'backup'
+      ? 'switchboard backup copies the embedded SQLite database, and DATABASE_URL points at PostgreSQL: back it up with pg_dump (e.g. pg_dump --format=custom), or with continuous WAL archiving for point-in-time recovery (README, Backups).'
+      : 'switchboard restore replaces the embedded SQLite database, and DATABASE_URL points at PostgreSQL: restore a pg_dump archive with pg_restore, or recover to a point in time from a base backup and archived WAL (README, Backups).',
+    'NOT_SUPPORTED',
+    1,
+  );
+}
+
+/** A BackupRefusal (db/backup.ts) as the CLI reports every refusal: its code, exit status 1. */
+async function fileRefusals<T>(run: () => Promise<T>): Promise<T> {
+  const { BackupRefusal } = await import('./db/backup.js');
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof BackupRefusal) throw new AppError(error.code, error.message);
+    throw error;
+  }
+}
 
 /**
  * The services a command uses: the server's own wiring (services.ts), without Redis (a command's writes,
@@ -221,6 +283,7 @@ function optionLabel(name: string, spec: OptionSpec): string {
 
 function synopsis(name: string, command: Command): string {
   const parts = [`switchboard ${name}`];
+  if (command.argument) parts.push(`<${command.argument.name}>`);
   for (const [option, spec] of Object.entries(command.options)) {
     if (option === 'password-stdin') continue;
     if (option === 'password') parts.push(command.password === 'optional' ? `[${optionLabel('password', spec)} | --password-stdin]` : `(${optionLabel('password', spec)} | --password-stdin)`);
@@ -230,7 +293,10 @@ function synopsis(name: string, command: Command): string {
 }
 
 function describeCommand(name: string, command: Command): string {
-  const labels = Object.entries(command.options).map(([option, spec]) => [optionLabel(option, spec), spec.description] as const);
+  const labels = [
+    ...(command.argument ? [[`<${command.argument.name}>`, command.argument.description] as const] : []),
+    ...Object.entries(command.options).map(([option, spec]) => [optionLabel(option, spec), spec.description] as const),
+  ];
   const width = Math.max(0, ...labels.map(([label]) => label.length));
   return [`  ${synopsis(name, command)}`, `      ${command.summary}`, ...labels.map(([label, text]) => `      ${label.padEnd(width)}  ${text}`)].join('\n');
 }
@@ -266,6 +332,7 @@ function usageJson(topic?: string): Record<string, unknown> {
         command: name,
         summary: command.summary,
         usage: synopsis(name, command),
+        ...(command.argument ? { argument: { name: command.argument.name, description: command.argument.description } } : {}),
         options: Object.entries(command.options).map(([option, spec]) => ({
           name: `--${option}`,
           ...(spec.type === 'string' ? { value: spec.value ?? option } : {}),
@@ -386,16 +453,20 @@ async function main(argv: string[]): Promise<number> {
     throw usageError(`unknown command "${words.join(' ')}".`, group);
   }
   const command = commands[name]!;
-  const extra = words[name.split(' ').length];
-  if (extra !== undefined) throw usageError(`unexpected argument "${extra}".`, name);
+  const positionals = words.slice(name.split(' ').length);
 
   let values: Record<string, string | boolean | undefined>;
   try {
     const options = Object.fromEntries(Object.entries(command.options).map(([option, spec]) => [option, { type: spec.type }]));
-    values = parseArgs({ args: rest, options: { ...options, json: { type: 'boolean' } }, allowPositionals: false, strict: true }).values;
+    const parsed = parseArgs({ args: rest, options: { ...options, json: { type: 'boolean' } }, allowPositionals: command.argument !== undefined, strict: true });
+    values = parsed.values;
+    positionals.push(...parsed.positionals);
   } catch (error) {
     throw usageError(error instanceof Error ? error.message : String(error), name);
   }
+  const extra = positionals[command.argument ? 1 : 0];
+  if (extra !== undefined) throw usageError(`unexpected argument "${extra}".`, name);
+  if (command.argument && positionals[0] === undefined) throw usageError(`missing <${command.argument.name}>.`, name);
   if (command.password) await resolvePassword(values, name);
   const missing = Object.entries(command.options)
     .filter(([option, spec]) => values[option] === undefined && isRequired(option, spec, command))
@@ -417,6 +488,17 @@ async function main(argv: string[]): Promise<number> {
   if (command.start) {
     await command.start(config);
     return -1;
+  }
+  if (command.runOnFiles) {
+    try {
+      const result = await command.runOnFiles({ config, options: values, argument: positionals[0]! });
+      if (json) console.log(JSON.stringify(result, null, 2));
+      else printHuman(result);
+      return 0;
+    } catch (error) {
+      if (error instanceof AppError) throw new CliFailure(error.message, error.code, 1, { field: error.field });
+      throw error;
+    }
   }
   const [{ openDatabase }, { migrateToLatest }] = await Promise.all([import('./db/database.js'), import('./db/migrate.js')]);
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteSynchronous: config.sqliteSynchronous, limits: config.databaseLimits });

@@ -152,6 +152,11 @@ function openPostgres(url: string, schema: string | undefined, poolSize: number,
   };
 }
 
+/** The SQLite file the server uses in DATA_DIR (the backup and restore commands name the same one). */
+export function sqliteFileIn(dataDir: string): string {
+  return join(dataDir, 'switchboard.db');
+}
+
 export function openDatabase(options: DatabaseOptions): Database {
   const limits = options.limits ?? DEFAULT_DATABASE_LIMITS;
   const log = options.log ?? consoleLog;
@@ -160,7 +165,7 @@ export function openDatabase(options: DatabaseOptions): Database {
   if (!file) {
     const dir = options.dataDir ?? './data';
     makeDataDir(dir);
-    file = join(dir, 'switchboard.db');
+    file = sqliteFileIn(dir);
   }
   return openSqlite(file, options.sqliteSynchronous ?? 'normal', limits, log);
 }

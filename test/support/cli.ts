@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 
 export interface CliRun {
   code: number | null;
@@ -23,4 +23,23 @@ export function runCliWith(dataDir: string, options: { input?: string; env?: Rec
     ...(options.input !== undefined ? { input: options.input } : {}),
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * The CLI without blocking this process, so a test can keep load going while it runs (spawnSync would
+ * stop the test's event loop). `databaseUrl`: DATABASE_URL for the run (default none: SQLite in `dataDir`).
+ */
+export function runCliAsync(dataDir: string, options: { databaseUrl?: string }, ...args: string[]): Promise<CliRun> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+    env: { ...process.env, SWITCHBOARD_PASSWORD: undefined, DATA_DIR: dataDir, NODE_ENV: 'development', LOG_LEVEL: 'silent', DATABASE_URL: options.databaseUrl ?? '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }
