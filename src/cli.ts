@@ -433,6 +433,11 @@ async function resolvePassword(values: Record<string, string | boolean | undefin
   values.password = password;
 }
 
+/** A command's refusal (an AppError) as the CLI reports it: its message and code, exit code 1. */
+function asCliFailure(error: unknown): unknown {
+  return error instanceof AppError ? new CliFailure(error.message, error.code, 1, { field: error.field }) : error;
+}
+
 async function main(argv: string[]): Promise<number> {
   const json = argv.includes('--json');
   const wantsHelp = argv.includes('--help') || argv.includes('-h');
@@ -453,6 +458,10 @@ async function main(argv: string[]): Promise<number> {
     throw usageError(`unknown command "${words.join(' ')}".`, group);
   }
   const command = commands[name]!;
+  const printResult = (result: unknown) => {
+    if (json) console.log(JSON.stringify(result, null, 2));
+    else printHuman(result);
+  };
   const positionals = words.slice(name.split(' ').length);
 
   let values: Record<string, string | boolean | undefined>;
@@ -491,13 +500,10 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command.runOnFiles) {
     try {
-      const result = await command.runOnFiles({ config, options: values, argument: positionals[0]! });
-      if (json) console.log(JSON.stringify(result, null, 2));
-      else printHuman(result);
+      printResult(await command.runOnFiles({ config, options: values, argument: positionals[0]! }));
       return 0;
     } catch (error) {
-      if (error instanceof AppError) throw new CliFailure(error.message, error.code, 1, { field: error.field });
-      throw error;
+      throw asCliFailure(error);
     }
   }
   const [{ openDatabase }, { migrateToLatest }] = await Promise.all([import('./db/database.js'), import('./db/migrate.js')]);
@@ -505,13 +511,10 @@ async function main(argv: string[]): Promise<number> {
   let services: Promise<Services> | undefined;
   try {
     const { applied } = await migrateToLatest(database.migrationDb);
-    const result = await command.run!({ config, database, migrated: applied, options: values, services: () => (services ??= commandServices(config, database)) });
-    if (json) console.log(JSON.stringify(result, null, 2));
-    else printHuman(result);
+    printResult(await command.run!({ config, database, migrated: applied, options: values, services: () => (services ??= commandServices(config, database)) }));
     return 0;
   } catch (error) {
-    if (error instanceof AppError) throw new CliFailure(error.message, error.code, 1, { field: error.field });
-    throw error;
+    throw asCliFailure(error);
   } finally {
     // Services that failed to build have nothing open; the command's error is the one to report.
     await services?.then((built) => built.close(), () => undefined);
