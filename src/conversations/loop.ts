@@ -36,7 +36,10 @@ export interface StepRecord {
 export type LoopEvent =
   | { type: 'text-delta'; delta: string }
   | { type: 'tool-call-start'; id: string; name: string; arguments: unknown }
-  | ({ type: 'tool-call-end' } & Omit<ToolRun, 'toolCallId' | 'arguments'> & { id: string });
+  | ({ type: 'tool-call-end' } & Omit<ToolRun, 'toolCallId' | 'arguments'> & { id: string })
+  /** Streamed turns only: a model request began, or ended with its tool calls (ui-message-stream.ts's steps). */
+  | { type: 'step-start' }
+  | { type: 'step-finish' };
 
 export interface LoopInput {
   model: LanguageModel;
@@ -126,7 +129,10 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
   const result = streamText({ ...settings, onError: () => {} });
   try {
     for await (const part of result.fullStream) {
-      if (part.type === 'start-step') partial = '';
+      if (part.type === 'start-step') {
+        partial = '';
+        input.emit({ type: 'step-start' });
+      } else if (part.type === 'finish-step') input.emit({ type: 'step-finish' });
       else if (part.type === 'text-delta') {
         partial += part.text;
         input.emit({ type: 'text-delta', delta: part.text });

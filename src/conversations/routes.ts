@@ -5,8 +5,9 @@ import { AppError, isAppError } from '../http/errors.js';
 import type { OrgAuth } from '../orgs/auth.js';
 import { ORG_BODY_LIMIT, operatorRoute, registerOperatorScope } from '../orgs/operator-scope.js';
 import { AgentIdParams } from '../orgs/schema.js';
-import { ConversationCreated, ConversationIdParams, ConversationListQuery, ConversationPage, MAX_CONTENT_CHARS, MAX_MESSAGES, MessageBody, Transcript, TurnResult } from './schema.js';
+import { ChatBody, ConversationCreated, ConversationIdParams, ConversationListQuery, ConversationPage, MAX_CONTENT_CHARS, MAX_MESSAGES, MessageBody, Transcript, TurnResult, UIMessageStream } from './schema.js';
 import type { ConversationsService, TurnEvent } from './service.js';
+import { chatContent, createUIMessageMapper, SSE_DONE, sseChunk, uiMessageStreamHeaders } from './ui-message-stream.js';
 
 const WHO = 'Needs an org API key or a session (an owner\'s or a member\'s).';
 
@@ -29,6 +30,14 @@ const wantsEvents = (request: FastifyRequest) => /\btext\/event-stream\b/i.test(
 
 /** One Server-Sent Event: the event's type as its name, the whole event as JSON data. */
 const sse = (event: TurnEvent) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+/** Step boundaries are the UI message stream's; the default stream keeps its documented six events. */
+const inDefaultStream = (event: TurnEvent) => event.type !== 'step-start' && event.type !== 'step-finish';
+
+/**
+ * useChat posts the chat's whole history each time (only the last message is read): room for a
+ * conversation with ten tool results at the 100 KB response cap (http-client.ts).
+ */
+const CHAT_BODY_LIMIT = 1024 * 1024;
 
 /** `/api/org/agents/{id}/conversations`, `/api/org/conversations`: talking to an agent, and the transcripts. docs/conversations.md. */
 export function registerConversationRoutes(app: App, deps: { orgAuth: OrgAuth; conversations: ConversationsService }): void {
@@ -91,7 +100,7 @@ export function registerConversationRoutes(app: App, deps: { orgAuth: OrgAuth; c
         'x-accel-buffering': 'no',
       });
       const write = (event: TurnEvent) => {
-        if (!raw.writableEnded && !raw.destroyed) raw.write(sse(event));
+        if (inDefaultStream(event) && !raw.writableEnded && !raw.destroyed) raw.write(sse(event));
       };
       try {
         await turn.run({ stream: true, signal, emit: write });
@@ -103,6 +112,43 @@ export function registerConversationRoutes(app: App, deps: { orgAuth: OrgAuth; c
       } finally {
         done();
       }
+      raw.end();
+    });
+
+    r.post('/api/org/conversations/:id/chat', {
+      bodyLimit: CHAT_BODY_LIMIT,
+      schema: {
+        ...operatorRoute, operationId: 'chatConversation', summary: 'Send a message, answered as an AI SDK UI message stream (useChat)',
+        description:
+          'The same turn as POST /api/org/conversations/{id}/messages, for the AI SDK\'s `useChat`: the body is what its DefaultChatTransport posts (`{id, messages, trigger, messageId}`; the last message is the user\'s, its text parts are the content), ' +
+          'the answer is the UI message stream protocol (`x-vercel-ai-ui-message-stream: v1`): the turn\'s answers as one assistant message, each model request a step, each tool call a dynamic tool part with the endpoint\'s JSON as output, Switchboard\'s ids in the message metadata (docs/conversations.md). ' +
+          `${WHO} Refusals come before the stream, as JSON: 400 VALIDATION_ERROR (the last message is not the user's, has parts other than text, or 1–${MAX_CONTENT_CHARS} characters; \`trigger: regenerate-message\`); 404 NOT_FOUND; 409 CONFLICT (as for messages). ` +
+          'A provider failure is an `error` chunk with the provider\'s message, never its key.',
+        params: ConversationIdParams, body: ChatBody,
+        response: { 200: { description: 'The UI message stream.', content: { 'text/event-stream': { schema: UIMessageStream } } }, ...errorResponses(400, 401, 404, 409, 413, 415) },
+      },
+    }, async (request, reply) => {
+      const turn = await conversations.startTurn(orgOf(request), request.params.id, chatContent(request.body));
+      const { signal, done } = disconnectSignal(reply);
+      reply.hijack();
+      const raw = reply.raw;
+      raw.writeHead(200, uiMessageStreamHeaders);
+      const write = (text: string) => {
+        if (!raw.writableEnded && !raw.destroyed) raw.write(text);
+      };
+      const chunks = createUIMessageMapper();
+      const emit = (event: TurnEvent) => chunks.map(event).forEach((chunk) => write(sseChunk(chunk)));
+      try {
+        await turn.run({ stream: true, signal, emit });
+      } catch (error) {
+        request.log.error({ err: error }, 'conversation turn failed');
+        const failure = isAppError(error) ? error : new AppError('INTERNAL_ERROR', 'The answer could not be saved. Try again.');
+        emit({ type: 'error', code: failure.code, message: failure.message });
+      } finally {
+        done();
+      }
+      chunks.end().forEach((chunk) => write(sseChunk(chunk)));
+      write(SSE_DONE);
       raw.end();
     });
   });
