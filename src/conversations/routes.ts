@@ -34,10 +34,11 @@ const sse = (event: TurnEvent) => `event: ${event.type}\ndata: ${JSON.stringify(
 const inDefaultStream = (event: TurnEvent) => event.type !== 'step-start' && event.type !== 'step-finish';
 
 /**
- * useChat posts the chat's whole history each time (only the last message is read): room for a
- * conversation with ten tool results at the 100 KB response cap (http-client.ts).
+ * useChat posts the chat's whole history each time (only the last message is read): the app's
+ * largest body limit, room for two tool results at the 100 KB response cap (http-client.ts) and the
+ * text around them; a longer chat sends only its last message (docs/conversations.md).
  */
-const CHAT_BODY_LIMIT = 1024 * 1024;
+const CHAT_BODY_LIMIT = 256 * 1024;
 
 /** `/api/org/agents/{id}/conversations`, `/api/org/conversations`: talking to an agent, and the transcripts. docs/conversations.md. */
 export function registerConversationRoutes(app: App, deps: { orgAuth: OrgAuth; conversations: ConversationsService }): void {

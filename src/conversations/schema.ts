@@ -96,13 +96,10 @@ const ChatMessage = named('ChatUIMessage', Type.Object({
 /** What the AI SDK's DefaultChatTransport posts: `{id, messages, trigger, messageId}`, with whatever its `body` option adds. */
 export const ChatBody = named('ConversationChatBody', Type.Object({
   id: Type.Optional(Type.String({ description: 'useChat\'s chat id (not read: the conversation is the path\'s).' })),
-  messages: Type.Array(ChatMessage, { minItems: 1, description: 'The chat\'s messages; the last must be the user\'s, with text parts only (1–8000 characters in all). Switchboard keeps the history: the earlier ones are not read, a client may send only the last.' }),
+  messages: Type.Array(ChatMessage, { minItems: 1, examples: [[{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'What does a 2 kg parcel to Finland cost?' }] }]], description: 'The chat\'s messages; the last must be the user\'s, with text parts only (1–8000 characters in all). Switchboard keeps the history: the earlier ones are not read, a client may send only the last.' }),
   trigger: Type.Optional(Type.Union([Type.Literal('submit-message'), Type.Literal('regenerate-message')], { description: '`regenerate-message` is refused (400): every answer stays in the conversation.' })),
   messageId: Type.Optional(Type.String()),
-}, {
-  additionalProperties: true,
-  examples: [{ id: 'chat_1', messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'What does a 2 kg parcel to Finland cost?' }] }], trigger: 'submit-message' }],
-}));
+}, { additionalProperties: true }));
 export type ChatBody = Static<typeof ChatBody>;
 
 export const UIMessageStream = named('UIMessageStream', Type.String({

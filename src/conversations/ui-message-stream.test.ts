@@ -209,6 +209,25 @@ describe.each(testDialects())('the UI message stream (useChat) on %s', (dialect)
     await validated(raw);
   });
 
+  it('takes useChat\'s second message with the whole history posted: only the last is read, Switchboard sends the model its own transcript', async () => {
+    const id = await conversation();
+    const chat = new TestChat(transport(id).chat);
+    model.script({ text: 'Hello! How can I help?' });
+    await chat.sendMessage({ text: 'Hi' });
+    model.script({ text: '12.50 EUR.' });
+    await chat.sendMessage({ text: 'A 2 kg parcel to Finland?' });
+    expect(chat.status).toBe('ready');
+    expect(chat.messages.map((m) => [m.role, m.parts.filter((p) => p.type === 'text').map((p) => ('text' in p ? p.text : ''))])).toEqual([
+      ['user', ['Hi']], ['assistant', ['Hello! How can I help?']], ['user', ['A 2 kg parcel to Finland?']], ['assistant', ['12.50 EUR.']],
+    ]);
+    const saved = await transcript(id);
+    expect(saved.messages.map((m: Any) => [m.role, m.content])).toEqual([['user', 'Hi'], ['assistant', 'Hello! How can I help?'], ['user', 'A 2 kg parcel to Finland?'], ['assistant', '12.50 EUR.']]);
+    expect(chat.messages.filter((m) => m.role === 'assistant').map((m) => m.id)).toEqual([saved.messages[1].id, saved.messages[3].id]);
+    expect(model.requests[1]!.json.messages.map((m: Any) => [m.role, m.content])).toEqual([
+      ['system', 'You quote shipping prices.'], ['user', 'Hi'], ['assistant', 'Hello! How can I help?'], ['user', 'A 2 kg parcel to Finland?'],
+    ]);
+  });
+
   it('cancels the turn when the chat is stopped, and saves what the assistant had written as cancelled', async () => {
     const id = await conversation();
     model.script({ text: 'The partial answer', hold: true });
