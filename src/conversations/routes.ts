@@ -79,7 +79,7 @@ export function registerConversationRoutes(app: App, deps: { orgAuth: OrgAuth; c
         description:
           `One turn: the model answers, calling the agent's tools as it decides (each through the same path as POST /api/org/agents/{id}/tool-calls, in the call log with path \`conversation\`), ` +
           `until it answers in text or reaches the agent's \`maxToolRounds\`. Without \`Accept: text/event-stream\`: the turn's new messages. With it: Server-Sent Events ` +
-          '(`start`, `text-delta`, `tool-call-start`, `tool-call-end`, `error`, `finish`; docs/conversations.md). Every message is saved, failures and cancelled answers too. ' +
+          '(`start`, `text-delta`, `tool-call-start`, `tool-call-end`, `error`, `finish`; docs/conversations.md). For the AI SDK\'s `useChat`, POST /api/org/conversations/{id}/chat answers the same turn in its UI message stream protocol. Every message is saved, failures and cancelled answers too. ' +
           `${WHO} 400 VALIDATION_ERROR (content 1–${MAX_CONTENT_CHARS} characters); 404 NOT_FOUND; 409 CONFLICT (the agent has no model, the conversation has ${MAX_MESSAGES} messages, or is still answering the previous one); ` +
           '502 MODEL_PROVIDER_ERROR (the provider refused the key, failed or was unreachable), 503 MODEL_PROVIDER_RATE_LIMITED (with the provider\'s `Retry-After`), 504 MODEL_PROVIDER_TIMEOUT (MODEL_TIMEOUT_MS): with the provider\'s message, never its key.',
         params: ConversationIdParams, body: MessageBody,

@@ -81,12 +81,15 @@ describe.each(testDialects())('the UI message stream (useChat) on %s', (dialect)
   const userMessage = (text: string) => ({ id: 'u1', role: 'user' as const, parts: [{ type: 'text' as const, text }] });
 
   /** The transport as a front end sets it up (the org key as a header), recording the response's headers and raw body. */
-  function transport(id: string, who: OrgWithKey = org) {
-    const seen: { headers?: Headers; raw: Promise<string> } = { raw: Promise.resolve('') };
+  function transport(id: string, options: { lastOnly?: boolean } = {}) {
+    const seen: { headers?: Headers; raw: Promise<string>; bodies: Any[] } = { raw: Promise.resolve(''), bodies: [] };
     const chat = new DefaultChatTransport<SwitchboardUIMessage>({
       api: chatUrl(id),
-      headers: who.auth,
+      headers: org.auth,
+      // What docs/conversations.md suggests for long chats: Switchboard keeps the history.
+      ...(options.lastOnly ? { prepareSendMessagesRequest: ({ messages }) => ({ body: { messages: messages.slice(-1) } }) } : {}),
       fetch: async (input, init) => {
+        seen.bodies.push(JSON.parse(String(init?.body)));
         const response = await fetch(input, init);
         if (!response.body) return response;
         const [mine, theirs] = response.body.tee();
@@ -209,14 +212,16 @@ describe.each(testDialects())('the UI message stream (useChat) on %s', (dialect)
     await validated(raw);
   });
 
-  it('takes useChat\'s second message with the whole history posted: only the last is read, Switchboard sends the model its own transcript', async () => {
+  it.each([false, true])('takes useChat\'s second message, the whole history posted or (lastOnly %s) only the new message: Switchboard sends the model its own transcript', async (lastOnly) => {
     const id = await conversation();
-    const chat = new TestChat(transport(id).chat);
+    const { chat: sender, seen } = transport(id, { lastOnly });
+    const chat = new TestChat(sender);
     model.script({ text: 'Hello! How can I help?' });
     await chat.sendMessage({ text: 'Hi' });
     model.script({ text: '12.50 EUR.' });
     await chat.sendMessage({ text: 'A 2 kg parcel to Finland?' });
     expect(chat.status).toBe('ready');
+    expect(seen.bodies.map((body) => body.messages.length)).toEqual(lastOnly ? [1, 1] : [1, 3]);
     expect(chat.messages.map((m) => [m.role, m.parts.filter((p) => p.type === 'text').map((p) => ('text' in p ? p.text : ''))])).toEqual([
       ['user', ['Hi']], ['assistant', ['Hello! How can I help?']], ['user', ['A 2 kg parcel to Finland?']], ['assistant', ['12.50 EUR.']],
     ]);
