@@ -39,7 +39,9 @@ export type LoopEvent =
   | ({ type: 'tool-call-end' } & Omit<ToolRun, 'toolCallId' | 'arguments'> & { id: string })
   /** Streamed turns only: a model request began, or ended with its tool calls (ui-message-stream.ts's steps). */
   | { type: 'step-start' }
-  | { type: 'step-finish' };
+  | { type: 'step-finish' }
+  /** Streamed turns only: a call the SDK refused before it ran (recordStep's TOOL_NOT_ENABLED, INVALID_ARGUMENTS). */
+  | { type: 'tool-call-refused'; id: string; name: string; arguments: unknown; outcome: string; message: string };
 
 export interface LoopInput {
   model: LanguageModel;
@@ -138,6 +140,10 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
         input.emit({ type: 'text-delta', delta: part.text });
       } else if (part.type === 'error') failure ??= part.error;
       else if (part.type === 'abort') aborted = true;
+      else if (part.type === 'tool-error' && !runs.has(part.toolCallId)) {
+        const refused = refusal(part.toolName, part.error, known);
+        input.emit({ type: 'tool-call-refused', id: part.toolCallId, name: part.toolName, arguments: part.input ?? null, outcome: refused.code, message: refused.message });
+      }
     }
   } catch (error) {
     failure ??= error;
@@ -157,9 +163,16 @@ function recordStep(step: StepResult<ToolSet>, runs: Map<string, ToolRun>, known
       continue;
     }
     const failed = step.content.find((part) => part.type === 'tool-error' && part.toolCallId === call.toolCallId);
-    const message = failed?.type === 'tool-error' && failed.error instanceof Error ? failed.error.message : 'The tool call could not be made.';
-    const code = known.has(call.toolName) ? 'INVALID_ARGUMENTS' : 'TOOL_NOT_ENABLED';
+    const { code, message } = refusal(call.toolName, failed?.type === 'tool-error' ? failed.error : undefined, known);
     tools.push({ toolCallId: call.toolCallId, name: call.toolName, arguments: call.input ?? null, result: { error: { code, message } }, outcome: code, durationMs: 0, callId: null });
   }
   return { text: step.text, inputTokens: step.usage.inputTokens ?? 0, outputTokens: step.usage.outputTokens ?? 0, tools };
+}
+
+/** Why the SDK refused a call before it ran: a name the agent has no tool for, or arguments it could not read. */
+function refusal(toolName: string, error: unknown, known: Set<string>): { code: string; message: string } {
+  return {
+    code: known.has(toolName) ? 'INVALID_ARGUMENTS' : 'TOOL_NOT_ENABLED',
+    message: error instanceof Error ? error.message : 'The tool call could not be made.',
+  };
 }

@@ -30,8 +30,9 @@ const wantsEvents = (request: FastifyRequest) => /\btext\/event-stream\b/i.test(
 
 /** One Server-Sent Event: the event's type as its name, the whole event as JSON data. */
 const sse = (event: TurnEvent) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
-/** Step boundaries are the UI message stream's; the default stream keeps its documented six events. */
-const inDefaultStream = (event: TurnEvent) => event.type !== 'step-start' && event.type !== 'step-finish';
+/** Step boundaries and refused calls are the UI message stream's; the default stream keeps its documented six events. */
+const UI_STREAM_ONLY: ReadonlySet<TurnEvent['type']> = new Set(['step-start', 'step-finish', 'tool-call-refused']);
+const inDefaultStream = (event: TurnEvent) => !UI_STREAM_ONLY.has(event.type);
 
 /**
  * useChat posts the chat's whole history each time (only the last message is read): the app's

@@ -103,5 +103,5 @@ export const ChatBody = named('ConversationChatBody', Type.Object({
 export type ChatBody = Static<typeof ChatBody>;
 
 export const UIMessageStream = named('UIMessageStream', Type.String({
-  description: 'The AI SDK 6 UI message stream (header `x-vercel-ai-ui-message-stream: v1`): Server-Sent Events, each `data:` one UIMessageChunk as JSON (start, start-step, text-start, text-delta, text-end, tool-input-available, tool-output-available, finish-step, message-metadata, error, finish), then `data: [DONE]`. docs/conversations.md lists when each is sent.',
+  description: 'The AI SDK 6 UI message stream (header `x-vercel-ai-ui-message-stream: v1`): Server-Sent Events, each `data:` one UIMessageChunk as JSON (start, start-step, text-start, text-delta, text-end, tool-input-available, tool-output-available, tool-input-error, finish-step, message-metadata, error, finish), then `data: [DONE]`. docs/conversations.md lists when each is sent.',
 }));

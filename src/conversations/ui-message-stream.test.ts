@@ -185,6 +185,22 @@ describe.each(testDialects())('the UI message stream (useChat) on %s', (dialect)
     expect(message.parts.at(-1)).toEqual({ type: 'text', text: 'The price service is down.', state: 'done' });
   });
 
+  it('says a call the SDK refused before it ran (a tool the agent does not have) as tool-input-error, and the turn goes on', async () => {
+    const id = await conversation();
+    model.script({ toolCalls: [{ id: 'call_x', name: 'no_such_tool', arguments: '{"a":1}' }] }, { text: 'I cannot do that.' });
+    const { chunks, message, raw } = await turn(id, 'Do something odd.');
+    await validated(raw);
+    expect(chunks.map((c) => c.type)).toContain('tool-input-error');
+    const saved = (await transcript(id)).messages[2].toolCall;
+    expect(saved).toMatchObject({ id: 'call_x', name: 'no_such_tool', outcome: 'TOOL_NOT_ENABLED', callId: null });
+    expect(message.parts.find((p) => p.type === 'dynamic-tool')).toEqual({
+      type: 'dynamic-tool', toolName: 'no_such_tool', toolCallId: 'call_x', state: 'output-error', input: { a: 1 },
+      errorText: saved.result.error.message, toolMetadata: { outcome: 'TOOL_NOT_ENABLED', callId: null, durationMs: 0 },
+    });
+    expect(endpoint.requests).toHaveLength(0);
+    expect(message.parts.at(-1)).toEqual({ type: 'text', text: 'I cannot do that.', state: 'done' });
+  });
+
   it('works with the chat useChat keeps: a provider failure is an error with the provider\'s message (never the key), the ids still in the metadata', async () => {
     const id = await conversation();
     model.script({ status: 401, error: `Incorrect API key provided: ${KEY}.` });

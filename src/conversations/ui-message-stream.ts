@@ -118,6 +118,12 @@ export function createUIMessageMapper() {
           type: 'tool-output-available', toolCallId: event.id, output: event.result, dynamic: true,
           toolMetadata: { outcome: event.outcome, callId: event.callId, durationMs: event.durationMs },
         }];
+      case 'tool-call-refused':
+        // Refused before it ran, as the SDK's own UI stream says an unknown tool or unreadable arguments.
+        return [...openStep(), ...closeText(), {
+          type: 'tool-input-error', toolCallId: event.id, toolName: event.name, input: event.arguments, errorText: event.message, dynamic: true,
+          toolMetadata: { outcome: event.outcome, callId: null, durationMs: 0 },
+        }];
       case 'step-finish':
         return closeStep();
       case 'error':
