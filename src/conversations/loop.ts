@@ -36,7 +36,12 @@ export interface StepRecord {
 export type LoopEvent =
   | { type: 'text-delta'; delta: string }
   | { type: 'tool-call-start'; id: string; name: string; arguments: unknown }
-  | ({ type: 'tool-call-end' } & Omit<ToolRun, 'toolCallId' | 'arguments'> & { id: string });
+  | ({ type: 'tool-call-end' } & Omit<ToolRun, 'toolCallId' | 'arguments'> & { id: string })
+  /** Streamed turns only: a model request began, or ended with its tool calls (ui-message-stream.ts's steps). */
+  | { type: 'step-start' }
+  | { type: 'step-finish' }
+  /** Streamed turns only: a call the SDK refused before it ran (recordStep's TOOL_NOT_ENABLED, INVALID_ARGUMENTS). */
+  | { type: 'tool-call-refused'; id: string; name: string; arguments: unknown; outcome: string; message: string };
 
 export interface LoopInput {
   model: LanguageModel;
@@ -152,12 +157,19 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
   const result = streamText({ ...settings, onError: () => {} });
   try {
     for await (const part of result.fullStream) {
-      if (part.type === 'start-step') partial = '';
+      if (part.type === 'start-step') {
+        partial = '';
+        input.emit({ type: 'step-start' });
+      } else if (part.type === 'finish-step') input.emit({ type: 'step-finish' });
       else if (part.type === 'text-delta') {
         partial += part.text;
         input.emit({ type: 'text-delta', delta: part.text });
       } else if (part.type === 'error') failure ??= part.error;
       else if (part.type === 'abort') aborted = true;
+      else if (part.type === 'tool-error' && !runs.has(part.toolCallId)) {
+        const refused = refusal(part.toolName, part.error, known);
+        input.emit({ type: 'tool-call-refused', id: part.toolCallId, name: part.toolName, arguments: part.input ?? null, outcome: refused.code, message: refused.message });
+      }
     }
   } catch (error) {
     failure ??= error;
@@ -177,9 +189,16 @@ function recordStep(step: StepResult<ToolSet>, runs: Map<string, ToolRun>, known
       continue;
     }
     const failed = step.content.find((part) => part.type === 'tool-error' && part.toolCallId === call.toolCallId);
-    const message = failed?.type === 'tool-error' && failed.error instanceof Error ? failed.error.message : 'The tool call could not be made.';
-    const code = known.has(call.toolName) ? 'INVALID_ARGUMENTS' : 'TOOL_NOT_ENABLED';
+    const { code, message } = refusal(call.toolName, failed?.type === 'tool-error' ? failed.error : undefined, known);
     tools.push({ toolCallId: call.toolCallId, name: call.toolName, arguments: call.input ?? null, result: { error: { code, message } }, outcome: code, durationMs: 0, callId: null });
   }
   return { text: step.text, inputTokens: step.usage.inputTokens ?? 0, outputTokens: step.usage.outputTokens ?? 0, tools };
+}
+
+/** Why the SDK refused a call before it ran: a name the agent has no tool for, or arguments it could not read. */
+function refusal(toolName: string, error: unknown, known: Set<string>): { code: string; message: string } {
+  return {
+    code: known.has(toolName) ? 'INVALID_ARGUMENTS' : 'TOOL_NOT_ENABLED',
+    message: error instanceof Error ? error.message : 'The tool call could not be made.',
+  };
 }

@@ -5,8 +5,9 @@ import { AppError, isAppError } from '../http/errors.js';
 import type { OrgAuth } from '../orgs/auth.js';
 import { ORG_BODY_LIMIT, operatorRoute, registerOperatorScope } from '../orgs/operator-scope.js';
 import { AgentIdParams } from '../orgs/schema.js';
-import { ConversationCreated, ConversationIdParams, ConversationListQuery, ConversationPage, MAX_CONTENT_CHARS, MAX_MESSAGES, MessageBody, Transcript, TurnResult } from './schema.js';
+import { ChatBody, ConversationCreated, ConversationIdParams, ConversationListQuery, ConversationPage, MAX_CONTENT_CHARS, MAX_MESSAGES, MessageBody, Transcript, TurnResult, UIMessageStream } from './schema.js';
 import type { ConversationsService, TurnEvent } from './service.js';
+import { chatContent, createUIMessageMapper, SSE_DONE, sseChunk, uiMessageStreamHeaders } from './ui-message-stream.js';
 
 const WHO = 'Needs an org API key or a session (an owner\'s or a member\'s).';
 
@@ -29,6 +30,16 @@ const wantsEvents = (request: FastifyRequest) => /\btext\/event-stream\b/i.test(
 
 /** One Server-Sent Event: the event's type as its name, the whole event as JSON data. */
 const sse = (event: TurnEvent) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+/** Step boundaries and refused calls are the UI message stream's; the default stream keeps its documented six events. */
+const UI_STREAM_ONLY: ReadonlySet<TurnEvent['type']> = new Set(['step-start', 'step-finish', 'tool-call-refused']);
+const inDefaultStream = (event: TurnEvent) => !UI_STREAM_ONLY.has(event.type);
+
+/**
+ * useChat posts the chat's whole history each time (only the last message is read): the app's
+ * largest body limit, room for two tool results at the 100 KB response cap (http-client.ts) and the
+ * text around them; a longer chat sends only its last message (docs/conversations.md).
+ */
+const CHAT_BODY_LIMIT = 256 * 1024;
 
 /** `/api/org/agents/{id}/conversations`, `/api/org/conversations`: talking to an agent, and the transcripts. docs/conversations.md. */
 export function registerConversationRoutes(app: App, deps: { orgAuth: OrgAuth; conversations: ConversationsService }): void {
@@ -69,7 +80,7 @@ export function registerConversationRoutes(app: App, deps: { orgAuth: OrgAuth; c
         description:
           `One turn: the model answers, calling the agent's tools as it decides (each through the same path as POST /api/org/agents/{id}/tool-calls, in the call log with path \`conversation\`), ` +
           `until it answers in text or reaches the agent's \`maxToolRounds\`. Without \`Accept: text/event-stream\`: the turn's new messages. With it: Server-Sent Events ` +
-          '(`start`, `text-delta`, `tool-call-start`, `tool-call-end`, `error`, `finish`; docs/conversations.md). Every message is saved, failures and cancelled answers too. ' +
+          '(`start`, `text-delta`, `tool-call-start`, `tool-call-end`, `error`, `finish`; docs/conversations.md). For the AI SDK\'s `useChat`, POST /api/org/conversations/{id}/chat answers the same turn in its UI message stream protocol. Every message is saved, failures and cancelled answers too. ' +
           `${WHO} 400 VALIDATION_ERROR (content 1–${MAX_CONTENT_CHARS} characters); 404 NOT_FOUND; 409 CONFLICT (the agent has no model, the conversation has ${MAX_MESSAGES} messages, or is still answering the previous one); ` +
           '429 RATE_LIMIT_EXCEEDED when the organization\'s daily token budget is used up (`Retry-After`: seconds until 00:00 UTC; nothing saved); ' +
           '502 MODEL_PROVIDER_ERROR (the provider refused the key, failed or was unreachable), 503 MODEL_PROVIDER_RATE_LIMITED (with the provider\'s `Retry-After`), 504 MODEL_PROVIDER_TIMEOUT (MODEL_TIMEOUT_MS): with the provider\'s message, never its key.',
@@ -92,7 +103,7 @@ export function registerConversationRoutes(app: App, deps: { orgAuth: OrgAuth; c
         'x-accel-buffering': 'no',
       });
       const write = (event: TurnEvent) => {
-        if (!raw.writableEnded && !raw.destroyed) raw.write(sse(event));
+        if (inDefaultStream(event) && !raw.writableEnded && !raw.destroyed) raw.write(sse(event));
       };
       try {
         await turn.run({ stream: true, signal, emit: write });
@@ -104,6 +115,43 @@ export function registerConversationRoutes(app: App, deps: { orgAuth: OrgAuth; c
       } finally {
         done();
       }
+      raw.end();
+    });
+
+    r.post('/api/org/conversations/:id/chat', {
+      bodyLimit: CHAT_BODY_LIMIT,
+      schema: {
+        ...operatorRoute, operationId: 'chatConversation', summary: 'Send a message, answered as an AI SDK UI message stream (useChat)',
+        description:
+          'The same turn as POST /api/org/conversations/{id}/messages, for the AI SDK\'s `useChat`: the body is what its DefaultChatTransport posts (`{id, messages, trigger, messageId}`; the last message is the user\'s, its text parts are the content), ' +
+          'the answer is the UI message stream protocol (`x-vercel-ai-ui-message-stream: v1`): the turn\'s answers as one assistant message, each model request a step, each tool call a dynamic tool part with the endpoint\'s JSON as output, Switchboard\'s ids in the message metadata (docs/conversations.md). ' +
+          `${WHO} Refusals come before the stream, as JSON: 400 VALIDATION_ERROR (the last message is not the user's, has parts other than text, or 1–${MAX_CONTENT_CHARS} characters; \`trigger: regenerate-message\`); 404 NOT_FOUND; 409 CONFLICT (as for messages). ` +
+          'A provider failure is an `error` chunk with the provider\'s message, never its key.',
+        params: ConversationIdParams, body: ChatBody,
+        response: { 200: { description: 'The UI message stream.', content: { 'text/event-stream': { schema: UIMessageStream } } }, ...errorResponses(400, 401, 404, 409, 413, 415) },
+      },
+    }, async (request, reply) => {
+      const turn = await conversations.startTurn(orgOf(request), request.params.id, chatContent(request.body));
+      const { signal, done } = disconnectSignal(reply);
+      reply.hijack();
+      const raw = reply.raw;
+      raw.writeHead(200, uiMessageStreamHeaders);
+      const write = (text: string) => {
+        if (!raw.writableEnded && !raw.destroyed) raw.write(text);
+      };
+      const chunks = createUIMessageMapper();
+      const emit = (event: TurnEvent) => chunks.map(event).forEach((chunk) => write(sseChunk(chunk)));
+      try {
+        await turn.run({ stream: true, signal, emit });
+      } catch (error) {
+        request.log.error({ err: error }, 'conversation turn failed');
+        const failure = isAppError(error) ? error : new AppError('INTERNAL_ERROR', 'The answer could not be saved. Try again.');
+        emit({ type: 'error', code: failure.code, message: failure.message });
+      } finally {
+        done();
+      }
+      chunks.end().forEach((chunk) => write(sseChunk(chunk)));
+      write(SSE_DONE);
       raw.end();
     });
   });

@@ -85,3 +85,23 @@ export const TurnResult = named('ConversationTurn', Type.Object({
   usage: Usage,
 }));
 export type TurnResult = Static<typeof TurnResult>;
+
+/** One message as `useChat` sends it (a UIMessage); only the last one's text parts are read. */
+const ChatMessage = named('ChatUIMessage', Type.Object({
+  id: Type.Optional(Type.String()),
+  role: Type.Union([Type.Literal('system'), Type.Literal('user'), Type.Literal('assistant')]),
+  parts: Type.Array(Type.Object({ type: Type.String(), text: Type.Optional(MultilineText()) }, { additionalProperties: true })),
+}, { additionalProperties: true }));
+
+/** What the AI SDK's DefaultChatTransport posts: `{id, messages, trigger, messageId}`, with whatever its `body` option adds. */
+export const ChatBody = named('ConversationChatBody', Type.Object({
+  id: Type.Optional(Type.String({ description: 'useChat\'s chat id (not read: the conversation is the path\'s).' })),
+  messages: Type.Array(ChatMessage, { minItems: 1, examples: [[{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'What does a 2 kg parcel to Finland cost?' }] }]], description: 'The chat\'s messages; the last must be the user\'s, with text parts only (1–8000 characters in all). Switchboard keeps the history: the earlier ones are not read, a client may send only the last.' }),
+  trigger: Type.Optional(Type.Union([Type.Literal('submit-message'), Type.Literal('regenerate-message')], { description: '`regenerate-message` is refused (400): every answer stays in the conversation.' })),
+  messageId: Type.Optional(Type.String()),
+}, { additionalProperties: true }));
+export type ChatBody = Static<typeof ChatBody>;
+
+export const UIMessageStream = named('UIMessageStream', Type.String({
+  description: 'The AI SDK 6 UI message stream (header `x-vercel-ai-ui-message-stream: v1`): Server-Sent Events, each `data:` one UIMessageChunk as JSON (start, start-step, text-start, text-delta, text-end, tool-input-available, tool-output-available, tool-input-error, finish-step, message-metadata, error, finish), then `data: [DONE]`. docs/conversations.md lists when each is sent.',
+}));

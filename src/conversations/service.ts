@@ -21,7 +21,8 @@ import { MAX_MESSAGES, type ConversationCreated, type ConversationListQuery, typ
 /** What a streamed turn says as it goes (routes.ts writes each as a Server-Sent Event). */
 export type TurnEvent =
   | LoopEvent
-  | { type: 'start'; conversationId: string; message: ConversationMessage }
+  /** `answerId`: the id the turn's first assistant message is saved with (the UI message stream's message id). */
+  | { type: 'start'; conversationId: string; message: ConversationMessage; answerId: string }
   /** `retryAfter`: the provider's Retry-After with its 429 (the stream's status is already sent, so it travels here). */
   | { type: 'error'; code: string; message: string; retryAfter?: string }
   | ({ type: 'finish'; status: 'complete' | 'error' | 'cancelled' } & TurnResult);
@@ -130,7 +131,8 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
 
       async function run(options: { stream: boolean; signal: AbortSignal; emit?: (event: TurnEvent) => void }): Promise<TurnResult & { status: 'complete' | 'error' | 'cancelled'; failure?: AppError }> {
         const emit = options.emit ?? (() => {});
-        emit({ type: 'start', conversationId: id, message: presentMessage(userRow) });
+        const answerId = newId('msg');
+        emit({ type: 'start', conversationId: id, message: presentMessage(userRow), answerId });
         try {
           const outcome = await runLoop({
             model: modelClient.model(connection, agent.model.model),
@@ -145,7 +147,10 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
             emit,
           });
           const rows = [userRow];
-          const add = (fields: Partial<ConversationMessagesTable> & { role: string }) => rows.push(messageRow(id, conversation.message_count + rows.length, isoNow(clock), fields));
+          const add = (fields: Partial<ConversationMessagesTable> & { role: string }) => {
+            const first = fields.role === 'assistant' && !rows.some((row) => row.role === 'assistant');
+            rows.push(messageRow(id, conversation.message_count + rows.length, isoNow(clock), { ...(first ? { id: answerId } : {}), ...fields }));
+          };
           for (const step of outcome.steps) addStep(add, step);
           let failure: AppError | undefined;
           if (outcome.status === 'cancelled') {

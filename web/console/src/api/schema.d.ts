@@ -1228,9 +1228,29 @@ export interface paths {
         put?: never;
         /**
          * Send a message and get the agent's answer
-         * @description One turn: the model answers, calling the agent's tools as it decides (each through the same path as POST /api/org/agents/{id}/tool-calls, in the call log with path `conversation`), until it answers in text or reaches the agent's `maxToolRounds`. Without `Accept: text/event-stream`: the turn's new messages. With it: Server-Sent Events (`start`, `text-delta`, `tool-call-start`, `tool-call-end`, `error`, `finish`; docs/conversations.md). Every message is saved, failures and cancelled answers too. Needs an org API key or a session (an owner's or a member's). 400 VALIDATION_ERROR (content 1–8000 characters); 404 NOT_FOUND; 409 CONFLICT (the agent has no model, the conversation has 200 messages, or is still answering the previous one); 429 RATE_LIMIT_EXCEEDED when the organization's daily token budget is used up (`Retry-After`: seconds until 00:00 UTC; nothing saved); 502 MODEL_PROVIDER_ERROR (the provider refused the key, failed or was unreachable), 503 MODEL_PROVIDER_RATE_LIMITED (with the provider's `Retry-After`), 504 MODEL_PROVIDER_TIMEOUT (MODEL_TIMEOUT_MS): with the provider's message, never its key.
+         * @description One turn: the model answers, calling the agent's tools as it decides (each through the same path as POST /api/org/agents/{id}/tool-calls, in the call log with path `conversation`), until it answers in text or reaches the agent's `maxToolRounds`. Without `Accept: text/event-stream`: the turn's new messages. With it: Server-Sent Events (`start`, `text-delta`, `tool-call-start`, `tool-call-end`, `error`, `finish`; docs/conversations.md). For the AI SDK's `useChat`, POST /api/org/conversations/{id}/chat answers the same turn in its UI message stream protocol. Every message is saved, failures and cancelled answers too. Needs an org API key or a session (an owner's or a member's). 400 VALIDATION_ERROR (content 1–8000 characters); 404 NOT_FOUND; 409 CONFLICT (the agent has no model, the conversation has 200 messages, or is still answering the previous one); 429 RATE_LIMIT_EXCEEDED when the organization's daily token budget is used up (`Retry-After`: seconds until 00:00 UTC; nothing saved); 502 MODEL_PROVIDER_ERROR (the provider refused the key, failed or was unreachable), 503 MODEL_PROVIDER_RATE_LIMITED (with the provider's `Retry-After`), 504 MODEL_PROVIDER_TIMEOUT (MODEL_TIMEOUT_MS): with the provider's message, never its key.
          */
         post: operations["sendConversationMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org/conversations/{id}/chat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a message, answered as an AI SDK UI message stream (useChat)
+         * @description The same turn as POST /api/org/conversations/{id}/messages, for the AI SDK's `useChat`: the body is what its DefaultChatTransport posts (`{id, messages, trigger, messageId}`; the last message is the user's, its text parts are the content), the answer is the UI message stream protocol (`x-vercel-ai-ui-message-stream: v1`): the turn's answers as one assistant message, each model request a step, each tool call a dynamic tool part with the endpoint's JSON as output, Switchboard's ids in the message metadata (docs/conversations.md). Needs an org API key or a session (an owner's or a member's). Refusals come before the stream, as JSON: 400 VALIDATION_ERROR (the last message is not the user's, has parts other than text, or 1–8000 characters; `trigger: regenerate-message`); 404 NOT_FOUND; 409 CONFLICT (as for messages). A provider failure is an `error` chunk with the provider's message, never its key.
+         */
+        post: operations["chatConversation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1940,6 +1960,18 @@ export interface components {
             success: true;
             data: components["schemas"]["CatalogTool"];
         };
+        ChatUIMessage: {
+            id?: string;
+            role: "system" | "user" | "assistant";
+            parts: ({
+                type: string;
+                text?: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+        } & {
+            [key: string]: unknown;
+        };
         ConsentVersion: {
             /** @description "1", "2", …: what submissions carry as consentVersion. */
             version: string;
@@ -2053,6 +2085,31 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        ConversationChatBody: {
+            /** @description useChat's chat id (not read: the conversation is the path's). */
+            id?: string;
+            /**
+             * @description The chat's messages; the last must be the user's, with text parts only (1–8000 characters in all). Switchboard keeps the history: the earlier ones are not read, a client may send only the last.
+             * @example [
+             *       {
+             *         "id": "m1",
+             *         "role": "user",
+             *         "parts": [
+             *           {
+             *             "type": "text",
+             *             "text": "What does a 2 kg parcel to Finland cost?"
+             *           }
+             *         ]
+             *       }
+             *     ]
+             */
+            messages: components["schemas"]["ChatUIMessage"][];
+            /** @description `regenerate-message` is refused (400): every answer stays in the conversation. */
+            trigger?: "submit-message" | "regenerate-message";
+            messageId?: string;
+        } & {
+            [key: string]: unknown;
         };
         ConversationCreated: {
             /** @description `conv_…` */
@@ -3538,6 +3595,8 @@ export interface components {
             /** @description Parameters the model fills in; at most 64. */
             parameters?: components["schemas"]["ToolParameterInput"][];
         };
+        /** @description The AI SDK 6 UI message stream (header `x-vercel-ai-ui-message-stream: v1`): Server-Sent Events, each `data:` one UIMessageChunk as JSON (start, start-step, text-start, text-delta, text-end, tool-input-available, tool-output-available, tool-input-error, finish-step, message-metadata, error, finish), then `data: [DONE]`. docs/conversations.md lists when each is sent. */
+        UIMessageStream: string;
     };
     responses: {
         /** @description Something went wrong on our side; quote the requestId to support. */
@@ -8967,6 +9026,101 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+        };
+    };
+    chatConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The conversation id (`conv_…`).
+                 * @example conv_3kTMd92nqLx0aPz8Vb1c
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConversationChatBody"];
+            };
+        };
+        responses: {
+            /** @description The UI message stream. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["UIMessageStream"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Content-Type is not accepted. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listInstallations: {
