@@ -34,6 +34,48 @@ const sse = (event: TurnEvent) => `event: ${event.type}\ndata: ${JSON.stringify(
 const UI_STREAM_ONLY: ReadonlySet<TurnEvent['type']> = new Set(['step-start', 'step-finish', 'tool-call-refused']);
 const inDefaultStream = (event: TurnEvent) => !UI_STREAM_ONLY.has(event.type);
 
+const DEFAULT_STREAM_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-store', 'x-accel-buffering': 'no' };
+
+type Turn = Awaited<ReturnType<ConversationsService['startTurn']>>;
+
+/**
+ * Runs a started turn as a stream on the raw response, each event written as `encode` says and `closing` last.
+ * Writes are corked until the next tick: the pieces the model sends in one read (several text deltas, a
+ * call's end and the next step's start) leave in one socket write instead of one each. A turn that could not
+ * be saved (the database went away) is said in the stream, since the status is already sent.
+ */
+async function streamTurn(request: FastifyRequest, reply: FastifyReply, turn: Turn, headers: Record<string, string>, encode: (event: TurnEvent) => string, closing: () => string): Promise<void> {
+  const { signal, done } = disconnectSignal(reply);
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(200, headers);
+  let corked = false;
+  const write = (text: string) => {
+    if (text === '' || raw.writableEnded || raw.destroyed) return;
+    if (!corked) {
+      corked = true;
+      raw.cork();
+      process.nextTick(() => {
+        corked = false;
+        raw.uncork();
+      });
+    }
+    raw.write(text);
+  };
+  const emit = (event: TurnEvent) => write(encode(event));
+  try {
+    await turn.run({ stream: true, signal, emit });
+  } catch (error) {
+    request.log.error({ err: error }, 'conversation turn failed');
+    const failure = isAppError(error) ? error : new AppError('INTERNAL_ERROR', 'The answer could not be saved. Try again.');
+    emit({ type: 'error', code: failure.code, message: failure.message });
+  } finally {
+    done();
+  }
+  write(closing());
+  raw.end();
+}
+
 /**
  * useChat posts the chat's whole history each time (only the last message is read): the app's
  * largest body limit, room for two tool results at the 100 KB response cap (http-client.ts) and the
@@ -89,33 +131,13 @@ export function registerConversationRoutes(app: App, deps: { orgAuth: OrgAuth; c
       },
     }, async (request, reply) => {
       const turn = await conversations.startTurn(orgOf(request), request.params.id, request.body.content);
-      const { signal, done } = disconnectSignal(reply);
       if (!wantsEvents(request)) {
+        const { signal, done } = disconnectSignal(reply);
         const result = await turn.run({ stream: false, signal }).finally(done);
         if (result.failure) throw result.failure;
         return ok({ conversationId: result.conversationId, messages: result.messages, usage: result.usage });
       }
-      reply.hijack();
-      const raw = reply.raw;
-      raw.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache, no-store',
-        'x-accel-buffering': 'no',
-      });
-      const write = (event: TurnEvent) => {
-        if (inDefaultStream(event) && !raw.writableEnded && !raw.destroyed) raw.write(sse(event));
-      };
-      try {
-        await turn.run({ stream: true, signal, emit: write });
-      } catch (error) {
-        // The turn could not be saved (the database went away): said in the stream, since the status is sent.
-        request.log.error({ err: error }, 'conversation turn failed');
-        const failure = isAppError(error) ? error : new AppError('INTERNAL_ERROR', 'The answer could not be saved. Try again.');
-        write({ type: 'error', code: failure.code, message: failure.message });
-      } finally {
-        done();
-      }
-      raw.end();
+      await streamTurn(request, reply, turn, DEFAULT_STREAM_HEADERS, (event) => (inDefaultStream(event) ? sse(event) : ''), () => '');
     });
 
     r.post('/api/org/conversations/:id/chat', {
@@ -132,27 +154,8 @@ export function registerConversationRoutes(app: App, deps: { orgAuth: OrgAuth; c
       },
     }, async (request, reply) => {
       const turn = await conversations.startTurn(orgOf(request), request.params.id, chatContent(request.body));
-      const { signal, done } = disconnectSignal(reply);
-      reply.hijack();
-      const raw = reply.raw;
-      raw.writeHead(200, uiMessageStreamHeaders);
-      const write = (text: string) => {
-        if (!raw.writableEnded && !raw.destroyed) raw.write(text);
-      };
       const chunks = createUIMessageMapper();
-      const emit = (event: TurnEvent) => chunks.map(event).forEach((chunk) => write(sseChunk(chunk)));
-      try {
-        await turn.run({ stream: true, signal, emit });
-      } catch (error) {
-        request.log.error({ err: error }, 'conversation turn failed');
-        const failure = isAppError(error) ? error : new AppError('INTERNAL_ERROR', 'The answer could not be saved. Try again.');
-        emit({ type: 'error', code: failure.code, message: failure.message });
-      } finally {
-        done();
-      }
-      chunks.end().forEach((chunk) => write(sseChunk(chunk)));
-      write(SSE_DONE);
-      raw.end();
+      await streamTurn(request, reply, turn, uiMessageStreamHeaders, (event) => chunks.map(event).map(sseChunk).join(''), () => chunks.end().map(sseChunk).join('') + SSE_DONE);
     });
   });
 }
