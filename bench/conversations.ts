@@ -39,6 +39,8 @@ export async function benchConversations(options: { databaseUrl?: string } = {})
   const env: Record<string, string> = {
     DATA_DIR: dataDir, LOG_LEVEL: 'warn', NODE_ENV: 'development',
     TOOL_ALLOW_PRIVATE_ENDPOINTS: '1', TOOL_CA_FILE: certs.caFile, MODEL_ALLOW_PRIVATE_ENDPOINTS: '1',
+    // The 1,000 streams come from one address here, where a real node sees many: the per-address share (256) would close the rest.
+    HTTP_MAX_CONNECTIONS_PER_ADDRESS: String(Math.max(256, streams + 50)),
     ...(schema ? { DATABASE_URL: schema.url } : {}),
   };
   const accounts = seedAccounts(env);
