@@ -51,6 +51,9 @@ function materialize(target, make) {
   if (existsSync(target)) return;
   mkdirSync(CACHE, { recursive: true });
   const scratch = mkdtempSync(join(CACHE, 'tmp-'));
+  // fail() exits at once, skipping `finally`.
+  const cleanUp = () => rmSync(scratch, { recursive: true, force: true });
+  process.once('exit', cleanUp);
   try {
     make(scratch, join(scratch, 'out'));
     try {
@@ -60,7 +63,8 @@ function materialize(target, make) {
       if (!existsSync(target)) throw error;
     }
   } finally {
-    rmSync(scratch, { recursive: true, force: true });
+    process.off('exit', cleanUp);
+    cleanUp();
   }
 }
 
@@ -127,6 +131,8 @@ const child = spawn(command, args, {
   stdio: 'inherit',
   env: { ...env24, NODE_OPTIONS: `--import ${quote(preload)} ${process.env.NODE_OPTIONS ?? ''}`.trim() },
 });
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+// Ctrl-C reaches the child from the terminal; a SIGTERM sent to this process alone is passed on.
+process.on('SIGINT', () => {});
+process.on('SIGTERM', () => child.kill('SIGTERM'));
 child.on('error', (error) => fail(`${command}: ${error.message}`));
 child.on('exit', (code, signal) => process.exit(code ?? 128 + (signal ? constants.signals[signal] : 1)));
