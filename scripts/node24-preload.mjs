@@ -1,6 +1,7 @@
 // Imported into every process of a command run by scripts/node24.mjs (NODE_OPTIONS=--import), worker threads too.
 // node_modules' better-sqlite3 addon is built for Node 20's ABI, which Node 24 refuses: load the copy that
-// scripts/node24.mjs built for the running ABI in its place. Only that file, and only when such a copy exists.
+// scripts/node24.mjs built for the running ABI in its place. Only that file, and only when such a copy exists
+// (scripts/node24.mjs imports this file for CACHE and addonFile: under Node 20 no copy exists, nothing changes).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
