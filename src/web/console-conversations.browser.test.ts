@@ -131,7 +131,7 @@ describe.each(testDialects())('the console’s Playground and conversations in C
     const logLink = toolCall.getByRole('link', { name: 'In the call log' });
     const href = new URL((await logLink.getAttribute('href'))!, app);
     expect(href.pathname).toBe('/app/tool-calls');
-    expect(href.searchParams.get('agentId')).toBe(agentId);
+    expect(href.searchParams.get('conversationId')).toMatch(/^conv_/);
     // The finished answer is announced once, whole (not token by token).
     await announced(`The agent answered: ${ANSWER}`).waitFor();
     await playground().getByText('Tokens so far: 130 in · 21 out').waitFor();
@@ -145,10 +145,13 @@ describe.each(testDialects())('the console’s Playground and conversations in C
     expect(JSON.parse(endpoint.requests[0]!.body.toString('utf8'))).toMatchObject({ weightKg: 2, country: 'FI' });
     await visited(owner, 'playground (answered)', 'playground');
 
-    // The call log link lands on that agent's calls, where this one is.
+    // The call log link lands on that conversation's calls: this one, and a way back to its transcript.
     await logLink.click();
     await owner.waitForURL(/\/app\/tool-calls\?/);
-    await owner.getByRole('region', { name: 'Tool calls' }).getByRole('row').filter({ hasText: 'Conversation' }).getByText('Succeeded').waitFor();
+    const logRows = owner.getByRole('region', { name: 'Tool calls' }).getByRole('row');
+    await logRows.filter({ hasText: 'Conversation' }).getByText('Succeeded').waitFor();
+    expect(await logRows.count()).toBe(2);
+    expect(await owner.getByRole('link', { name: 'Open its transcript' }).getAttribute('href')).toBe(`/app/conversations/${href.searchParams.get('conversationId')}`);
     await owner.goBack();
     await settled(owner);
 

@@ -9,9 +9,11 @@ import './conversations.css';
  * saved statuses (`complete`, `cancelled`, `error`) the Playground's live messages are `streaming` (an
  * answer being written) or `running` (a tool call not ended yet).
  */
-export function MessageList({ messages, agentId, userLabel, label, showToolRequests = false }: {
+export function MessageList({ messages, agentId, conversationId, userLabel, label, showToolRequests = false }: {
   messages: ConversationMessage[];
   agentId: string;
+  /** The conversation's id once it has one: its tool calls link to its calls in the call log. */
+  conversationId: string | null;
   /** Who wrote the user's messages: "You" in the Playground, "User" in a transcript. */
   userLabel: string;
   label: string;
@@ -24,7 +26,7 @@ export function MessageList({ messages, agentId, userLabel, label, showToolReque
       {shown.map((message) => (
         <li key={message.id} className={`conv-msg conv-${message.role}`}>
           {message.role === 'tool' && message.toolCall ? (
-            <ToolCallView message={message} agentId={agentId} />
+            <ToolCallView message={message} agentId={agentId} conversationId={conversationId} />
           ) : message.role === 'user' ? (
             <>
               <p className="conv-who">{userLabel}</p>
@@ -68,7 +70,7 @@ function AssistantView({ message }: { message: ConversationMessage }) {
 const asJson = (value: unknown) => (value === undefined ? '' : JSON.stringify(value, null, 2));
 
 /** One tool call: its name, how it ended and how long it took, the arguments the model gave and the result it got back. */
-function ToolCallView({ message, agentId }: { message: ConversationMessage; agentId: string }) {
+function ToolCallView({ message, agentId, conversationId }: { message: ConversationMessage; agentId: string; conversationId: string | null }) {
   const call = message.toolCall!;
   const running = message.status === 'running';
   const stopped = message.status === 'cancelled';
@@ -84,7 +86,7 @@ function ToolCallView({ message, agentId }: { message: ConversationMessage; agen
         {call.callId ? (
           <span className="small">
             {' · '}
-            <Link to={callLogPath(agentId, message.createdAt)}>In the call log</Link> <code className="muted">{call.callId}</code>
+            <Link to={callLogPath(agentId, message.createdAt, conversationId)}>In the call log</Link> <code className="muted">{call.callId}</code>
           </span>
         ) : null}
       </p>

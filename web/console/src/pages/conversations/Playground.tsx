@@ -186,7 +186,7 @@ function Chat({ agent }: { agent: Agent }) {
     <>
       <p className="muted">Talk to “{agent.name}” as a customer would: it answers with its model, instructions and tools, and calls the tools for real.</p>
       {messages.length ? (
-        <MessageList messages={messages} agentId={agent.id} userLabel="You" label="Playground conversation" />
+        <MessageList messages={messages} agentId={agent.id} conversationId={conversationId} userLabel="You" label="Playground conversation" />
       ) : (
         <p className="muted">No messages yet. Ask something the agent should handle.</p>
       )}

@@ -39,6 +39,7 @@ describe('streamTurn', () => {
 describe('callLogPath', () => {
   it('opens the call log at the agent’s calls of that day', () => {
     const at = new Date(2026, 10, 26, 15, 30).toISOString();
-    expect(callLogPath('agt_1', at)).toBe('/tool-calls?agentId=agt_1&from=2026-11-26&to=2026-11-26');
+    expect(callLogPath('agt_1', at, null)).toBe('/tool-calls?agentId=agt_1&from=2026-11-26&to=2026-11-26');
+    expect(callLogPath('agt_1', at, 'conv_2')).toBe('/tool-calls?conversationId=conv_2');
   });
 });

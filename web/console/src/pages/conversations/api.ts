@@ -95,8 +95,12 @@ function localDay(iso: string): string {
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 }
 
-/** The call log, filtered to the agent and the day of the call: the log has no lookup by id, and a day of one agent's calls is short. */
-export function callLogPath(agentId: string, at: string): string {
+/**
+ * The call log, filtered to the conversation's calls; before the conversation has an id (a call streaming
+ * in its first turn), to the agent and the day of the call, where it is too.
+ */
+export function callLogPath(agentId: string, at: string, conversationId: string | null): string {
+  if (conversationId) return `/tool-calls?${new URLSearchParams({ conversationId }).toString()}`;
   const day = localDay(at);
   return `/tool-calls?${new URLSearchParams({ agentId, from: day, to: day }).toString()}`;
 }

@@ -247,7 +247,7 @@ function CredentialsCard({ installation }: { installation: Installation }) {
 }
 
 function RecentCalls({ installation, agents }: { installation: Installation; agents: Agent[] | undefined }) {
-  const filters = { agentId: '', toolId: installation.toolId, outcome: '', from: '', to: '' };
+  const filters = { agentId: '', toolId: installation.toolId, outcome: '', from: '', to: '', conversationId: '' };
   const calls = useQuery({ queryKey: [...toolKeys.calls(filters), 'recent'], queryFn: ({ signal }) => fetchCalls(filters, null, 10, signal) });
   const installations = useQuery({ queryKey: toolKeys.installations, queryFn: fetchInstallations });
   const items = calls.data?.items ?? [];

@@ -12,7 +12,7 @@ import { CallTable } from './CallTable';
 import './tools.css';
 import { DayRangeFields, OutcomeField } from './CallFilterFields';
 
-const EMPTY: CallFilters = { agentId: '', toolId: '', outcome: '', from: '', to: '' };
+const EMPTY: CallFilters = { agentId: '', toolId: '', outcome: '', from: '', to: '', conversationId: '' };
 
 /** The call log: every call the organization's agents made, newest first, filtered by agent, tool, outcome and days. */
 export default function ToolCallsPage() {
@@ -68,6 +68,11 @@ export default function ToolCallsPage() {
         <DayRangeFields draft={draft} setDraft={setDraft} error={error} />
         <FilterActions filtered={filtered} onClear={clear} submitLabel="Show calls" />
       </form>
+      {filters.conversationId ? (
+        <p>
+          The calls of one conversation. <Link to={`/conversations/${filters.conversationId}`}>Open its transcript</Link>
+        </p>
+      ) : null}
 
       {query.isPending ? (
         <Loading label="Loading calls…" />

@@ -21,6 +21,8 @@ export interface CallFilters {
   /** First and last day shown (`YYYY-MM-DD`, the browser's days, both included); empty: no bound. */
   from: string;
   to: string;
+  /** Only one conversation's calls (`conv_…`): set by the links of a conversation's tool calls, no input of its own. */
+  conversationId: string;
 }
 
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -35,7 +37,7 @@ export function localMidnight(day: string, offset = 0): string | undefined {
 
 /** The call log's query: days become times at the browser's midnight, the `to` day included (the API's `to` is exclusive). */
 export function callQuery(filters: CallFilters): Record<string, string | undefined> {
-  return { agentId: filters.agentId, toolId: filters.toolId, outcome: filters.outcome, from: localMidnight(filters.from), to: localMidnight(filters.to, 1) };
+  return { agentId: filters.agentId, toolId: filters.toolId, outcome: filters.outcome, from: localMidnight(filters.from), to: localMidnight(filters.to, 1), conversationId: filters.conversationId };
 }
 
 export const toolKeys = {

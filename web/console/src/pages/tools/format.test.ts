@@ -36,7 +36,7 @@ describe('tools formatting', () => {
 });
 
 describe('the call log query', () => {
-  const none = { agentId: '', toolId: '', outcome: '', from: '', to: '' };
+  const none = { agentId: '', toolId: '', outcome: '', from: '', to: '', conversationId: '' };
 
   it('turns days into local midnights, the last day included', () => {
     const query = callQuery({ ...none, from: '2026-11-01', to: '2026-11-03' });
@@ -47,6 +47,6 @@ describe('the call log query', () => {
   });
 
   it('leaves out days that are not set or not days, and passes the other filters on', () => {
-    expect(callQuery({ ...none, agentId: 'agt_1', outcome: 'OK', from: 'soon' })).toEqual({ agentId: 'agt_1', toolId: '', outcome: 'OK', from: undefined, to: undefined });
+    expect(callQuery({ ...none, agentId: 'agt_1', outcome: 'OK', from: 'soon' })).toEqual({ agentId: 'agt_1', toolId: '', outcome: 'OK', from: undefined, to: undefined, conversationId: '' });
   });
 });
