@@ -50,15 +50,17 @@ async function streamTurn(request: FastifyRequest, reply: FastifyReply, turn: Tu
   const raw = reply.raw;
   raw.writeHead(200, headers);
   let corked = false;
+  const uncork = () => {
+    if (!corked) return;
+    corked = false;
+    raw.uncork();
+  };
   const write = (text: string) => {
     if (text === '' || raw.writableEnded || raw.destroyed) return;
     if (!corked) {
       corked = true;
       raw.cork();
-      process.nextTick(() => {
-        corked = false;
-        raw.uncork();
-      });
+      process.nextTick(uncork);
     }
     raw.write(text);
   };
@@ -73,6 +75,8 @@ async function streamTurn(request: FastifyRequest, reply: FastifyReply, turn: Tu
     done();
   }
   write(closing());
+  // Uncorked before the end: on Node 24 an http response ended while corked dropped what was written in that tick.
+  uncork();
   raw.end();
 }
 
