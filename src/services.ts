@@ -52,6 +52,8 @@ import { rotateProviderKeys } from './models/rotation.js';
 import { createModelClient } from './conversations/model-client.js';
 import { createConversationsService } from './conversations/service.js';
 import { createMetrics, metricsServed } from './metrics/metrics.js';
+import { createDeliveryWorker, type DeliverySchedule } from './webhooks/delivery-worker.js';
+import { createWebhooksService, expiredDeliveryBodies } from './webhooks/service.js';
 
 /** `switchboard secrets rotate`: values re-sealed under SECRETS_KEY, and those no key opened (by record id and field). */
 export interface SecretsRotation {
@@ -84,6 +86,8 @@ export interface ServicesInfrastructure {
   background?: BackgroundQueue | undefined;
   /** Starts the expiry purger (db/expiry-purger.ts) on this schedule; absent, it is not started (the CLI, tests that purge by hand). */
   expiryPurge?: Partial<PurgeSchedule> | undefined;
+  /** Starts the webhook delivery worker (webhooks/delivery-worker.ts) on this schedule; absent, it is not started (the CLI, tests that deliver by hand). */
+  webhookDelivery?: Partial<DeliverySchedule> | undefined;
 }
 
 /**
@@ -252,10 +256,19 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     onOutcome: metrics.submission,
   });
 
+  // ── Webhooks ── Deliveries go through the tool calls' HTTP client (connect-time address policy, no redirects,
+  // TOOL_CALL_TIMEOUT_MS, 100 KB caps); URLs through the tool endpoints' save-time policy, TOOL_ALLOW_PRIVATE_ENDPOINTS
+  // included. The worker runs on every node that serves; close() stops it before the HTTP client closes.
+  // A claim holds a delivery past the longest attempt (the HTTP deadline) with room for recording it.
+  const webhookLeaseMs = config.toolCallTimeoutMs + 30_000;
+  const webhookWorker = createDeliveryWorker({ repo: repos.webhooks, http: toolHttp, keys, clock, log, mailer, leaseMs: webhookLeaseMs, schedule: infrastructure.webhookDelivery });
+  const webhooks = createWebhooksService({ repo: repos.webhooks, transact, keys, clock, endpointPolicy, worker: webhookWorker, leaseMs: webhookLeaseMs });
+  if (infrastructure.webhookDelivery) webhookWorker.start();
+
   // ── Expired rows ──
   // Every table with an expiry, or it grows forever (the token endpoint writes a row per request).
   // Runs on every node that serves; close() stops it before the database is closed.
-  const purges: ExpiryPurge[] = [expiredAccessTokens(repos.oauth), expiredIdempotencyKeys(repos.forms), ...expiredSessions(repos.sessions), ...expiredOperatorRows(repos.operators)];
+  const purges: ExpiryPurge[] = [expiredAccessTokens(repos.oauth), expiredIdempotencyKeys(repos.forms), ...expiredSessions(repos.sessions), ...expiredOperatorRows(repos.operators), expiredDeliveryBodies(repos.webhooks)];
   const purger = infrastructure.expiryPurge ? createExpiryPurger({ purges, clock, log, schedule: infrastructure.expiryPurge }) : undefined;
   purger?.start();
 
@@ -266,6 +279,8 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     if (ownMailer) ownMailer.close();
     await mcp.close();
     await callLog.close();
+    // Attempts in flight are recorded before the HTTP client and the database go.
+    await webhookWorker.stop();
     await toolHttp.close();
     await modelClient.close();
     await views.stop();
@@ -319,6 +334,8 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     views,
     forms,
     submit,
+    webhooks,
+    webhookWorker,
     purges,
     /** Ends what createServices opened, once, in the order above; the database stays open. */
     close: () => (closing ??= closeInOrder()),
