@@ -115,12 +115,20 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     }
     await repo.updateDelivery(delivery.id, changes);
     if (verdict.kind === 'succeeded') await repo.noteEndpointSuccess(delivery.endpoint_id);
-    else await noteFailure(delivery, at, changes.last_error ?? '');
+    else await noteFailure(delivery, at, changes.last_error ?? '', verdict.kind === 'retry' && changes.status === 'failed');
   }
 
-  async function noteFailure(delivery: ClaimedDelivery, at: string, lastError: string): Promise<void> {
+  /**
+   * The endpoint has failed for 24 h straight when its failure streak (no success since) is 24 h old, or
+   * when a delivery gave up after its 24 h of retries and the streak began when that delivery was queued
+   * (its first attempt may come a moment after it was queued, so within a minute).
+   */
+  async function noteFailure(delivery: ClaimedDelivery, at: string, lastError: string, gaveUp: boolean): Promise<void> {
     const since = await repo.noteEndpointFailure(delivery.endpoint_id, at);
-    if (since === undefined || Date.parse(at) - Date.parse(since) < RETRY_WINDOW_MS) return;
+    if (since === undefined) return;
+    const streakMs = Date.parse(at) - Date.parse(since);
+    const wholeWindow = gaveUp && Date.parse(since) <= Date.parse(delivery.created_at) + 60_000;
+    if (streakMs < RETRY_WINDOW_MS && !wholeWindow) return;
     const reason = `Every delivery failed for 24 hours (since ${since}). Last error: ${lastError}`;
     if (!(await repo.disableEndpoint(delivery.endpoint_id, reason, at))) return;
     log.warn({ webhookId: delivery.endpoint_id, orgId: delivery.org_id }, 'webhook endpoint disabled after 24 hours of failed deliveries');

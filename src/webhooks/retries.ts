@@ -48,9 +48,13 @@ export function backoffMs(attempts: number, random: () => number): number {
   return Math.round(ceiling * (0.5 + random() / 2));
 }
 
-/** When to try next, or undefined when that would be past the 24 h window (the delivery fails). */
+/**
+ * When to try next. A wait that would end past the 24 h window is cut to its end, so the last attempt is
+ * made 24 h after the delivery was queued; after that one, undefined (the delivery fails).
+ */
 export function nextAttemptAt(verdict: Extract<Verdict, { kind: 'retry' }>, attempts: number, createdAt: string, now: Date, random: () => number): Date | undefined {
   const wait = verdict.retryAfterMs ?? backoffMs(attempts, random);
-  const at = now.getTime() + wait;
-  return at > Date.parse(createdAt) + RETRY_WINDOW_MS ? undefined : new Date(at);
+  const deadline = Date.parse(createdAt) + RETRY_WINDOW_MS;
+  if (now.getTime() >= deadline) return undefined;
+  return new Date(Math.min(now.getTime() + wait, deadline));
 }
