@@ -54,6 +54,7 @@ import { createConversationsService } from './conversations/service.js';
 import { createMetrics, metricsServed } from './metrics/metrics.js';
 import { createDeliveryWorker, type DeliverySchedule } from './webhooks/delivery-worker.js';
 import { createWebhooksService, expiredDeliveryBodies } from './webhooks/service.js';
+import { rotateWebhookSecrets } from './webhooks/rotation.js';
 
 /** `switchboard secrets rotate`: values re-sealed under SECRETS_KEY, and those no key opened (by record id and field). */
 export interface SecretsRotation {
@@ -224,12 +225,15 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     rotate: async (): Promise<SecretsRotation> => {
       const tools: RotationResult = await rotateCredentials(repos.invocation, keys);
       const providers = await rotateProviderKeys(repos.models, keys);
+      // Webhook signing secrets too (`wh_…`, field signingSecret).
+      const hooks = await rotateWebhookSecrets(repos.webhooks, keys);
       return {
-        reencrypted: tools.reencrypted + providers.reencrypted,
+        reencrypted: tools.reencrypted + providers.reencrypted + hooks.reencrypted,
         keyId: tools.keyId,
         failed: [
           ...tools.failed.map((f) => ({ id: f.installationId, field: f.field, reason: f.reason })),
           ...providers.failed.map((f) => ({ id: f.providerId, field: 'apiKey', reason: f.reason })),
+          ...hooks.failed.map((f) => ({ id: f.webhookId, field: 'signingSecret', reason: f.reason })),
         ],
       };
     },

@@ -155,6 +155,13 @@ export function createWebhooksRepo(db: Kysely<DB>) {
       await db.insertInto('webhook_deliveries').values(delivery).execute();
     },
 
+    // ── `secrets rotate` ──
+    secretsNotUnder: (keyId: string, limit: number) =>
+      db.selectFrom('webhook_endpoints').select(['id', 'secret_sealed']).where('secret_key_id', '!=', keyId).orderBy('id').limit(limit).execute(),
+    /** Only if the stored value is still the one read: a secret rotated meanwhile stays as it was set. */
+    replaceSealedSecret: (id: string, sealed: string, keyId: string, previousSealed: string) =>
+      db.updateTable('webhook_endpoints').set({ secret_sealed: sealed, secret_key_id: keyId }).where('id', '=', id).where('secret_sealed', '=', previousSealed).execute(),
+
     /** Bodies older than `before` are forgotten, `limit` rows at a time; the rows stay (status, attempts). */
     forgetBodies: async (before: string, limit: number): Promise<number> => {
       const lock = postgres ? sql`for update skip locked` : sql``;
