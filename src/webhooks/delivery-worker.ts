@@ -16,7 +16,10 @@ export const RESPONSE_EXCERPT_BYTES = 4096;
 export interface DeliverySchedule {
   /** Between polls when the last one found nothing due. */
   pollMs: number;
-  /** Deliveries claimed per poll (each a different endpoint), sent at once. */
+  /**
+   * Deliveries in flight at once on this node (each to a different endpoint). A poll claims only what
+   * fits, and polls again as soon as an attempt ends, so one slow endpoint never holds up the others.
+   */
   batchSize: number;
 }
 
@@ -58,7 +61,6 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
   const random = deps.random ?? Math.random;
   const schedule = { ...DEFAULT_SCHEDULE, ...deps.schedule };
   let timer: NodeJS.Timeout | undefined;
-  let running: Promise<number> | undefined;
   let stopped = true;
 
   const leaseFrom = (now: Date) => new Date(now.getTime() + deps.leaseMs).toISOString();
@@ -158,24 +160,45 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     }
   }
 
-  async function deliverAll(ids: string[]): Promise<void> {
-    if (ids.length === 0) return;
+  const inFlight = new Set<Promise<void>>();
+
+  /** Starts an attempt of each claimed delivery, each tracked on its own: when one ends, its endpoint's next may go. */
+  async function startAll(ids: string[]): Promise<Promise<void>[]> {
+    if (ids.length === 0) return [];
     const claimed = await repo.loadClaimed(ids);
-    await Promise.all(claimed.map((delivery) => attempt(delivery).catch((error: unknown) => {
-      // The lease runs out and another poll takes it again.
-      log.error({ err: error, deliveryId: delivery.id }, 'webhook delivery could not be recorded');
-    })));
+    return claimed.map((delivery) => {
+      const running = attempt(delivery).catch((error: unknown) => {
+        // The lease runs out and another poll takes it again.
+        log.error({ err: error, deliveryId: delivery.id }, 'webhook delivery could not be recorded');
+      });
+      inFlight.add(running);
+      void running.finally(() => {
+        inFlight.delete(running);
+        wake();
+      });
+      return running;
+    });
   }
 
-  /** One poll: claims a batch of due deliveries and attempts them; resolves to how many were claimed. */
-  async function runOnce(): Promise<number> {
+  /** Claims what fits beside the attempts in flight and starts them; resolves to how many were claimed. */
+  async function poll(): Promise<number> {
+    const room = schedule.batchSize - inFlight.size;
+    if (room <= 0) return 0;
     const now = clock.now();
-    const ids = await repo.claimDue(now.toISOString(), leaseFrom(now), schedule.batchSize);
-    await deliverAll(ids);
+    const ids = await repo.claimDue(now.toISOString(), leaseFrom(now), room);
+    // Rows that cannot be read now are taken again when their lease runs out.
+    await startAll(ids).catch((error: unknown) => log.warn({ err: error }, 'claimed webhook deliveries could not be loaded; their lease will run out'));
     return ids.length;
   }
 
-  /** Polls until nothing is due (tests; a node polls on its timer). */
+  /** One poll, then waits for every attempt in flight (tests; a node polls on its timer). */
+  async function runOnce(): Promise<number> {
+    const claimed = await poll();
+    await Promise.all(inFlight);
+    return claimed;
+  }
+
+  /** Polls until nothing is due (tests). */
   async function runUntilIdle(maxRounds = 100): Promise<void> {
     for (let round = 0; round < maxRounds; round += 1) if ((await runOnce()) === 0) return;
   }
@@ -186,22 +209,37 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
    */
   async function deliverNow(id: string, options: { claimed?: boolean } = {}): Promise<void> {
     const now = clock.now();
-    if (options.claimed || (await repo.claimOne(id, now.toISOString(), leaseFrom(now)))) await deliverAll([id]);
+    if (options.claimed || (await repo.claimOne(id, now.toISOString(), leaseFrom(now)))) await Promise.all(await startAll([id]));
   }
 
+  // ── The timer of a serving node ──
+  let polling: Promise<unknown> | undefined;
+
   function schedulePoll(ms: number): void {
-    if (stopped) return;
+    if (stopped || polling) return;
+    clearTimeout(timer);
     timer = setTimeout(() => {
-      running = runOnce();
-      running.then(
-        (claimed) => schedulePoll(claimed === schedule.batchSize ? 0 : schedule.pollMs),
+      timer = undefined;
+      const current = poll();
+      polling = current;
+      current.then(
+        (claimed) => {
+          polling = undefined;
+          // Something was due: there may be more. Nothing: wait (an attempt that ends wakes it sooner).
+          schedulePoll(claimed > 0 ? 0 : schedule.pollMs);
+        },
         (error: unknown) => {
+          polling = undefined;
           log.warn({ err: error }, 'webhook delivery poll failed; trying again');
           schedulePoll(schedule.pollMs);
         },
       );
     }, ms);
     timer.unref();
+  }
+
+  function wake(): void {
+    if (!stopped && !polling) schedulePoll(0);
   }
 
   return {
@@ -218,7 +256,8 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     async stop(): Promise<void> {
       stopped = true;
       clearTimeout(timer);
-      await running?.catch(() => undefined);
+      await polling?.catch(() => undefined);
+      await Promise.all(inFlight);
     },
   };
 }

@@ -74,6 +74,35 @@ describe.each(testDialects())('webhook worker lifecycle on %s', (dialect) => {
     expect(receiver.requests).toHaveLength(1);
   });
 
+  it('on its timer, keeps delivering to a fast endpoint while a slow one\'s attempt is in flight, without waiting for the next poll', async () => {
+    const setup = await node({ SECRETS_KEY: OLD_KEY });
+    const fresh = await createOrgWithKey(database, clock);
+    for (const path of ['/slow', '/fast']) await setup.webhooks.create(fresh.orgId, { url: receiver.url(path), events: ['submission.created'] });
+    const done: string[] = [];
+    receiver.respond((request, response) => {
+      const finish = () => {
+        done.push(`${request.path} ${JSON.parse(request.body.toString()).data.n}`);
+        response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      };
+      if (request.path === '/slow') setTimeout(finish, 1500);
+      else finish();
+    });
+    const transact = transactOn(database.db);
+    for (let n = 1; n <= 3; n += 1) {
+      clock.advance(1);
+      await transact((repos) => recordWebhookEvent(repos, { orgId: fresh.orgId, type: 'submission.created', data: { n } }, clock.now().toISOString()));
+    }
+    // Polls at start, then every minute: only an attempt that ends can start the next one this soon.
+    const serving = await node({ SECRETS_KEY: OLD_KEY }, { pollMs: 60_000 });
+    for (let waited = 0; done.length < 6 && waited < 15_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    await serving.close();
+    expect(done.slice(0, 3)).toEqual(['/fast 1', '/fast 2', '/fast 3']);
+    expect(done.slice(3)).toEqual(['/slow 1', '/slow 2', '/slow 3']);
+    receiver.respond((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+
   it('secrets rotate re-seals signing secrets under the new key; deliveries are still signed with the same secret', async () => {
     const hook = await (await node({ SECRETS_KEY: OLD_KEY })).webhooks.create(org.orgId, { url: receiver.url('/rotated'), events: ['opportunity.created'] });
     const result = await (await node({ SECRETS_KEY: NEW_KEY, SECRETS_KEY_PREVIOUS: OLD_KEY })).credentialRotation.rotate();
