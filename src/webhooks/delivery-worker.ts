@@ -46,8 +46,13 @@ function reworded(message: string): string {
   return message.replace(/The tool's endpoint/g, 'The endpoint').replace(/the tool's endpoint/g, 'the endpoint').replace('Tools can only call public internet addresses', 'Webhooks can only reach public internet addresses');
 }
 
+/**
+ * The start of an answer as text: bytes that are not UTF-8 become U+FFFD, and so does NUL, which a
+ * PostgreSQL text column refuses (the attempt could then never be recorded, and would be sent again).
+ */
 function excerpt(body: Buffer): string {
-  return body.subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8');
+  // eslint-disable-next-line no-control-regex
+  return body.subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8').replace(/\u0000/g, '\uFFFD');
 }
 
 /**

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { verifySignature } from '../invocation/signing.js';
 import { transactOn } from '../repos.js';
 import { testDialects } from '../../test/support/context.js';
-import { delayed, json, redirect, startHttpsEndpoint, type HttpsEndpoint, type RecordedRequest } from '../../test/support/https-endpoint.js';
+import { delayed, json, raw, redirect, startHttpsEndpoint, type HttpsEndpoint, type RecordedRequest } from '../../test/support/https-endpoint.js';
 import { toolHostResolver } from '../../test/support/invocation-factories.js';
 import { createOrgWithKey, orgCaller, type OrgWithKey } from '../../test/support/org-factories.js';
 import { createWebhookTestContext, type WebhookTestContext } from '../../test/support/webhook-context.js';
@@ -158,11 +158,14 @@ describe.each(testDialects())('webhook delivery on %s', (dialect) => {
 
   it('fails at once on a 400 (and any 4xx but 408 and 429): no retry', async () => {
     const hook = await webhook();
-    receiver.respond(json(400, { error: 'unknown event' }));
+    // Whatever bytes it answers (NUL, not UTF-8, more than 4 KB), the log keeps text a database stores.
+    receiver.respond(raw(400, Buffer.concat([Buffer.from('bad\u0000request '), Buffer.from([0xff]), Buffer.alloc(5000, 0x61)]), 'text/plain'));
     await produce('contact.created', { contactId: 'ct_4' });
     await worker().runOnce();
     const [row] = await deliveries(hook.id);
     expect(row).toMatchObject({ status: 'failed', attempts: 1, last_status: 400, next_attempt_at: null, last_error: 'The endpoint answered 400.' });
+    expect(row!.response_body!.startsWith('bad\uFFFDrequest \uFFFDaaa')).toBe(true);
+    expect(Buffer.byteLength(row!.response_body!)).toBeLessThanOrEqual(4096 + 4);
     t.clock.advance(RETRY_WINDOW_MS);
     await worker().runUntilIdle();
     // (Other tests' deliveries still pending may come due meanwhile: count this one's.)
