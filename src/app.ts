@@ -42,6 +42,8 @@ import { registerAssetRoutes } from './forms/asset-routes.js';
 import { createWebAssets, type WebAssets } from './forms/web-assets.js';
 import { registerInvocationRoutes } from './invocation/routes.js';
 import { registerModelRoutes } from './models/routes.js';
+import { registerWebhookRoutes } from './webhooks/routes.js';
+import type { DeliverySchedule } from './webhooks/delivery-worker.js';
 import { registerConversationRoutes } from './conversations/routes.js';
 import { registerDeveloperCallRoutes } from './invocation/developer-routes.js';
 import { registerMcpRoutes } from './mcp/routes.js';
@@ -64,6 +66,8 @@ export interface AppDeps {
   consoleFiles?: ConsoleFiles;
   /** When expired rows are purged (db/expiry-purger.ts); `false` leaves it to the caller (tests that purge by hand). */
   expiryPurge?: Partial<PurgeSchedule> | false;
+  /** The webhook delivery worker's polling (webhooks/delivery-worker.ts); `false` leaves it to the caller (tests that deliver by hand). */
+  webhookDelivery?: Partial<DeliverySchedule> | false;
   /** Work done after the answer (password-reset lookups and emails); tests pass theirs to wait for it. Drained on close either way. */
   background?: BackgroundQueue;
   /**
@@ -151,6 +155,8 @@ async function createOwnServices(app: App, deps: AppDeps): Promise<Services> {
     background: deps.background,
     // Every node that serves purges; tests that purge by hand say false.
     expiryPurge: deps.expiryPurge === false ? undefined : (deps.expiryPurge ?? {}),
+    // Every node that serves delivers webhooks; tests that deliver by hand say false.
+    webhookDelivery: deps.webhookDelivery === false ? undefined : (deps.webhookDelivery ?? {}),
   });
   app.addHook('onClose', services.close);
   return services;
@@ -176,6 +182,7 @@ function registerRoutes(app: App, services: Services, deps: Pick<AppDeps, 'webAs
   registerCrmSettingsRoutes(app, { orgAuth, customFields: services.customFields, pipelines: services.pipelines });
   registerCrmRecordRoutes(app, { orgAuth, contacts: services.contacts, opportunities: services.opportunities });
   registerModelRoutes(app, { orgAuth, models: services.models });
+  registerWebhookRoutes(app, { orgAuth, webhooks: services.webhooks });
   registerConversationRoutes(app, { orgAuth, conversations: services.conversations });
   registerInvocationRoutes(app, { orgAuth, installations: services.installations, invoker: services.invoker, calls: services.calls });
   registerDeveloperCallRoutes(app, { developerAuth, developerCalls: services.developerCalls, tester: services.tester });

@@ -18,6 +18,7 @@ import { createOperatorsRepo, type OperatorsRepo } from './operators/repo.js';
 import { createOrgsRepo, type OrgsRepo } from './orgs/repo.js';
 import { createSessionsRepo, type SessionsRepo } from './sessions/repo.js';
 import { createToolsRepo, type ToolsRepo } from './tools/repo.js';
+import { createWebhooksRepo, type WebhooksRepo } from './webhooks/repo.js';
 
 /**
  * Every feature's repo over one database handle: the pool (what services use outside
@@ -44,6 +45,7 @@ export class Repos {
   #invocation?: InvocationRepo;
   #models?: ModelsRepo;
   #conversations?: ConversationsRepo;
+  #webhooks?: WebhooksRepo;
 
   constructor(private readonly db: Kysely<DB>) {}
 
@@ -64,6 +66,7 @@ export class Repos {
   get invocation(): InvocationRepo { return (this.#invocation ??= createInvocationRepo(this.db)); }
   get models(): ModelsRepo { return (this.#models ??= createModelsRepo(this.db)); }
   get conversations(): ConversationsRepo { return (this.#conversations ??= createConversationsRepo(this.db)); }
+  get webhooks(): WebhooksRepo { return (this.#webhooks ??= createWebhooksRepo(this.db)); }
 }
 
 /** Units of work each in a transaction of its own, handed every repo bound to it. */

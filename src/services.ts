@@ -52,6 +52,9 @@ import { rotateProviderKeys } from './models/rotation.js';
 import { createModelClient } from './conversations/model-client.js';
 import { createConversationsService } from './conversations/service.js';
 import { createMetrics, metricsServed } from './metrics/metrics.js';
+import { createDeliveryWorker, type DeliverySchedule } from './webhooks/delivery-worker.js';
+import { createWebhooksService, expiredDeliveryBodies } from './webhooks/service.js';
+import { rotateWebhookSecrets } from './webhooks/rotation.js';
 
 /** `switchboard secrets rotate`: values re-sealed under SECRETS_KEY, and those no key opened (by record id and field). */
 export interface SecretsRotation {
@@ -84,12 +87,14 @@ export interface ServicesInfrastructure {
   background?: BackgroundQueue | undefined;
   /** Starts the expiry purger (db/expiry-purger.ts) on this schedule; absent, it is not started (the CLI, tests that purge by hand). */
   expiryPurge?: Partial<PurgeSchedule> | undefined;
+  /** Starts the webhook delivery worker (webhooks/delivery-worker.ts) on this schedule; absent, it is not started (the CLI, tests that deliver by hand). */
+  webhookDelivery?: Partial<DeliverySchedule> | undefined;
 }
 
 /**
  * Every repo and service, built once from the configuration and the infrastructure: the one
  * wiring the HTTP app (app.ts registers routes over it), the CLI, the demo and the tests share.
- * `close()` ends what it opened, in order: background work, the mailer, MCP, the call log, the
+ * `close()` ends what it opened, in order: background work, the mailer, MCP, the call log, the webhook worker, the
  * tool HTTP client, form views, the purger, then Redis. The database stays the caller's.
  */
 export async function createServices(config: Config, infrastructure: ServicesInfrastructure) {
@@ -220,12 +225,15 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     rotate: async (): Promise<SecretsRotation> => {
       const tools: RotationResult = await rotateCredentials(repos.invocation, keys);
       const providers = await rotateProviderKeys(repos.models, keys);
+      // Webhook signing secrets too (`wh_…`, field signingSecret).
+      const hooks = await rotateWebhookSecrets(repos.webhooks, keys);
       return {
-        reencrypted: tools.reencrypted + providers.reencrypted,
+        reencrypted: tools.reencrypted + providers.reencrypted + hooks.reencrypted,
         keyId: tools.keyId,
         failed: [
           ...tools.failed.map((f) => ({ id: f.installationId, field: f.field, reason: f.reason })),
           ...providers.failed.map((f) => ({ id: f.providerId, field: 'apiKey', reason: f.reason })),
+          ...hooks.failed.map((f) => ({ id: f.webhookId, field: 'signingSecret', reason: f.reason })),
         ],
       };
     },
@@ -252,10 +260,19 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     onOutcome: metrics.submission,
   });
 
+  // ── Webhooks ── Deliveries go through the tool calls' HTTP client (connect-time address policy, no redirects,
+  // TOOL_CALL_TIMEOUT_MS, 100 KB caps); URLs through the tool endpoints' save-time policy, TOOL_ALLOW_PRIVATE_ENDPOINTS
+  // included. The worker runs on every node that serves; close() stops it before the HTTP client closes.
+  // A claim holds a delivery past the longest attempt (the HTTP deadline) with room for recording it.
+  const webhookLeaseMs = config.toolCallTimeoutMs + 30_000;
+  const webhookWorker = createDeliveryWorker({ repo: repos.webhooks, http: toolHttp, keys, clock, log, mailer, leaseMs: webhookLeaseMs, schedule: infrastructure.webhookDelivery });
+  const webhooks = createWebhooksService({ repo: repos.webhooks, transact, keys, clock, endpointPolicy, worker: webhookWorker, leaseMs: webhookLeaseMs });
+  if (infrastructure.webhookDelivery) webhookWorker.start();
+
   // ── Expired rows ──
   // Every table with an expiry, or it grows forever (the token endpoint writes a row per request).
   // Runs on every node that serves; close() stops it before the database is closed.
-  const purges: ExpiryPurge[] = [expiredAccessTokens(repos.oauth), expiredIdempotencyKeys(repos.forms), ...expiredSessions(repos.sessions), ...expiredOperatorRows(repos.operators)];
+  const purges: ExpiryPurge[] = [expiredAccessTokens(repos.oauth), expiredIdempotencyKeys(repos.forms), ...expiredSessions(repos.sessions), ...expiredOperatorRows(repos.operators), expiredDeliveryBodies(repos.webhooks)];
   const purger = infrastructure.expiryPurge ? createExpiryPurger({ purges, clock, log, schedule: infrastructure.expiryPurge }) : undefined;
   purger?.start();
 
@@ -266,6 +283,8 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     if (ownMailer) ownMailer.close();
     await mcp.close();
     await callLog.close();
+    // Attempts in flight are recorded before the HTTP client and the database go.
+    await webhookWorker.stop();
     await toolHttp.close();
     await modelClient.close();
     await views.stop();
@@ -319,6 +338,8 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     views,
     forms,
     submit,
+    webhooks,
+    webhookWorker,
     purges,
     /** Ends what createServices opened, once, in the order above; the database stays open. */
     close: () => (closing ??= closeInOrder()),

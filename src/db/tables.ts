@@ -463,6 +463,63 @@ export interface ModelProvidersTable {
   updated_at: string;
 }
 
+// ── Webhooks ──────────────────────────────────────────────────────────────────
+
+export interface WebhookEndpointsTable {
+  id: string;
+  org_id: string;
+  /** https://, checked by the tool endpoints' save-time policy; every address checked again at connect time. */
+  url: string;
+  /** The subscribed event types, a JSON array as text. */
+  events: string;
+  description: string | null;
+  /** lib/secrets.ts sealed `whsec_…` (AAD `<endpoint id>:signingSecret`). */
+  secret_sealed: string;
+  secret_key_id: string;
+  /** 1 or 0. */
+  enabled: number;
+  /** Why the service disabled it (24 h of failed deliveries); null when enabled or disabled by an operator. */
+  disabled_reason: string | null;
+  /** The first failed attempt since the last success; null while deliveries succeed. */
+  failing_since: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookEventsTable {
+  id: string;
+  org_id: string;
+  type: string;
+  /** The event's `data`, JSON text. */
+  payload: string;
+  created_at: string;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  org_id: string;
+  endpoint_id: string;
+  event_id: string;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  /** When the worker may take it (pending only); null once it is settled. */
+  next_attempt_at: string | null;
+  /** A worker holds it until then (its attempt in flight); a lease that ran out is free again. */
+  locked_until: string | null;
+  last_status: number | null;
+  last_duration_ms: number | null;
+  last_error: string | null;
+  /** The exact body last sent; nulled after 7 days. */
+  request_body: string | null;
+  /** The start of the last answer (at most 4 KB); nulled after 7 days. */
+  response_body: string | null;
+  created_at: string;
+  updated_at: string;
+  delivered_at: string | null;
+}
+
 export interface DB {
   developers: DevelopersTable;
   apps: AppsTable;
@@ -496,4 +553,7 @@ export interface DB {
   conversations: ConversationsTable;
   conversation_messages: ConversationMessagesTable;
   conversation_token_usage: ConversationTokenUsageTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

@@ -143,6 +143,9 @@ describe.each(testDialects())('bad text on every operation (%s)', (dialect) => {
     ids.frm = form.id;
     ids.slug = form.slug;
     ids.mp = (await call('POST', '/api/org/model-providers', { name: 'OpenAI', kind: 'openai', apiKey: 'sk-bad-input' })).id as string;
+    // A host that does not resolve: its test pings never connect anywhere.
+    ids.wh = (await call('POST', '/api/org/webhooks', { url: 'https://hooks.unresolvable.test/in', events: ['contact.created'] })).id as string;
+    ids.whd = (await call('POST', `/api/org/webhooks/${ids.wh}/test`, {})).id as string;
     const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as Json;
     // Shared schemas are components the operations refer to: read each operation with its $refs resolved.
     operations = operationsOf({ paths: dereference(document, document.paths) } as Json);

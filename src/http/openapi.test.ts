@@ -19,9 +19,10 @@ import { named, nameOf } from './schema-name.js';
  * page added the revisions list (1.8 KB of path, 1.9 KB of ToolRevision and its page) and the call list's filters
  * and the stats' outcomes (about 1 KB). 254 KB once model providers added five operations and the agent its
  * model (7.0 KB of paths, 5.1 KB of schemas). 267 KB once conversations added four operations (7.0 KB of paths,
- * 5.5 KB of schemas: the transcript's messages and tool calls).
+ * 5.5 KB of schemas: the transcript's messages and tool calls). 290 KB (289,679 bytes) once webhooks added nine
+ * operations (/api/org/webhooks…: endpoints, secret rotation, test ping, delivery log, redeliver).
  */
-const SIZE_BUDGET_BYTES = 275_000;
+const SIZE_BUDGET_BYTES = 300_000;
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 interface Operation {

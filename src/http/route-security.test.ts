@@ -106,6 +106,14 @@ const OWNED_RESOURCES: Record<string, Factory> = {
     if (set.statusCode !== 200) throw new Error(`PATCH /api/org/agents/${agt}: ${set.statusCode} ${set.body}`);
     return { agt, conv: (await created(t, owner, `/api/org/agents/${agt}/conversations`, {})).id };
   },
+  // A host that does not resolve: saved (it may not be deployed yet), and a ping to it never connects anywhere.
+  wh: async (t, owner) => ({ wh: (await created(t, owner, '/api/org/webhooks', { url: 'https://hooks.unresolvable.test/in', events: ['contact.created'] })).id }),
+  whd: async (t, owner) => {
+    const wh = (await created(t, owner, '/api/org/webhooks', { url: 'https://hooks.unresolvable.test/in', events: ['contact.created'] })).id;
+    const ping = await t.app.inject({ method: 'POST', url: `/api/org/webhooks/${wh}/test`, headers: owner.org.auth });
+    if (ping.statusCode !== 200) throw new Error(`POST /api/org/webhooks/${wh}/test: ${ping.statusCode} ${ping.body}`);
+    return { wh, whd: (ping.json() as { data: { id: string } }).data.id };
+  },
   // A new app each time (made as the portal makes one), so no refused call can touch the app whose tokens the file uses.
   app: async (t, owner) => {
     const res = await t.app.inject({ method: 'POST', url: '/api/dev/apps', headers: owner.developerSession.auth, payload: { name: 'Owned', scopes: ['tools:read'] } });

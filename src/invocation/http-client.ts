@@ -87,8 +87,23 @@ export type ToolHttpFailure = Measured & { ok: false } & ToolHttpFailureReason;
 
 export type ToolHttpOutcome = ToolHttpSuccess | ToolHttpFailure;
 
+/**
+ * What `post` answers: any HTTP status as it came (the caller judges it), with the Retry-After header
+ * and the body's first bytes; or the same typed failure `send` gives when no answer came (blocked,
+ * timeout, unreachable) or nothing could be sent. Webhook deliveries use it (src/webhooks).
+ */
+export type RawHttpOutcome = Measured & (
+  | { ok: true; status: number; retryAfter: string | undefined; body: Buffer; complete: boolean }
+  | ({ ok: false } & ToolHttpFailureReason)
+);
+
 export interface ToolHttpClient {
   send(request: ToolHttpRequest): Promise<ToolHttpOutcome>;
+  /**
+   * The same request through the same pool, address checks, deadline and caps, but the answer is not
+   * judged as a tool's: no JSON required, a 3xx is returned as it is (still never followed).
+   */
+  post(request: ToolHttpRequest): Promise<RawHttpOutcome>;
   /** Closes pooled connections once in-flight calls finish. */
   close(): Promise<void>;
 }
@@ -262,7 +277,7 @@ type ReadResult = { complete: true; bytes: Buffer } | { complete: false; bytesRe
 
 /** What came back from the endpoint, read at most to the cap; or the transport error that ended the exchange. */
 type Exchange =
-  | { ok: true; status: number; contentType: string | string[] | undefined; declaredLength: number; read: ReadResult }
+  | { ok: true; status: number; contentType: string | string[] | undefined; retryAfter: string | undefined; declaredLength: number; read: ReadResult }
   | { ok: false; error: unknown; deadlinePassed: boolean };
 
 /** Why the client ended an exchange itself (undici reports it to onResponseError, after the exchange has settled). */
@@ -282,6 +297,7 @@ function exchange(agent: Agent, options: Dispatcher.DispatchOptions, limits: { c
     let settled = false;
     let status = 0;
     let contentType: string | string[] | undefined;
+    let retryAfter: string | undefined;
     let declaredLength = Number.NaN;
     const chunks: Buffer[] = [];
     let size = 0;
@@ -294,7 +310,7 @@ function exchange(agent: Agent, options: Dispatcher.DispatchOptions, limits: { c
     };
     /** Ends the exchange with what was read so far, discarding the rest of the response. */
     const stopReading = (read: ReadResult) => {
-      settle({ ok: true, status, contentType, declaredLength, read });
+      settle({ ok: true, status, contentType, retryAfter, declaredLength, read });
       controller?.abort(new ExchangeEnded('response over the cap'));
     };
     const timer = setTimeout(() => {
@@ -313,6 +329,8 @@ function exchange(agent: Agent, options: Dispatcher.DispatchOptions, limits: { c
           if (statusCode < 200) return; // 1xx: the final response follows
           status = statusCode;
           contentType = headers['content-type'];
+          const retry = headers['retry-after'];
+          retryAfter = Array.isArray(retry) ? retry[0] : retry;
           declaredLength = Number(headers['content-length']);
           // Known to be too large: do not read it at all.
           if (Number.isFinite(declaredLength) && declaredLength > limits.cap) stopReading({ complete: false, bytesRead: 0 });
@@ -324,7 +342,7 @@ function exchange(agent: Agent, options: Dispatcher.DispatchOptions, limits: { c
           else chunks.push(chunk);
         },
         onResponseEnd() {
-          settle({ ok: true, status, contentType, declaredLength, read: { complete: true, bytes: Buffer.concat(chunks, size) } });
+          settle({ ok: true, status, contentType, retryAfter, declaredLength, read: { complete: true, bytes: Buffer.concat(chunks, size) } });
         },
         onResponseError(_controller, error) {
           settle({ ok: false, error, deadlinePassed: false });
@@ -439,35 +457,31 @@ export function createToolHttpClient(options: ToolHttpClientOptions): ToolHttpCl
     bodyTimeout: callTimeoutMs,
   });
 
-  async function send(request: ToolHttpRequest): Promise<ToolHttpOutcome> {
-    const started = performance.now();
-    const requestBytes = request.body.length;
-    let responseBytes = 0;
-    const measured = (): Measured => ({ durationMs: Math.round(performance.now() - started), requestBytes, responseBytes });
-    const finish = (reason: ToolHttpFailureReason): ToolHttpFailure => ({ ok: false, ...reason, ...measured() });
-
+  /** The checks made before anything is sent, then the exchange: shared by `send` and `post`. */
+  async function dispatch(request: ToolHttpRequest): Promise<{ ok: false; reason: ToolHttpFailureReason } | { ok: true; exchanged: Extract<Exchange, { ok: true }> }> {
+    const fail = (reason: ToolHttpFailureReason) => ({ ok: false as const, reason });
     let url: URL;
     try {
       url = new URL(request.url);
     } catch {
-      return finish({ code: 'TOOL_UNREACHABLE', message: "The tool's endpoint is not a valid URL. No request was sent." });
+      return fail({ code: 'TOOL_UNREACHABLE', message: "The tool's endpoint is not a valid URL. No request was sent." });
     }
     if (url.protocol !== 'https:') {
-      return finish({ code: 'TOOL_BLOCKED', message: `The tool's endpoint must use https:// (it uses ${url.protocol}//). No request was sent.` });
+      return fail({ code: 'TOOL_BLOCKED', message: `The tool's endpoint must use https:// (it uses ${url.protocol}//). No request was sent.` });
     }
     const blocked = checkLiteralHost(url.hostname, allowPrivate);
-    if (blocked) return finish({ code: 'TOOL_BLOCKED', message: blocked.message, address: blocked.verdict.address });
+    if (blocked) return fail({ code: 'TOOL_BLOCKED', message: blocked.message, address: blocked.verdict.address });
     const badHeader = unsendableHeader(request.headers ?? {});
     if (badHeader !== undefined) {
-      return finish({
+      return fail({
         code: 'TOOL_CREDENTIALS_MISSING',
         message: `The credentials for this tool cannot be sent: the ${JSON.stringify(badHeader)} header would contain a line break or other character not allowed in HTTP headers. Enter the credentials again. No request was sent.`,
       });
     }
-    if (requestBytes > maxRequestBytes) {
-      return finish({
+    if (request.body.length > maxRequestBytes) {
+      return fail({
         code: 'INVALID_ARGUMENTS',
-        message: `The arguments make a request body of ${requestBytes} bytes; the limit is ${sizeText(maxRequestBytes)}. Send shorter values. No request was sent.`,
+        message: `The arguments make a request body of ${request.body.length} bytes; the limit is ${sizeText(maxRequestBytes)}. Send shorter values. No request was sent.`,
       });
     }
 
@@ -479,8 +493,30 @@ export function createToolHttpClient(options: ToolHttpClientOptions): ToolHttpCl
       headers: buildRequestHeaders(options.userAgent, request.headers),
       body: request.body,
     }, { cap: maxResponseBytes, deadlineMs: callTimeoutMs });
-    if (!result.ok) return finish(transportFailure(result.error, { host, connectTimeoutMs, callTimeoutMs, deadlinePassed: result.deadlinePassed }));
+    if (!result.ok) return fail(transportFailure(result.error, { host, connectTimeoutMs, callTimeoutMs, deadlinePassed: result.deadlinePassed }));
+    return { ok: true, exchanged: result };
+  }
 
+  async function post(request: ToolHttpRequest): Promise<RawHttpOutcome> {
+    const started = performance.now();
+    const outcome = await dispatch(request);
+    const durationMs = Math.round(performance.now() - started);
+    if (!outcome.ok) return { ok: false, ...outcome.reason, durationMs, requestBytes: request.body.length, responseBytes: 0 };
+    const { status, retryAfter, read } = outcome.exchanged;
+    const body = read.complete ? read.bytes : Buffer.alloc(0);
+    return { ok: true, status, retryAfter, body, complete: read.complete, durationMs, requestBytes: request.body.length, responseBytes: read.complete ? read.bytes.length : read.bytesRead };
+  }
+
+  async function send(request: ToolHttpRequest): Promise<ToolHttpOutcome> {
+    const started = performance.now();
+    const requestBytes = request.body.length;
+    let responseBytes = 0;
+    const measured = (): Measured => ({ durationMs: Math.round(performance.now() - started), requestBytes, responseBytes });
+    const finish = (reason: ToolHttpFailureReason): ToolHttpFailure => ({ ok: false, ...reason, ...measured() });
+
+    const outcome = await dispatch(request);
+    if (!outcome.ok) return finish(outcome.reason);
+    const result = outcome.exchanged;
     const { status, contentType, declaredLength, read } = result;
     responseBytes = read.complete ? read.bytes.length : read.bytesRead;
 
@@ -532,6 +568,7 @@ export function createToolHttpClient(options: ToolHttpClientOptions): ToolHttpCl
 
   return {
     send,
+    post,
     close: () => agent.close(),
   };
 }

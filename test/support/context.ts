@@ -103,7 +103,8 @@ export async function createTestContext(dialect: Dialect, options: TestContextOp
   // A failed background job fails loudly in a test run rather than in a silent log.
   const background = options.deps?.background ?? createBackgroundQueue({ log: { error: (object, message) => console.error(message, object.err) } });
   // The background purger runs on real time while tests move a TestClock: tests that purge ask for it.
-  const app = await buildApp({ expiryPurge: false, ...options.deps, config, database, clock, background });
+  // So does the webhook delivery worker: tests that deliver call the services' webhookWorker.
+  const app = await buildApp({ expiryPurge: false, webhookDelivery: false, ...options.deps, config, database, clock, background });
   await app.ready();
   return {
     dialect,

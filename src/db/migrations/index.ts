@@ -10,6 +10,7 @@ import * as appSecretRotation from './20261126T1100_app_secret_rotation.js';
 import * as modelProviders from './20261126T1300_model_providers.js';
 import * as conversations from './20261126T1500_conversations.js';
 import * as conversationLimits from './20261126T1700_conversation_limits.js';
+import * as webhooks from './20261126T1800_webhooks.js';
 
 /**
  * Every migration, by name. Names sort by time; a landed migration is never edited:
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '20261126T1300_model_providers': modelProviders,
   '20261126T1500_conversations': conversations,
   '20261126T1700_conversation_limits': conversationLimits,
+  '20261126T1800_webhooks': webhooks,
 };

@@ -1157,6 +1157,138 @@ export interface paths {
         patch: operations["updateModelProvider"];
         trace?: never;
     };
+    "/api/org/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhooks
+         * @description Newest first, paged with `limit` and `cursor`; secrets are never returned. Needs an org API key or an owner session (403 FORBIDDEN for a member).
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Add a webhook
+         * @description Events of the chosen types are POSTed to the URL, signed (docs/webhooks.md). The signing secret (`whsec_…`) is in this answer only. Needs an org API key or an owner session (403 FORBIDDEN for a member). 400 ENDPOINT_NOT_ALLOWED for a URL that is not https:// or not public.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook
+         * @description Its URL, events and state; never the secret. Needs an org API key or an owner session (403 FORBIDDEN for a member). 404 NOT_FOUND.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook
+         * @description Removes it, its pending deliveries and its delivery log. Needs an org API key or an owner session (403 FORBIDDEN for a member). 404 NOT_FOUND.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook
+         * @description Changes only the fields given. `enabled: true` re-enables a webhook the service disabled; its pending deliveries resume. Needs an org API key or an owner session (403 FORBIDDEN for a member). 404 NOT_FOUND.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/api/org/webhooks/{webhook_id}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook's signing secret
+         * @description A new secret signs every delivery from now on (the old one stops at once); it is in this answer only. Needs an org API key or an owner session (403 FORBIDDEN for a member). 404 NOT_FOUND.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org/webhooks/{webhook_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test ping
+         * @description Sends a `ping` event to this webhook now, through the delivery path (signed, address policy, retries), and answers its delivery: `status`, `lastStatus`, `lastError`. Needs an org API key or an owner session (403 FORBIDDEN for a member). 404 NOT_FOUND.
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a webhook's deliveries
+         * @description Newest first, paged with `limit` and `cursor`, optionally one `status`: attempts, the last answer's status and time, the next retry, and the bodies (kept 7 days). Needs an org API key or an owner session (403 FORBIDDEN for a member). 404 NOT_FOUND.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeliver an event
+         * @description Queues the delivery's event again for this webhook, as a new delivery (same event `id`, so a receiver can tell it apart from a new event), behind the webhook's other pending deliveries. Needs an org API key or an owner session (403 FORBIDDEN for a member). 404 NOT_FOUND.
+         */
+        post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/org/agents/{id}/conversations": {
         parameters: {
             query?: never;
@@ -2237,6 +2369,30 @@ export interface components {
             /** @enum {boolean} */
             success: true;
             data: components["schemas"]["CreatedInvitation"];
+        };
+        CreatedWebhook: {
+            /** @description `wh_…` */
+            id: string;
+            url: string;
+            events: string[];
+            description: string | null;
+            /** @description False: no new events are queued for it and its pending deliveries wait. */
+            enabled: boolean;
+            /** @description Why the service disabled it (24 h of failed deliveries); null otherwise. */
+            disabledReason: string | null;
+            /** @description The first failed attempt since the last success. */
+            failingSince: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The signing secret (`whsec_…`): in this answer only. Store it where the receiver verifies signatures (docs/webhooks.md). */
+            secret: string;
+        };
+        CreatedWebhookResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["CreatedWebhook"];
         };
         CustomField: {
             /** @description `cf_…` */
@@ -3597,6 +3753,102 @@ export interface components {
         };
         /** @description The AI SDK 6 UI message stream (header `x-vercel-ai-ui-message-stream: v1`): Server-Sent Events, each `data:` one UIMessageChunk as JSON (start, start-step, text-start, text-delta, text-end, tool-input-available, tool-output-available, tool-input-error, finish-step, message-metadata, error, finish), then `data: [DONE]`. docs/conversations.md lists when each is sent. */
         UIMessageStream: string;
+        Webhook: {
+            /** @description `wh_…` */
+            id: string;
+            url: string;
+            events: string[];
+            description: string | null;
+            /** @description False: no new events are queued for it and its pending deliveries wait. */
+            enabled: boolean;
+            /** @description Why the service disabled it (24 h of failed deliveries); null otherwise. */
+            disabledReason: string | null;
+            /** @description The first failed attempt since the last success. */
+            failingSince: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        WebhookCreate: {
+            /**
+             * @description Where events are POSTed: https://, a public address (TOOL_ALLOW_PRIVATE_ENDPOINTS=1 allows private ones in development), no user name or fragment.
+             * @example https://hooks.example.com/switchboard
+             */
+            url: string;
+            /** @description The event types to send; at least one. */
+            events: ("submission.created" | "contact.created" | "contact.updated" | "opportunity.created" | "opportunity.stage_changed" | "tool_call.failed")[];
+            /** @description What it is for, up to 500 characters. */
+            description?: string;
+        };
+        WebhookDelivery: {
+            /** @description `whd_…`; sent as X-Svc-Delivery. */
+            id: string;
+            webhookId: string;
+            /** @description `evt_…`: the body's `id`, the same in every delivery of the event (redeliveries too). */
+            eventId: string;
+            eventType: string;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            attempts: number;
+            /** @description The HTTP status of the last answer; null when none came. */
+            lastStatus: number | null;
+            lastDurationMs: number | null;
+            lastError: string | null;
+            /** @description When it is tried next (pending only). */
+            nextAttemptAt: string | null;
+            /** @description The body last sent; kept 7 days. */
+            requestBody: string | null;
+            /** @description The first 4 KB of the last answer; kept 7 days. */
+            responseBody: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            deliveredAt: string | null;
+        };
+        WebhookDeliveryPage: {
+            items: components["schemas"]["WebhookDelivery"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        WebhookDeliveryPageResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["WebhookDeliveryPage"];
+        };
+        WebhookDeliveryResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["WebhookDelivery"];
+        };
+        WebhookPage: {
+            items: components["schemas"]["Webhook"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        WebhookPageResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["WebhookPage"];
+        };
+        WebhookPatch: {
+            /**
+             * @description Where events are POSTed: https://, a public address (TOOL_ALLOW_PRIVATE_ENDPOINTS=1 allows private ones in development), no user name or fragment.
+             * @example https://hooks.example.com/switchboard
+             */
+            url?: string;
+            /** @description The event types to send; at least one. */
+            events?: ("submission.created" | "contact.created" | "contact.updated" | "opportunity.created" | "opportunity.stage_changed" | "tool_call.failed")[];
+            /** @description true re-enables a disabled endpoint (its failure count starts over); false pauses it. */
+            enabled?: boolean;
+            description?: string | null;
+        };
+        WebhookResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Webhook"];
+        };
     };
     responses: {
         /** @description Something went wrong on our side; quote the requestId to support. */
@@ -8738,6 +8990,568 @@ export interface operations {
             };
             /** @description The Content-Type is not accepted. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1–100. */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookPageResponse"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCreate"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhookResponse"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Content-Type is not accepted. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook id (`wh_…`).
+                 * @example wh_3kTMd92nqLx0aPz8Vb1c
+                 */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookResponse"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook id (`wh_…`).
+                 * @example wh_3kTMd92nqLx0aPz8Vb1c
+                 */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook id (`wh_…`).
+                 * @example wh_3kTMd92nqLx0aPz8Vb1c
+                 */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookPatch"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookResponse"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Content-Type is not accepted. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook id (`wh_…`).
+                 * @example wh_3kTMd92nqLx0aPz8Vb1c
+                 */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhookResponse"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook id (`wh_…`).
+                 * @example wh_3kTMd92nqLx0aPz8Vb1c
+                 */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryResponse"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1–100. */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: string;
+                /** @description Only deliveries in this state. */
+                status?: "pending" | "succeeded" | "failed";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook id (`wh_…`).
+                 * @example wh_3kTMd92nqLx0aPz8Vb1c
+                 */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryPageResponse"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    redeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook id (`wh_…`).
+                 * @example wh_3kTMd92nqLx0aPz8Vb1c
+                 */
+                webhook_id: string;
+                /**
+                 * @description The delivery id (`whd_…`).
+                 * @example whd_3kTMd92nqLx0aPz8Vb1c
+                 */
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryResponse"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
