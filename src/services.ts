@@ -186,7 +186,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     clock,
     changes,
   });
-  const contacts = createContactsService({ repo: repos.contacts, customFields: repos.customFields, crm, orgs, clock });
+  const contacts = createContactsService({ repo: repos.contacts, customFields: repos.customFields, crm, orgs, transact, clock });
   const opportunities = createOpportunitiesService({ repo: repos.opportunities, customFields: repos.customFields, crm, orgs, transact, clock });
 
   // ── Tool calls ──
