@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { fork } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -8,6 +9,8 @@ import { randomBase62 } from '../src/lib/ids.js';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
 import { createServices } from '../src/services.js';
+import { testCertificates } from '../test/support/https-endpoint.js';
+import { freePort } from '../test/support/net.js';
 import { addressSequence, createBenchForm, fromNewAddress, load, memoryMb, mergeRuns, printTable, startChild, startSwitchboard, throwawaySchema, type LoadResult, type Row } from './lib.js';
 
 /**
@@ -22,7 +25,10 @@ import { addressSequence, createBenchForm, fromNewAddress, load, memoryMb, merge
  *   the load generator asks for no encoding), with a new X-Forwarded-For per request as above.
  * - POST …/submit: each request a new person (own email, own client IP) on a form
  *   with message and create-opportunity on, so each writes a contact, a note, an
- *   opportunity and a submission in one transaction.
+ *   opportunity and a submission in one transaction. Measured in alternating quarters against
+ *   a second organization's same form whose webhook receives submission.created, contact.created
+ *   and opportunity.created (the outbox's cost, issue 23: at most 10%), delivered by the server's
+ *   worker to a local HTTPS receiver (bench/tool-endpoint.ts) during the run.
  *
  * Runs on SQLite, and on PostgreSQL when given a database URL (in a throwaway schema).
  */
@@ -40,17 +46,37 @@ export async function benchForms(options: FormsBenchOptions = {}): Promise<Row[]
   const connections = options.connections ?? 50;
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-forms-'));
   const schema = options.databaseUrl ? await throwawaySchema(options.databaseUrl) : undefined;
-  const env: Record<string, string> = { DATA_DIR: dataDir, LOG_LEVEL: 'warn', NODE_ENV: 'development', TRUST_PROXY: '1', ...(schema ? { DATABASE_URL: schema.url } : {}) };
+  // The webhook receiver: HTTPS with the test CA's certificate, loopback only.
+  const certs = testCertificates();
+  writeFileSync(join(dataDir, 'hook.key'), certs.key, { mode: 0o600 });
+  writeFileSync(join(dataDir, 'hook.pem'), certs.cert);
+  const receiverPort = await freePort();
+  const receiver = fork('bench/tool-endpoint.ts', [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, PORT: String(receiverPort), TLS_KEY_FILE: join(dataDir, 'hook.key'), TLS_CERT_FILE: join(dataDir, 'hook.pem') },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    receiver.once('message', () => resolve());
+    receiver.once('exit', (code) => reject(new Error(`the webhook receiver exited with ${code}`)));
+  });
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir, LOG_LEVEL: 'warn', NODE_ENV: 'development', TRUST_PROXY: '1',
+    TOOL_ALLOW_PRIVATE_ENDPOINTS: '1', TOOL_CA_FILE: certs.caFile,
+    ...(schema ? { DATABASE_URL: schema.url } : {}),
+  };
 
   // The organization is made in-process, as the CLI would; the form through the Operator API.
   const database = openDatabase({ databaseUrl: schema?.url, dataDir });
   await migrateToLatest(database.db);
   const services = await createServices(loadConfig(env), { database, log: pino({ level: 'silent' }), redis: false, mailer: null });
-  const org = await services.orgs.createOrganization({
-    name: 'Bench Dental',
+  const newOrg = (name: string) => services.orgs.createOrganization({
+    name,
     email: `bench-${randomBase62(8).toLowerCase()}@example.com`,
     password: 'benchmark-password',
   });
+  const org = await newOrg('Bench Dental');
+  const hooked = await newOrg('Bench Dental with a webhook');
   await services.close();
   await database.close();
 
@@ -125,13 +151,30 @@ export async function benchForms(options: FormsBenchOptions = {}): Promise<Row[]
         body: `${bodyStart}${person}","email":"visitor-${visitors}-${person}${bodyEnd}`,
       };
     };
-    const submit = (length: number) =>
-      load({ url: `${configUrl}/submit`, serverPid: server.pid, method: 'POST', connections, seconds: length, setupRequest: submitRequest });
-    await submit(2);
-    const submitResult = await submit(seconds);
+    const hookedSlug = `bench-${randomBase62(8).toLowerCase()}`;
+    await createBenchForm(server.url, hooked.apiKey.key, hookedSlug);
+    const hook = await fetch(`${server.url}/api/org/webhooks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${hooked.apiKey.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `https://127.0.0.1:${receiverPort}/hook`, events: ['submission.created', 'contact.created', 'opportunity.created'] }),
+    });
+    if (hook.status !== 201) throw new Error(`could not add the webhook: ${hook.status} ${await hook.text()}`);
+    const submit = (slug: string, length: number) =>
+      load({ url: `${server.url}/api/public/forms/${slug}/submit`, serverPid: server.pid, method: 'POST', connections, seconds: length, setupRequest: submitRequest });
+    await submit(slug, 2);
+    await submit(hookedSlug, 2);
+    const plainRuns: LoadResult[] = [];
+    const hookedRuns: LoadResult[] = [];
+    for (let round = 0; round < rounds; round++) {
+      plainRuns.push(await submit(slug, seconds / rounds));
+      hookedRuns.push(await submit(hookedSlug, seconds / rounds));
+    }
+    const submitResult = mergeRuns(plainRuns);
     const goal = options.databaseUrl ? '≥1,500/s, p99 <30 ms, RSS <200 MB' : '≥3,000/s, p99 <30 ms, RSS <200 MB';
     rows.push({ scenario: `POST …/submit, new contact+note+opp (${label})`, result: submitResult, rssMb: memoryMb(server.pid).peak, goal });
+    rows.push({ scenario: `POST …/submit, webhook on 3 events (${label})`, result: mergeRuns(hookedRuns), baseline: submitResult, rssMb: memoryMb(server.pid).peak, goal: '≥0.9× no webhook' });
   } finally {
+    receiver.kill('SIGTERM');
     await server.stop();
     await schema?.drop();
     rmSync(dataDir, { recursive: true, force: true });

@@ -186,7 +186,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     clock,
     changes,
   });
-  const contacts = createContactsService({ repo: repos.contacts, customFields: repos.customFields, crm, orgs, clock });
+  const contacts = createContactsService({ repo: repos.contacts, customFields: repos.customFields, crm, orgs, transact, clock });
   const opportunities = createOpportunitiesService({ repo: repos.opportunities, customFields: repos.customFields, crm, orgs, transact, clock });
 
   // ── Tool calls ──
@@ -199,7 +199,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     userAgent: `Switchboard/${VERSION}`,
   });
   // A call is answered once its log row is committed (rows group-committed); close() waits for the last ones before the database closes.
-  const callLog = createCallLog({ repo: repos.invocation, log, maxWaitMs: database.limits.acquireTimeoutMs, onWrite: (row) => metrics.toolCall(row.outcome, row.path, row.duration_ms) });
+  const callLog = createCallLog({ repo: repos.invocation, transact, log, maxWaitMs: database.limits.acquireTimeoutMs, onWrite: (row) => metrics.toolCall(row.outcome, row.path, row.duration_ms) });
   // Each agent's resolved tools (live revision, credentials opened), per node: installation writes drop the org's
   // entries, tool publish/withdrawal/deletion and org changes (an agent deleted) drop theirs, on every node through Redis.
   const toolCache = createToolCache({ clock, orgChanges: changes, toolChanges, onLookup: (hit) => metrics.cacheLookup('tool', hit) });

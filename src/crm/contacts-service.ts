@@ -14,6 +14,8 @@ import { presentContact, presentNote, presentOpportunity, presentSubmission } fr
 import type { Contact, ContactCreate, ContactDetail, ContactListQuery, ContactPatch, Note } from './schema.js';
 import { containsPattern, isUniqueViolation } from '../db/query-helpers.js';
 import type { CrmService, CrmSource, OrgSettings } from './service.js';
+import type { Transact } from '../db/transaction-runner.js';
+import { recordContactEvent, type CrmEventRepos } from './webhook-events.js';
 
 /** Where a record made through the Operator API comes from: the panel (a signed-in operator) or an integration (an API key). */
 export function sourceOf(principal: OrgPrincipal): CrmSource {
@@ -34,8 +36,16 @@ function phone(raw: string, country: string): string {
 }
 
 /** Contacts through the Operator API. Form submissions go through `CrmService.upsertContact` instead. */
-export function createContactsService(deps: { repo: ContactsRepo; customFields: CustomFieldsRepo; crm: CrmService; orgs: OrgSettings; clock: Clock }) {
-  const { repo, customFields, crm, orgs, clock } = deps;
+export function createContactsService(deps: {
+  repo: ContactsRepo;
+  customFields: CustomFieldsRepo;
+  crm: CrmService;
+  orgs: OrgSettings;
+  /** A write and its webhook event (contact.created / contact.updated) commit together. */
+  transact: Transact<CrmEventRepos & { contacts: ContactsRepo }>;
+  clock: Clock;
+}) {
+  const { repo, customFields, crm, orgs, transact, clock } = deps;
   const countryOf = (orgId: string) => orgs.defaultCountry(orgId);
   const customInput = (orgId: string, values: Record<string, unknown> | undefined, country: string) =>
     checkCustomInput(customFields, orgId, 'contact', values, async () => country);
@@ -103,7 +113,12 @@ export function createContactsService(deps: { repo: ContactsRepo; customFields: 
       created_at: now,
       updated_at: now,
     };
-    if (!(await repo.insertIfAbsent(row))) {
+    const inserted = await transact(async (repos) => {
+      if (!(await repos.contacts.insertIfAbsent(row))) return false;
+      await recordContactEvent(repos, await repos.webhooks.subscribedTypes(orgId), { orgId, contactId: row.id, created: true }, now);
+      return true;
+    });
+    if (!inserted) {
       throw (await conflict(repo, orgId, identity)) ?? new AppError('CONFLICT', 'A contact with this email or phone number already exists.');
     }
     return presentContact(row);
@@ -127,8 +142,12 @@ export function createContactsService(deps: { repo: ContactsRepo; customFields: 
     const taken = await conflict(repo, orgId, next, id);
     if (taken) throw taken;
     try {
-      await repo.update(orgId, id, changes);
+      await transact(async (repos) => {
+        await repos.contacts.update(orgId, id, changes);
+        await recordContactEvent(repos, await repos.webhooks.subscribedTypes(orgId), { orgId, contactId: id, created: false }, changes.updated_at!);
+      });
     } catch (error) {
+      // The transaction has ended (on PostgreSQL a unique violation aborts it): the 409 is looked up on the pool.
       if (isUniqueViolation(error)) throw (await conflict(repo, orgId, next, id)) ?? new AppError('CONFLICT', 'Another contact already has this email or phone number.');
       throw error;
     }

@@ -21,10 +21,13 @@ export interface NewLeadCtes {
  * c, n, o: the rows of the contact, note and opportunity (in a query template, rows of markers:
  * db/query-template.ts), named like their CTEs; a lead without a note or opportunity passes null.
  */
-export function newLeadCtes(c: ContactsTable, n: NotesTable | null | undefined, o: OpportunitiesTable | null | undefined): NewLeadCtes {
-  const stageGate = o
-    ? sql`where exists (select 1 from stages where id = ${o.stage_id} and pipeline_id = ${o.pipeline_id} and org_id = ${o.org_id})`
-    : sql``;
+export function newLeadCtes(c: ContactsTable, n: NotesTable | null | undefined, o: OpportunitiesTable | null | undefined, gate?: RawBuilder<unknown>): NewLeadCtes {
+  // `gate`: the caller's own condition (a boolean expression); false writes nothing, like a gone stage.
+  const conditions = [
+    ...(o ? [sql`exists (select 1 from stages where id = ${o.stage_id} and pipeline_id = ${o.pipeline_id} and org_id = ${o.org_id})`] : []),
+    ...(gate ? [gate] : []),
+  ];
+  const stageGate = conditions.length > 0 ? sql`where ${sql.join(conditions, sql` and `)}` : sql``;
   return {
     contact: sql`c as (
         insert into contacts (id, org_id, email, phone, name, company, source, custom, created_at, updated_at)

@@ -12,6 +12,7 @@ import type { OpportunitiesRepo } from './opportunities-repo.js';
 import { presentOpportunity } from './present.js';
 import type { Opportunity, OpportunityCreate, OpportunityListQuery, OpportunityPatch } from './schema.js';
 import type { CrmRepos, CrmService, OrgSettings } from './service.js';
+import { recordOpportunityEvent, type CrmEventRepos } from './webhook-events.js';
 
 
 /**
@@ -24,7 +25,8 @@ export function createOpportunitiesService(deps: {
   customFields: CustomFieldsRepo;
   crm: CrmService;
   orgs: OrgSettings;
-  transact: Transact<CrmRepos>;
+  /** A write and its webhook event (opportunity.created / opportunity.stage_changed) commit together. */
+  transact: Transact<CrmRepos & CrmEventRepos & { opportunities: OpportunitiesRepo }>;
   clock: Clock;
 }) {
   const { repo, customFields, crm, orgs, transact, clock } = deps;
@@ -52,6 +54,7 @@ export function createOpportunitiesService(deps: {
       if (!(await repos.contacts.find(orgId, input.contactId))) throw contactNotFound({ field: 'contactId' });
       const target = await crm.resolveOpportunityTarget(orgId, input.pipelineId ?? null, input.stageId ?? null, repos);
       const { opportunityId } = await crm.createOpportunity({ orgId, contactId: input.contactId, ...target, title, source: sourceOf(principal), custom }, repos);
+      await recordOpportunityEvent(repos, await repos.webhooks.subscribedTypes(orgId), { orgId, opportunityId, type: 'opportunity.created' }, isoNow(clock));
       return opportunityId;
     });
     return presentOpportunity(await find(orgId, id));
@@ -70,7 +73,14 @@ export function createOpportunitiesService(deps: {
     if (patch.custom !== undefined) {
       changes.custom = JSON.stringify(mergeCustomValues(JSON.parse(row.custom) as Record<string, unknown>, await customInput(orgId, patch.custom)));
     }
-    await repo.update(orgId, id, changes);
+    await transact(async (repos) => {
+      // The stage it leaves, read in the transaction that moves it (not the read above, which may be stale).
+      const before = changes.stage_id !== undefined ? await repos.opportunities.find(orgId, id) : undefined;
+      await repos.opportunities.update(orgId, id, changes);
+      if (before && before.stage_id !== changes.stage_id) {
+        await recordOpportunityEvent(repos, await repos.webhooks.subscribedTypes(orgId), { orgId, opportunityId: id, type: 'opportunity.stage_changed', previousStageId: before.stage_id }, changes.updated_at!);
+      }
+    });
     return presentOpportunity(await find(orgId, id));
   }
 

@@ -12,7 +12,10 @@ import type { FormsRepo } from './repo.js';
 import { HONEYPOT_RESPONSE, IDEMPOTENCY_TTL_MS, LIMITS } from './rules.js';
 import type { SubmitResult } from './schema.js';
 import { checkSubmission, type CheckedSubmission } from './submission-check.js';
-import type { NewLeadRows } from './new-lead-statement.js';
+import type { NewLeadOutcome, NewLeadRows } from './new-lead-statement.js';
+import type { OpportunitiesRepo } from '../crm/opportunities-repo.js';
+import type { WebhooksRepo } from '../webhooks/repo.js';
+import { recordSubmissionEvents } from './submission-events.js';
 
 export interface SubmitContext {
   ip: string | null;
@@ -31,6 +34,9 @@ export interface SubmitOutcome {
 /** The repos a submission writes with, in one transaction: the form's, and the CRM's. */
 export interface SubmitRepos extends CrmRepos {
   forms: FormsRepo;
+  /** The outbox (webhooks/outbox.ts) and what its payloads read: the submission's events commit with it. */
+  webhooks: WebhooksRepo;
+  opportunities: OpportunitiesRepo;
 }
 
 /** Thrown inside the transaction when a concurrent request with the same key committed first. */
@@ -90,7 +96,7 @@ export function createSubmitService(deps: {
    * PostgreSQL: writes a new person's submission in one statement (see new-lead-statement.ts);
    * false means "not a plain new lead", and the general path below takes over.
    */
-  newLeadAtOnce?: (rows: NewLeadRows) => Promise<boolean>;
+  newLeadAtOnce?: (rows: NewLeadRows) => Promise<NewLeadOutcome>;
   /** Told how each submission ended (metrics): `accepted`, `replayed`, `honeypot`, or the error code. */
   onOutcome?: (outcome: string) => void;
 }) {
@@ -150,6 +156,8 @@ export function createSubmitService(deps: {
     const createdAt = now.toISOString();
     return async (repos: SubmitRepos): Promise<void> => {
       const formsRepo = repos.forms;
+      // One indexed read: the event types the org receives. None (most orgs) → no payload is built.
+      const subscribed = await repos.webhooks.subscribedTypes(form.orgId);
       const key = context.idempotencyKey;
       if (key !== undefined) {
         // A key older than 24 h is free again; the insert below then claims it.
@@ -158,7 +166,7 @@ export function createSubmitService(deps: {
         if (!claimed) throw new AlreadySubmitted();
       }
       const { values } = checked;
-      const { contactId } = await crm.upsertContact(
+      const { contactId, created } = await crm.upsertContact(
         repos,
         { orgId: form.orgId, email: values.email, phone: values.phone, name: values.name, company: values.company, custom: checked.contactCustom },
         'form',
@@ -171,6 +179,7 @@ export function createSubmitService(deps: {
       const opportunity = form.createOpportunity ? await createOpportunity(repos, form, checked, contactId, submission.id) : undefined;
       submission.opportunity_id = opportunity?.opportunityId ?? null;
       await formsRepo.insertSubmission(submission);
+      if (subscribed.size > 0) await recordSubmissionEvents(repos, subscribed, { form, checked, submission, contactCreated: created }, createdAt);
     };
   }
 
@@ -196,8 +205,10 @@ export function createSubmitService(deps: {
     // needs no decisions from the database: one statement writes it, or writes nothing.
     let contactProbablyExists = false;
     if (newLeadAtOnce && key === undefined && (!form.createOpportunity || form.opportunityTarget)) {
-      if (await newLeadAtOnce(newLeadRows(form, checked, context, now.toISOString()))) return { result, replayed: false };
-      contactProbablyExists = true;
+      const outcome = await newLeadAtOnce(newLeadRows(form, checked, context, now.toISOString()));
+      if (outcome === 'written') return { result, replayed: false };
+      // `webhooks`: the org receives a new lead's events; the transaction below writes them with it.
+      contactProbablyExists = outcome === 'not-new';
     }
     try {
       await transact(write(form, checked, context, result, now, contactProbablyExists));

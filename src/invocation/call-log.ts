@@ -3,7 +3,9 @@ import { createGroupCommit } from '../db/group-commit.js';
 import { DatabaseUnavailableError } from '../db/unavailable.js';
 import type { ToolCallsTable } from '../db/tables.js';
 import { AppError } from '../http/errors.js';
-import { CALLS_PER_STATEMENT } from './repo.js';
+import type { Transact } from '../db/transaction-runner.js';
+import { CALLS_PER_STATEMENT, type InvocationRepo } from './repo.js';
+import { recordToolCallFailed, emitsToolCallFailed, type ToolCallEventRepos } from './webhook-events.js';
 
 /**
  * The call log. A call's answer waits for its row: `write` resolves once the row is committed,
@@ -15,14 +17,18 @@ import { CALLS_PER_STATEMENT } from './repo.js';
  * rejects the callers of that batch, and only them. Rows carry no payloads.
  */
 export interface CallLog {
-  /** Resolves once `row` is committed; rejects (with the database's error) when it could not be. */
-  write(row: ToolCallsTable): Promise<void>;
+  /**
+   * Resolves once `row` is committed; rejects (with the database's error) when it could not be.
+   * `toolName`: the tool's name, for the `tool_call.failed` webhook event of a failed call.
+   */
+  write(row: ToolCallsTable, toolName?: string): Promise<void>;
   /** Resolves once every row handed to `write` so far is committed or refused: the app's close awaits it before the database closes. */
   close(): Promise<void>;
 }
 
 interface Pending {
   row: ToolCallsTable;
+  toolName: string | undefined;
   resolve(): void;
   reject(error: unknown): void;
 }
@@ -34,6 +40,13 @@ export function createCallLog(deps: {
   maxBatch?: number;
   /** How long a row may wait for its insert to begin (DATABASE_ACQUIRE_TIMEOUT_MS); past it, its call fails like a refused row. */
   maxWaitMs?: number;
+  /**
+   * Units of work in a transaction: a batch holding a failed call is inserted in one, with the
+   * failed calls' `tool_call.failed` events (webhooks/outbox.ts), so a row and its event commit
+   * together. A batch of OK calls never needs it and is written as before. Absent (tests of the
+   * batching alone): no events.
+   */
+  transact?: Transact<ToolCallEventRepos & { invocation: Pick<InvocationRepo, 'insertCalls'> }> | undefined;
   /** Told of every row handed in (metrics: each tool call's outcome, path and duration). */
   onWrite?: ((row: ToolCallsTable) => void) | undefined;
 }): CallLog {
@@ -41,7 +54,16 @@ export function createCallLog(deps: {
 
   async function commit(batch: Pending[]): Promise<void> {
     try {
-      await deps.repo.insertCalls(batch.map((pending) => pending.row));
+      const rows = batch.map((pending) => pending.row);
+      const failed = deps.transact ? batch.filter((pending) => emitsToolCallFailed(pending.row)) : [];
+      if (failed.length === 0) {
+        await deps.repo.insertCalls(rows);
+      } else {
+        await deps.transact!(async (repos) => {
+          await repos.invocation.insertCalls(rows);
+          await recordToolCallFailed(repos, failed);
+        });
+      }
     } catch (error) {
       deps.log.error({ err: error, rows: batch.length }, 'could not write tool call log rows; their calls are answered 503 SERVICE_UNAVAILABLE');
       for (const pending of batch) pending.reject(error);
@@ -57,9 +79,9 @@ export function createCallLog(deps: {
   });
 
   return {
-    write: (row) => {
+    write: (row, toolName) => {
       deps.onWrite?.(row);
-      return new Promise<void>((resolve, reject) => group.add({ row, resolve, reject }));
+      return new Promise<void>((resolve, reject) => group.add({ row, toolName, resolve, reject }));
     },
     close: () => group.drained(),
   };

@@ -98,7 +98,7 @@ export function createInvoker(deps: { installations: Pick<InstallationsService, 
         conversation_id: request.conversationId ?? null,
       };
       try {
-        await callLog.write(row);
+        await callLog.write(row, definition.name);
       } catch (error) {
         throw callNotLogged(callId, sent, error);
       }

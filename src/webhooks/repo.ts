@@ -55,6 +55,14 @@ export function createWebhooksRepo(db: Kysely<DB>) {
         // `_` is LIKE's one-character wildcard; it also matches itself, and no two types differ only there.
         .where('events', 'like', `%${JSON.stringify(type)}%`)
         .execute(),
+    /**
+     * Every type the org's enabled endpoints subscribe to (one indexed read): a producer that emits
+     * several events for one change asks once, and skips building payloads nobody receives.
+     */
+    subscribedTypes: async (orgId: string): Promise<Set<string>> => {
+      const rows = await db.selectFrom('webhook_endpoints').select('events').where('org_id', '=', orgId).where('enabled', '=', 1).execute();
+      return new Set(rows.flatMap((row) => JSON.parse(row.events) as string[]));
+    },
     insertEvent: (row: WebhookEventsTable) => db.insertInto('webhook_events').values(row).execute(),
     insertDeliveries: (rows: WebhookDeliveriesTable[]) => db.insertInto('webhook_deliveries').values(rows).execute(),
 
