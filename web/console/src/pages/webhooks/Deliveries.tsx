@@ -166,7 +166,7 @@ function DeliveryRow({ delivery, webhookId, onRedelivered }: { delivery: Webhook
           aria-disabled={redeliver.isPending || undefined}
           onClick={() => !redeliver.isPending && redeliver.mutate()}
         >
-          {redeliver.isPending ? 'Queuing…' : 'Redeliver'}
+          Redeliver
         </button>
       </td>
     </tr>

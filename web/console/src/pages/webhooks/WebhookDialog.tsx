@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { api, seg } from '../../api/client';
 import type { CreatedWebhook, Webhook, WebhookEventType, WebhookInput, WebhookPatch } from '../../api/types';
 import { ModalDialog } from '../../components/dialogs';
@@ -53,9 +53,13 @@ export function WebhookDialog({ webhook, onClose }: { webhook?: Webhook; onClose
         onClose();
       }
     },
-    onError: () => errors.focusApiError(formRef.current),
   });
   const errors = useFormErrors(FIELDS, save.error);
+  // After the refusal is drawn (not in onError, which can run before the field is marked invalid): focus its field.
+  const { focusApiError } = errors;
+  useEffect(() => {
+    if (save.error) focusApiError(formRef.current);
+  }, [save.error]); // eslint-disable-line react-hooks/exhaustive-deps
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
