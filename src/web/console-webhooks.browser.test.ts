@@ -150,6 +150,30 @@ describe.each(testDialects())('the console’s Webhooks page in Chromium (%s)', 
     await poll(() => log.getByRole('row').count()).toBe(3);
     await log.getByRole('row').filter({ hasText: 'Pending' }).getByText('Not tried yet').waitFor();
     await visited(owner, 'delivery log with a redelivery');
+
+    // Paging: 24 more redeliveries (through the API, with the session's CSRF token) make 26, one more than a page.
+    const webhookId = new URL(owner.url()).pathname.split('/').pop()!;
+    const made = await owner.evaluate(async (id: string) => {
+      const session = (await (await fetch('/api/auth/session')).json()) as { data: { csrfToken: string } };
+      const list = (await (await fetch(`/api/org/webhooks/${id}/deliveries?limit=100`)).json()) as { data: { items: { id: string }[] } };
+      const first = list.data.items[list.data.items.length - 1]!.id;
+      let created = 0;
+      for (let i = 0; i < 24; i++) {
+        const res = await fetch(`/api/org/webhooks/${id}/deliveries/${first}/redeliver`, { method: 'POST', headers: { 'X-CSRF-Token': session.data.csrfToken, 'Content-Type': 'application/json' }, body: '{}' });
+        if (res.status === 201) created++;
+      }
+      return created;
+    }, webhookId);
+    expect(made).toBe(24);
+    await owner.reload();
+    await settled(owner);
+    await poll(() => log.getByRole('row').count()).toBe(1 + 25);
+    const more = owner.getByRole('button', { name: 'Show more deliveries' });
+    await more.click();
+    await poll(() => log.getByRole('row').count()).toBe(1 + 26);
+    await more.waitFor({ state: 'detached' });
+    // The button went away with the last page: focus goes to the table, where the new row is.
+    await poll(() => log.evaluate((e) => e === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement)).toBe(true);
     expect(pageErrors).toEqual([]);
   }, FLOW_TIMEOUT);
 
