@@ -100,6 +100,8 @@ export const routes: RouteObject[] = [
                 children: [
                   { path: 'api-keys', lazy: page(() => import('./pages/ApiKeys')) },
                   { path: 'members', lazy: page(() => import('./pages/Members')) },
+                  { path: 'webhooks', lazy: page(() => import('./pages/webhooks/Webhooks')) },
+                  { path: 'webhooks/:id', lazy: page(() => import('./pages/webhooks/Deliveries')) },
                 ],
               },
             ],

@@ -112,3 +112,13 @@ export type ConversationMessage = Schemas['ConversationMessage'];
 export type ConversationToolCall = Schemas['ConversationToolCall'];
 export type Transcript = Schemas['ConversationTranscript'];
 export type TokenUsage = Schemas['TokenUsage'];
+
+// ── Webhooks (pages/webhooks) ──
+
+export type Webhook = Schemas['Webhook'];
+/** A webhook with its signing secret: answered once, at creation and at rotation. */
+export type CreatedWebhook = Schemas['CreatedWebhook'];
+export type WebhookInput = Schemas['WebhookCreate'];
+export type WebhookPatch = Schemas['WebhookPatch'];
+export type WebhookEventType = WebhookInput['events'][number];
+export type WebhookDelivery = Schemas['WebhookDelivery'];

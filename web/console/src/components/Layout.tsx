@@ -28,6 +28,7 @@ const NAV: NavItem[] = [
   { to: '/conversations', label: 'Conversations' },
   { to: '/api-keys', label: 'API keys', ownerOnly: true },
   { to: '/members', label: 'Members', ownerOnly: true },
+  { to: '/webhooks', label: 'Webhooks', ownerOnly: true },
   { to: '/settings', label: 'Settings' },
 ];
 
