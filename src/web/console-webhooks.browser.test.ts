@@ -260,3 +260,77 @@ describe.each(testDialects())('the console’s Webhooks page in Chromium (%s)', 
     expect(blocked).toEqual([]);
   }, FLOW_TIMEOUT);
 });
+
+/**
+ * The whole path with the delivery worker running (polling every 100 ms): an owner adds an endpoint for new leads
+ * in the console, a visitor submits a form, and the owner sees `submission.created` delivered, signed, in the log.
+ */
+describe.each(testDialects())('a form submission reaches the owner’s webhook, in Chromium (%s)', (dialect) => {
+  let t: TestContext;
+  let receiver: HttpsEndpoint;
+  let app: string;
+  const harness = createBrowserHarness({ artifacts: `console-webhooks-delivery-${dialect}` });
+  const { newContext, newPage, visited, pageErrors, blocked } = harness;
+
+  beforeAll(async () => {
+    receiver = await startHttpsEndpoint();
+    const options = toolEndpointOptions(receiver);
+    const served = await createServingTestContext(dialect, { ...options, deps: { ...options.deps, webhookDelivery: { pollMs: 100 } } });
+    t = served;
+    app = served.url;
+    t.clock.now = () => new Date();
+    await harness.start(app);
+  }, 120_000);
+
+  afterAll(async () => {
+    await harness.close();
+    await t?.close();
+    await receiver?.close();
+  });
+
+  it('an owner adds an endpoint, a visitor submits a form, and the log shows submission.created delivered', async () => {
+    const owner = await newPage(await newContext());
+    await signUp(owner, app, { ...OWNER, email: `leads-${dialect}@brightsmile.example` });
+    await nav(owner, 'Webhooks');
+    await owner.getByRole('button', { name: 'Add endpoint' }).click();
+    const dialog = owner.getByRole('dialog', { name: 'Add an endpoint' });
+    await dialog.getByLabel('Endpoint URL').fill(receiver.url('/leads'));
+    await dialog.getByLabel('Description').fill('New leads');
+    expect(await dialog.getByRole('checkbox', { name: 'submission.created' }).isChecked()).toBe(true);
+    await dialog.getByRole('button', { name: 'Add endpoint' }).click();
+    const secret = (await dialog.getByLabel('The signing secret').textContent())!.trim();
+    await dialog.getByRole('button', { name: 'I have stored it' }).click();
+    await dialog.waitFor({ state: 'detached' });
+
+    // A form (through the Operator API, with the session's CSRF token), and a visitor's submission through the public API.
+    const slug = `visit-${dialect}`;
+    const status = await owner.evaluate(async (formSlug: string) => {
+      const session = (await (await fetch('/api/auth/session')).json()) as { data: { csrfToken: string } };
+      const res = await fetch('/api/org/forms', {
+        method: 'POST', headers: { 'X-CSRF-Token': session.data.csrfToken, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ slug: formSlug, title: 'Book a visit', consentText: 'I agree to be contacted about my request.' }),
+      });
+      return res.status;
+    }, slug);
+    expect(status).toBe(201);
+    const submitted = await fetch(`${app}/api/public/forms/${slug}/submit`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ consentVersion: '1', name: 'Ada Visitor', email: 'ada.visitor@example.com' }),
+    });
+    expect(submitted.status).toBe(200);
+
+    // The worker delivers it, signed with the secret the owner was shown.
+    await poll(() => receiver.requests.filter((r) => r.headers['x-svc-event'] === 'submission.created').length, { timeout: 15_000 }).toBe(1);
+    const delivery = receiver.requests.find((r) => r.headers['x-svc-event'] === 'submission.created')!;
+    expect(signedWith(delivery, secret)).toBe(true);
+    const event = JSON.parse(delivery.body.toString('utf8')) as { type: string; data: Record<string, any> };
+    expect(event).toMatchObject({ type: 'submission.created', data: { form: { slug, title: 'Book a visit' } } });
+
+    await owner.getByRole('link', { name: 'Delivery log of New leads' }).click();
+    const row = owner.getByRole('region', { name: 'Deliveries' }).getByRole('row').filter({ hasText: 'submission.created' });
+    await row.getByText('Delivered').waitFor();
+    await visited(owner, 'delivery log (submission.created)');
+    expect(pageErrors).toEqual([]);
+    expect(blocked).toEqual([]);
+  }, FLOW_TIMEOUT);
+});
