@@ -253,8 +253,9 @@ export function printTable(rows: Row[]): void {
   const lines = rows.map((row) => [
     row.scenario,
     row.result.requestsPerSecond.toFixed(0),
-    row.result.p50.toFixed(1),
-    row.result.p99.toFixed(1),
+    // Not a latency measurement (a drain rate, say): a dash.
+    Number.isFinite(row.result.p50) ? row.result.p50.toFixed(1) : '—',
+    Number.isFinite(row.result.p99) ? row.result.p99.toFixed(1) : '—',
     String(row.result.non2xx),
     String(row.result.errors),
     row.rssMb === undefined ? '' : row.rssMb.toFixed(0),

@@ -7,7 +7,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { testCertificates } from '../test/support/https-endpoint.js';
 import { freePort } from '../test/support/net.js';
 import { benchApi, publishQuoteTool, seedAccounts } from './seed.js';
-import { load, memoryMb, mergeRuns, printTable, sequentialLatency, startChild, startSwitchboard, throwawaySchema, type LoadResult, type Row, type SequentialResult } from './lib.js';
+import { load, memoryMb, mergeRuns, printTable, sequentialLatency, serverNodeArgs, startChild, startSwitchboard, throwawaySchema, type LoadResult, type Row, type SequentialResult } from './lib.js';
 
 /**
  * Tool calls under load (50 connections): a local HTTPS tool endpoint on 127.0.0.1 answering a
@@ -57,7 +57,8 @@ export async function benchTools(options: { databaseUrl?: string; seconds?: numb
 
   const server = await startSwitchboard(env);
   // The floor: a bare Fastify + undici relay to the same endpoint (bench/bare-relay.ts).
-  const relay = await startChild('bench/bare-relay.ts', { RELAY_TARGET: toolUrl, RELAY_CA_FILE: certs.caFile });
+  // Profiled with the servers (BENCH_SERVER_NODE_ARGS): the floor's profile is the one to compare with.
+  const relay = await startChild('bench/bare-relay.ts', { RELAY_TARGET: toolUrl, RELAY_CA_FILE: certs.caFile }, '/healthz', serverNodeArgs());
   const rows: Row[] = [];
   try {
     const { toolId, agentId } = await publishQuoteTool(server.url, accounts, toolUrl);

@@ -51,6 +51,12 @@ export interface Config {
   mailFrom: string;
   /** Where Prometheus metrics are served, if anywhere (metrics/serve.ts). */
   metrics: MetricsConfig;
+  /**
+   * WEBHOOK_DELIVERY: `on` (default), this node sends webhook deliveries; `off`, it queues events with the
+   * changes that cause them and leaves the sending to the nodes that have it on (a fleet whose web nodes
+   * keep their CPU for requests, with delivery on one or two others).
+   */
+  webhookDelivery: 'on' | 'off';
 }
 
 /** METRICS_PORT / METRICS_HOST: a listener of their own; METRICS_TOKEN: `GET /metrics` on the main port with that bearer token. Neither: not served. */
@@ -315,6 +321,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: mailFrom(env, publicUrl),
     metrics: metricsConfig(env, host, port),
+    webhookDelivery: oneOf(env, 'WEBHOOK_DELIVERY', ['on', 'off'] as const, 'on'),
   };
 }
 

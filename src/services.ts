@@ -32,7 +32,7 @@ import { createCustomFieldsService } from './crm/custom-fields-service.js';
 import { createOpportunitiesService } from './crm/opportunities-service.js';
 import { createPipelinesService } from './crm/pipelines-service.js';
 import { createFormCache } from './forms/form-cache.js';
-import { insertNewLeadAtOnce, type NewLeadRows } from './forms/new-lead-statement.js';
+import { createNewLeadWriter } from './forms/new-lead-statement.js';
 import { createLiveFormLoader, type LiveForm } from './forms/public-form.js';
 import { createFormsService } from './forms/service.js';
 import { createSubmitService, expiredIdempotencyKeys } from './forms/submit-service.js';
@@ -256,7 +256,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     crm,
     cache: formCache,
     clock,
-    ...(database.dialect === 'postgres' ? { newLeadAtOnce: (rows: NewLeadRows) => insertNewLeadAtOnce(db, rows) } : {}),
+    ...(database.dialect === 'postgres' ? { newLeadAtOnce: createNewLeadWriter(db, repos.webhooks) } : {}),
     onOutcome: metrics.submission,
   });
 
@@ -267,7 +267,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   const webhookLeaseMs = config.toolCallTimeoutMs + 30_000;
   const webhookWorker = createDeliveryWorker({ repo: repos.webhooks, http: toolHttp, keys, clock, log, mailer, leaseMs: webhookLeaseMs, schedule: infrastructure.webhookDelivery });
   const webhooks = createWebhooksService({ repo: repos.webhooks, transact, keys, clock, endpointPolicy, worker: webhookWorker, leaseMs: webhookLeaseMs });
-  if (infrastructure.webhookDelivery) webhookWorker.start();
+  if (infrastructure.webhookDelivery && config.webhookDelivery === 'on') webhookWorker.start();
 
   // ── Expired rows ──
   // Every table with an expiry, or it grows forever (the token endpoint writes a row per request).

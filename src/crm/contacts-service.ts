@@ -115,7 +115,7 @@ export function createContactsService(deps: {
     };
     const inserted = await transact(async (repos) => {
       if (!(await repos.contacts.insertIfAbsent(row))) return false;
-      await recordContactEvent(repos, await repos.webhooks.subscribedTypes(orgId), { orgId, contactId: row.id, created: true }, now);
+      await recordContactEvent(repos, { orgId, contactId: row.id, created: true }, now);
       return true;
     });
     if (!inserted) {
@@ -144,7 +144,7 @@ export function createContactsService(deps: {
     try {
       await transact(async (repos) => {
         await repos.contacts.update(orgId, id, changes);
-        await recordContactEvent(repos, await repos.webhooks.subscribedTypes(orgId), { orgId, contactId: id, created: false }, changes.updated_at!);
+        await recordContactEvent(repos, { orgId, contactId: id, created: false }, changes.updated_at!);
       });
     } catch (error) {
       // The transaction has ended (on PostgreSQL a unique violation aborts it): the 409 is looked up on the pool.

@@ -54,7 +54,7 @@ export function createOpportunitiesService(deps: {
       if (!(await repos.contacts.find(orgId, input.contactId))) throw contactNotFound({ field: 'contactId' });
       const target = await crm.resolveOpportunityTarget(orgId, input.pipelineId ?? null, input.stageId ?? null, repos);
       const { opportunityId } = await crm.createOpportunity({ orgId, contactId: input.contactId, ...target, title, source: sourceOf(principal), custom }, repos);
-      await recordOpportunityEvent(repos, await repos.webhooks.subscribedTypes(orgId), { orgId, opportunityId, type: 'opportunity.created' }, isoNow(clock));
+      await recordOpportunityEvent(repos, { orgId, opportunityId, type: 'opportunity.created' }, isoNow(clock));
       return opportunityId;
     });
     return presentOpportunity(await find(orgId, id));
@@ -78,7 +78,7 @@ export function createOpportunitiesService(deps: {
       const before = changes.stage_id !== undefined ? await repos.opportunities.find(orgId, id) : undefined;
       await repos.opportunities.update(orgId, id, changes);
       if (before && before.stage_id !== changes.stage_id) {
-        await recordOpportunityEvent(repos, await repos.webhooks.subscribedTypes(orgId), { orgId, opportunityId: id, type: 'opportunity.stage_changed', previousStageId: before.stage_id }, changes.updated_at!);
+        await recordOpportunityEvent(repos, { orgId, opportunityId: id, type: 'opportunity.stage_changed', previousStageId: before.stage_id }, changes.updated_at!);
       }
     });
     return presentOpportunity(await find(orgId, id));

@@ -1,14 +1,15 @@
 import type { ContactsRepo } from './contacts-repo.js';
 import type { OpportunitiesRepo } from './opportunities-repo.js';
 import { presentContact, presentOpportunity } from './present.js';
-import { recordWebhookEvent } from '../webhooks/outbox.js';
+import { recordWebhookEvents, type WebhookEventInput } from '../webhooks/outbox.js';
 import type { WebhooksRepo } from '../webhooks/repo.js';
+import type { Subscriptions } from '../webhooks/subscriptions.js';
 
 /**
  * The CRM's webhook events (docs/webhooks.md), written through the outbox in the caller's transaction:
  * call these with the repos of the unit of work that made the change, after the change. Each payload
  * is read back from that transaction, so it is the record as committed (as GET answers it).
- * `subscribed` (repos.webhooks.subscribedTypes, read once per unit) skips the read when no endpoint wants it.
+ * `subscriptions` (repos.webhooks.subscriptions, read once per unit) skips the read when no endpoint wants it.
  */
 export interface CrmEventRepos {
   webhooks: WebhooksRepo;
@@ -16,30 +17,44 @@ export interface CrmEventRepos {
   opportunities: Pick<OpportunitiesRepo, 'find'>;
 }
 
-export async function recordContactEvent(
+/** contact.created or contact.updated as committed; undefined when no endpoint receives it. */
+export async function contactEvent(
   repos: CrmEventRepos,
-  subscribed: ReadonlySet<string>,
+  subscriptions: Subscriptions,
   event: { orgId: string; contactId: string; created: boolean },
-  now: string,
-): Promise<void> {
+): Promise<WebhookEventInput | undefined> {
   const type = event.created ? 'contact.created' : 'contact.updated';
-  if (!subscribed.has(type)) return;
+  if (!subscriptions.has(type)) return undefined;
   const row = await repos.contacts.find(event.orgId, event.contactId);
-  if (row) await recordWebhookEvent(repos, { orgId: event.orgId, type, data: { contact: presentContact(row) } }, now);
+  return row ? { orgId: event.orgId, type, data: { contact: presentContact(row) } } : undefined;
 }
 
-export async function recordOpportunityEvent(
+/** opportunity.created or opportunity.stage_changed as committed; undefined when no endpoint receives it. */
+export async function opportunityEvent(
   repos: CrmEventRepos,
-  subscribed: ReadonlySet<string>,
+  subscriptions: Subscriptions,
   event: { orgId: string; opportunityId: string } & ({ type: 'opportunity.created' } | { type: 'opportunity.stage_changed'; previousStageId: string }),
-  now: string,
-): Promise<void> {
-  if (!subscribed.has(event.type)) return;
+): Promise<WebhookEventInput | undefined> {
+  if (!subscriptions.has(event.type)) return undefined;
   const row = await repos.opportunities.find(event.orgId, event.opportunityId);
-  if (!row) return;
+  if (!row) return undefined;
   const opportunity = presentOpportunity(row);
   const data = event.type === 'opportunity.created'
     ? { opportunity }
     : { opportunity, previousStageId: event.previousStageId, stageId: row.stage_id };
-  await recordWebhookEvent(repos, { orgId: event.orgId, type: event.type, data }, now);
+  return { orgId: event.orgId, type: event.type, data };
+}
+
+/** A contact's event, written now (the Operator API's own changes: one event per unit). */
+export async function recordContactEvent(repos: CrmEventRepos, event: { orgId: string; contactId: string; created: boolean }, now: string): Promise<void> {
+  const subscriptions = await repos.webhooks.subscriptions(event.orgId);
+  const found = await contactEvent(repos, subscriptions, event);
+  if (found) await recordWebhookEvents(repos, subscriptions, [found], now);
+}
+
+/** An opportunity's event, written now. */
+export async function recordOpportunityEvent(repos: CrmEventRepos, event: Parameters<typeof opportunityEvent>[2], now: string): Promise<void> {
+  const subscriptions = await repos.webhooks.subscriptions(event.orgId);
+  const found = await opportunityEvent(repos, subscriptions, event);
+  if (found) await recordWebhookEvents(repos, subscriptions, [found], now);
 }

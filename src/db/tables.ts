@@ -520,6 +520,12 @@ export interface WebhookDeliveriesTable {
   delivered_at: string | null;
 }
 
+export const WEBHOOK_EVENT_COLUMNS: Record<keyof WebhookEventsTable, true> = { id: true, org_id: true, type: true, payload: true, created_at: true };
+export const WEBHOOK_DELIVERY_COLUMNS: Record<keyof WebhookDeliveriesTable, true> = {
+  id: true, org_id: true, endpoint_id: true, event_id: true, status: true, attempts: true, next_attempt_at: true, locked_until: true,
+  last_status: true, last_duration_ms: true, last_error: true, request_body: true, response_body: true, created_at: true, updated_at: true, delivered_at: true,
+};
+
 export interface DB {
   developers: DevelopersTable;
   apps: AppsTable;

@@ -1,6 +1,7 @@
-import { recordContactEvent, recordOpportunityEvent, type CrmEventRepos } from '../crm/webhook-events.js';
+import { contactEvent, opportunityEvent, type CrmEventRepos } from '../crm/webhook-events.js';
 import type { SubmissionsTable } from '../db/tables.js';
-import { recordWebhookEvent } from '../webhooks/outbox.js';
+import { recordWebhookEvents, type WebhookEventInput } from '../webhooks/outbox.js';
+import type { Subscriptions } from '../webhooks/subscriptions.js';
 import type { LiveForm } from './public-form.js';
 import type { CheckedSubmission } from './submission-check.js';
 
@@ -15,26 +16,18 @@ function utmOf(metadata: Record<string, string>) {
   };
 }
 
-/**
- * A submission's webhook events, in its transaction (after its rows): contact.created or
- * contact.updated, opportunity.created when it opened one, then submission.created
- * (docs/webhooks.md has the payloads). `subscribed`: what the org's endpoints receive.
- */
-export async function recordSubmissionEvents(
-  repos: CrmEventRepos,
-  subscribed: ReadonlySet<string>,
-  input: { form: LiveForm; checked: CheckedSubmission; submission: SubmissionsTable; contactCreated: boolean },
-  now: string,
-): Promise<void> {
+export interface SubmissionEventInput {
+  form: LiveForm;
+  checked: CheckedSubmission;
+  submission: SubmissionsTable;
+  contactCreated: boolean;
+}
+
+/** submission.created's payload (docs/webhooks.md). */
+export function submissionCreated(input: SubmissionEventInput): WebhookEventInput {
   const { form, checked, submission } = input;
-  const orgId = form.orgId;
-  await recordContactEvent(repos, subscribed, { orgId, contactId: submission.contact_id, created: input.contactCreated }, now);
-  if (submission.opportunity_id !== null) {
-    await recordOpportunityEvent(repos, subscribed, { orgId, opportunityId: submission.opportunity_id, type: 'opportunity.created' }, now);
-  }
-  if (!subscribed.has('submission.created')) return;
-  await recordWebhookEvent(repos, {
-    orgId,
+  return {
+    orgId: form.orgId,
     type: 'submission.created',
     data: {
       submissionId: submission.id,
@@ -46,5 +39,21 @@ export async function recordSubmissionEvents(
       contact: { id: submission.contact_id, created: input.contactCreated },
       opportunityId: submission.opportunity_id,
     },
-  }, now);
+  };
+}
+
+/**
+ * A submission's webhook events, in its transaction (after its rows): contact.created or
+ * contact.updated, opportunity.created when it opened one, then submission.created
+ * (docs/webhooks.md has the payloads), written together (two inserts).
+ */
+export async function recordSubmissionEvents(repos: CrmEventRepos, subscriptions: Subscriptions, input: SubmissionEventInput, now: string): Promise<void> {
+  const { form, submission } = input;
+  const orgId = form.orgId;
+  const events = [
+    await contactEvent(repos, subscriptions, { orgId, contactId: submission.contact_id, created: input.contactCreated }),
+    submission.opportunity_id === null ? undefined : await opportunityEvent(repos, subscriptions, { orgId, opportunityId: submission.opportunity_id, type: 'opportunity.created' }),
+    subscriptions.has('submission.created') ? submissionCreated(input) : undefined,
+  ].filter((event): event is WebhookEventInput => event !== undefined);
+  await recordWebhookEvents(repos, subscriptions, events, now);
 }

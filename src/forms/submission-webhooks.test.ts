@@ -3,7 +3,9 @@ import { testDialects } from '../../test/support/context.js';
 import { createForm, createPipeline, getConfig, submit } from '../../test/support/form-factories.js';
 import { newContactRow } from '../crm/service.js';
 import { newTimeOrderedId } from '../lib/ids.js';
-import { insertNewLeadAtOnce } from './new-lead-statement.js';
+import { createNewLeadWriter } from './new-lead-statement.js';
+import { createWebhooksRepo } from '../webhooks/repo.js';
+import type { Subscriptions } from '../webhooks/subscriptions.js';
 import { startHttpsEndpoint, type HttpsEndpoint } from '../../test/support/https-endpoint.js';
 import { toolHostResolver } from '../../test/support/invocation-factories.js';
 import { createOrgWithKey, orgCaller, type OrgWithKey } from '../../test/support/org-factories.js';
@@ -13,7 +15,7 @@ import { createWebhookTestContext, type WebhookTestContext } from '../../test/su
  * A form submission's webhook events (docs/webhooks.md), end to end: submitted through the public API,
  * written by the outbox in the submission's transaction, delivered by the worker to a loopback HTTPS
  * receiver. On PostgreSQL a new person's submission is first tried as one statement
- * (new-lead-statement.ts), which steps aside for an org that receives these events.
+ * (new-lead-statement.ts), which writes its events with it.
  */
 describe.each(testDialects())('submission webhook events on %s', (dialect) => {
   let t: WebhookTestContext;
@@ -127,24 +129,40 @@ describe.each(testDialects())('submission webhook events on %s', (dialect) => {
     expect(await delivered()).toEqual([]);
   });
 
-  it.runIf(dialect === 'postgres')('the one-statement new lead writes for an org without webhooks and steps aside, writing nothing, for one with them', async () => {
-    const rows = (email: string) => {
+  it.runIf(dialect === 'postgres')('the one-statement new lead writes its events with it, and never against stale subscriptions', async () => {
+    const writer = createNewLeadWriter(t.database.db, createWebhooksRepo(t.database.db));
+    const rows = (email: string, formId: string) => {
       const now = t.clock.now().toISOString();
       const contact = newContactRow({ orgId: org.orgId, email }, { email, phone: null }, 'form', now);
-      const submission = { id: newTimeOrderedId('sub', now), org_id: org.orgId, form_id: 'frm_none', contact_id: contact.id, opportunity_id: null, field_values: '{}', custom: '{}', consent_version: '1', metadata: '{}', ip: null, user_agent: null, created_at: now };
+      const submission = { id: newTimeOrderedId('sub', now), org_id: org.orgId, form_id: formId, contact_id: contact.id, opportunity_id: null, field_values: '{}', custom: '{}', consent_version: '1', metadata: '{}', ip: null, user_agent: null, created_at: now };
       return { contact, note: null, opportunity: null, submission };
     };
+    const contactCreated = (lead: ReturnType<typeof rows>) => (subscriptions: Subscriptions) =>
+      subscriptions.has('contact.created') ? [{ orgId: org.orgId, type: 'contact.created' as const, data: { contact: { id: lead.contact.id } } }] : [];
     const form = await createForm(t.app, org);
-    const lead = rows('fast@example.com');
-    lead.submission.form_id = form.id;
-    expect(await insertNewLeadAtOnce(t.database.db, lead)).toBe('written');
-    expect(await insertNewLeadAtOnce(t.database.db, { ...rows('fast@example.com'), submission: { ...rows('x@example.com').submission, form_id: form.id } })).toBe('not-new');
-    await webhook(['opportunity.created']);
-    const subscribed = rows('slow@example.com');
-    subscribed.submission.form_id = form.id;
-    expect(await insertNewLeadAtOnce(t.database.db, subscribed)).toBe('webhooks');
-    expect(await t.database.db.selectFrom('contacts').select('email').where('org_id', '=', org.orgId).execute()).toEqual([{ email: 'fast@example.com' }]);
-    expect(await t.database.db.selectFrom('submissions').select('id').where('form_id', '=', form.id).execute()).toEqual([{ id: lead.submission.id }]);
+    // No webhooks: the lead alone, one statement; the node now keeps the org's (empty) subscriptions.
+    const first = rows('fast@example.com', form.id);
+    expect(await writer(first, contactCreated(first))).toBe('written');
+    expect(await writer(rows('fast@example.com', form.id), contactCreated(first))).toBe('not-new');
+    expect(await eventRows(org.orgId)).toEqual([]);
+
+    // A webhook added behind the node's back (as on another node): the kept subscriptions are stale, the
+    // statement writes nothing, reads them again and writes the lead with its event and delivery.
+    const hook = await webhook(['contact.created']);
+    const second = rows('second@example.com', form.id);
+    expect(await writer(second, contactCreated(second))).toBe('written');
+    const events = await eventRows(org.orgId);
+    expect(events.map((event) => [event.type, JSON.parse(event.payload)])).toEqual([['contact.created', { contact: { id: second.contact.id } }]]);
+    const deliveries = await t.database.db.selectFrom('webhook_deliveries').selectAll().where('org_id', '=', org.orgId).execute();
+    expect(deliveries).toMatchObject([{ endpoint_id: hook.id, event_id: events[0]!.id, status: 'pending', attempts: 0, next_attempt_at: second.submission.created_at }]);
+
+    // Disabled: stale again; the next lead is written without an event.
+    expect((await call('PATCH', `/api/org/webhooks/${hook.id}`, org, { enabled: false })).statusCode).toBe(200);
+    const third = rows('third@example.com', form.id);
+    expect(await writer(third, contactCreated(third))).toBe('written');
+    expect(await eventRows(org.orgId)).toHaveLength(1);
+    expect(await t.database.db.selectFrom('contacts').select('email').where('org_id', '=', org.orgId).orderBy('email').execute())
+      .toEqual([{ email: 'fast@example.com' }, { email: 'second@example.com' }, { email: 'third@example.com' }]);
   });
 
   it('another org\'s webhook receives nothing of this org\'s submissions', async () => {

@@ -12,10 +12,13 @@ import type { FormsRepo } from './repo.js';
 import { HONEYPOT_RESPONSE, IDEMPOTENCY_TTL_MS, LIMITS } from './rules.js';
 import type { SubmitResult } from './schema.js';
 import { checkSubmission, type CheckedSubmission } from './submission-check.js';
-import type { NewLeadOutcome, NewLeadRows } from './new-lead-statement.js';
+import type { NewLeadEvents, NewLeadOutcome, NewLeadRows } from './new-lead-statement.js';
 import type { OpportunitiesRepo } from '../crm/opportunities-repo.js';
 import type { WebhooksRepo } from '../webhooks/repo.js';
-import { recordSubmissionEvents } from './submission-events.js';
+import type { WebhookEventInput } from '../webhooks/outbox.js';
+import type { Subscriptions } from '../webhooks/subscriptions.js';
+import { presentContact, presentOpportunity } from '../crm/present.js';
+import { recordSubmissionEvents, submissionCreated } from './submission-events.js';
 
 export interface SubmitContext {
   ip: string | null;
@@ -96,7 +99,7 @@ export function createSubmitService(deps: {
    * PostgreSQL: writes a new person's submission in one statement (see new-lead-statement.ts);
    * false means "not a plain new lead", and the general path below takes over.
    */
-  newLeadAtOnce?: (rows: NewLeadRows) => Promise<NewLeadOutcome>;
+  newLeadAtOnce?: (rows: NewLeadRows, events: NewLeadEvents) => Promise<NewLeadOutcome>;
   /** Told how each submission ended (metrics): `accepted`, `replayed`, `honeypot`, or the error code. */
   onOutcome?: (outcome: string) => void;
 }) {
@@ -151,13 +154,26 @@ export function createSubmitService(deps: {
     return { contact, note, opportunity, submission };
   }
 
+  /**
+   * A new lead's webhook events, from the rows the one statement writes (they are the records as
+   * committed, as the transaction path reads them back): contact.created, opportunity.created, submission.created.
+   */
+  function newLeadEvents(subscriptions: Subscriptions, form: LiveForm, checked: CheckedSubmission, rows: NewLeadRows): WebhookEventInput[] {
+    const events: WebhookEventInput[] = [];
+    const orgId = form.orgId;
+    if (subscriptions.has('contact.created')) events.push({ orgId, type: 'contact.created', data: { contact: presentContact(rows.contact) } });
+    if (rows.opportunity && subscriptions.has('opportunity.created')) events.push({ orgId, type: 'opportunity.created', data: { opportunity: presentOpportunity(rows.opportunity) } });
+    if (subscriptions.has('submission.created')) events.push(submissionCreated({ form, checked, submission: rows.submission, contactCreated: true }));
+    return events;
+  }
+
   /** Every write of one submission. Runs in a transaction (maybe with other submissions: see db/transaction-runner.ts). */
   function write(form: LiveForm, checked: CheckedSubmission, context: SubmitContext, result: SubmitResult, now: Date, contactProbablyExists: boolean) {
     const createdAt = now.toISOString();
     return async (repos: SubmitRepos): Promise<void> => {
       const formsRepo = repos.forms;
-      // One indexed read: the event types the org receives. None (most orgs) → no payload is built.
-      const subscribed = await repos.webhooks.subscribedTypes(form.orgId);
+      // One indexed read: what the org's endpoints receive. None (most orgs) → no payload is built.
+      const subscriptions = await repos.webhooks.subscriptions(form.orgId);
       const key = context.idempotencyKey;
       if (key !== undefined) {
         // A key older than 24 h is free again; the insert below then claims it.
@@ -179,7 +195,7 @@ export function createSubmitService(deps: {
       const opportunity = form.createOpportunity ? await createOpportunity(repos, form, checked, contactId, submission.id) : undefined;
       submission.opportunity_id = opportunity?.opportunityId ?? null;
       await formsRepo.insertSubmission(submission);
-      if (subscribed.size > 0) await recordSubmissionEvents(repos, subscribed, { form, checked, submission, contactCreated: created }, createdAt);
+      if (!subscriptions.empty) await recordSubmissionEvents(repos, subscriptions, { form, checked, submission, contactCreated: created }, createdAt);
     };
   }
 
@@ -205,10 +221,10 @@ export function createSubmitService(deps: {
     // needs no decisions from the database: one statement writes it, or writes nothing.
     let contactProbablyExists = false;
     if (newLeadAtOnce && key === undefined && (!form.createOpportunity || form.opportunityTarget)) {
-      const outcome = await newLeadAtOnce(newLeadRows(form, checked, context, now.toISOString()));
+      const rows = newLeadRows(form, checked, context, now.toISOString());
+      const outcome = await newLeadAtOnce(rows, (subscriptions) => newLeadEvents(subscriptions, form, checked, rows));
       if (outcome === 'written') return { result, replayed: false };
-      // `webhooks`: the org receives a new lead's events; the transaction below writes them with it.
-      contactProbablyExists = outcome === 'not-new';
+      contactProbablyExists = true;
     }
     try {
       await transact(write(form, checked, context, result, now, contactProbablyExists));

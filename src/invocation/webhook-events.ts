@@ -1,5 +1,6 @@
 import type { ToolCallsTable } from '../db/tables.js';
-import { recordWebhookEvent } from '../webhooks/outbox.js';
+import { recordWebhookEvents } from '../webhooks/outbox.js';
+import type { Subscriptions } from '../webhooks/subscriptions.js';
 import type { WebhooksRepo } from '../webhooks/repo.js';
 
 export interface ToolCallEventRepos {
@@ -20,15 +21,15 @@ export function emitsToolCallFailed(row: ToolCallsTable): boolean {
  * the row's metadata only: the call log keeps no arguments or results, and neither does the event.
  */
 export async function recordToolCallFailed(repos: ToolCallEventRepos, failed: ReadonlyArray<{ row: ToolCallsTable; toolName: string | undefined }>): Promise<void> {
-  const subscribedByOrg = new Map<string, boolean>();
+  const subscriptionsByOrg = new Map<string, Subscriptions>();
   for (const { row, toolName } of failed) {
-    let subscribed = subscribedByOrg.get(row.org_id);
-    if (subscribed === undefined) {
-      subscribed = (await repos.webhooks.subscribedTypes(row.org_id)).has('tool_call.failed');
-      subscribedByOrg.set(row.org_id, subscribed);
+    let subscriptions = subscriptionsByOrg.get(row.org_id);
+    if (subscriptions === undefined) {
+      subscriptions = await repos.webhooks.subscriptions(row.org_id);
+      subscriptionsByOrg.set(row.org_id, subscriptions);
     }
-    if (!subscribed) continue;
-    await recordWebhookEvent(repos, {
+    if (!subscriptions.has('tool_call.failed')) continue;
+    await recordWebhookEvents(repos, subscriptions, [{
       orgId: row.org_id,
       type: 'tool_call.failed',
       data: {
@@ -41,6 +42,6 @@ export async function recordToolCallFailed(repos: ToolCallEventRepos, failed: Re
         httpStatus: row.http_status,
         durationMs: row.duration_ms,
       },
-    }, row.created_at);
+    }], row.created_at);
   }
 }

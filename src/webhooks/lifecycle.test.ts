@@ -74,6 +74,22 @@ describe.each(testDialects())('webhook worker lifecycle on %s', (dialect) => {
     expect(receiver.requests).toHaveLength(1);
   });
 
+  it('a node with WEBHOOK_DELIVERY=off queues events but sends none; a node with it on sends them', async () => {
+    const fresh = await createOrgWithKey(database, clock);
+    const quiet = await node({ SECRETS_KEY: OLD_KEY, WEBHOOK_DELIVERY: 'off' }, { pollMs: 20 });
+    await quiet.webhooks.create(fresh.orgId, { url: receiver.url('/queued-only'), events: ['contact.created'] });
+    receiver.reset();
+    await transactOn(database.db)((repos) => recordWebhookEvent(repos, { orgId: fresh.orgId, type: 'contact.created', data: { n: 1 } }, clock.now().toISOString()));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(receiver.requests).toEqual([]);
+    await quiet.close();
+
+    const sender = await node({ SECRETS_KEY: OLD_KEY }, { pollMs: 20 });
+    for (let waited = 0; receiver.requests.length === 0 && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(receiver.requests.map((r) => r.path)).toEqual(['/queued-only']);
+    await sender.close();
+  });
+
   it('on its timer, keeps delivering to a fast endpoint while a slow one\'s attempt is in flight, without waiting for the next poll', async () => {
     const setup = await node({ SECRETS_KEY: OLD_KEY });
     const fresh = await createOrgWithKey(database, clock);

@@ -1,7 +1,8 @@
-import type { WebhookDeliveriesTable } from '../db/tables.js';
+import type { WebhookDeliveriesTable, WebhookEventsTable } from '../db/tables.js';
 import { newTimeOrderedId } from '../lib/ids.js';
 import type { WebhooksRepo } from './repo.js';
 import type { WebhookEventType } from './schema.js';
+import type { Subscriptions } from './subscriptions.js';
 
 /**
  * THE OUTBOX WRITER — what a producer (submissions, the CRM, tool calls) calls to emit a webhook event.
@@ -17,22 +18,62 @@ import type { WebhookEventType } from './schema.js';
  * dispatcher state, no second claim protocol across nodes), and "which endpoints get this event"
  * is decided with the change itself — an endpoint added later does not receive earlier events, one
  * removed in between does not receive later ones. The cost on the producer's path is one indexed read
- * of the org's endpoints; an org with no subscribed endpoint writes nothing at all (no event row).
+ * of the org's endpoints per unit of work (recordWebhookEvents takes it read) and two inserts; an org
+ * with no subscribed endpoint writes nothing at all (no event row).
  *
  * `data` is the event's payload (docs/webhooks.md lists each type's fields); never put secrets,
  * credentials or tool arguments in it. Answers the event id, or undefined when nothing subscribed.
  */
 export async function recordWebhookEvent(
   repos: { webhooks: WebhooksRepo },
-  event: { orgId: string; type: WebhookEventType; data: unknown },
+  event: WebhookEventInput,
   now: string,
 ): Promise<string | undefined> {
-  const endpoints = await repos.webhooks.subscribedEndpoints(event.orgId, event.type);
-  if (endpoints.length === 0) return undefined;
-  const eventId = newTimeOrderedId('evt', now);
-  await repos.webhooks.insertEvent({ id: eventId, org_id: event.orgId, type: event.type, payload: JSON.stringify(event.data ?? null), created_at: now });
-  await repos.webhooks.insertDeliveries(endpoints.map((endpoint) => newDelivery(event.orgId, endpoint.id, eventId, now)));
+  const [eventId] = await recordWebhookEvents(repos, await repos.webhooks.subscriptions(event.orgId), [event], now);
   return eventId;
+}
+
+/** An event as a producer states it. */
+export interface WebhookEventInput {
+  orgId: string;
+  type: WebhookEventType;
+  data: unknown;
+}
+
+/**
+ * Several events of one unit of work, against the subscriptions the unit read once
+ * (repos.webhooks.subscriptions): every event row in one insert, every delivery in another, whatever
+ * the count. A submission's three events cost two statements, not nine. Answers the ids written.
+ */
+export async function recordWebhookEvents(
+  repos: { webhooks: WebhooksRepo },
+  subscriptions: Subscriptions,
+  events: readonly WebhookEventInput[],
+  now: string,
+): Promise<string[]> {
+  const rows = outboxRows(subscriptions, events, now);
+  if (rows.events.length === 0) return [];
+  await repos.webhooks.insertEvents(rows.events);
+  await repos.webhooks.insertDeliveries(rows.deliveries);
+  return rows.events.map((row) => row.id);
+}
+
+/**
+ * The rows of `events`: each event that some endpoint receives, and one pending delivery per such
+ * endpoint. Pure, so a statement that writes its change in one round trip (forms/new-lead-statement.ts)
+ * writes exactly the rows the transaction path would.
+ */
+export function outboxRows(subscriptions: Subscriptions, events: readonly WebhookEventInput[], now: string): { events: WebhookEventsTable[]; deliveries: WebhookDeliveriesTable[] } {
+  const eventRows: WebhookEventsTable[] = [];
+  const deliveries: WebhookDeliveriesTable[] = [];
+  for (const event of events) {
+    const endpoints = subscriptions.endpointsFor(event.type);
+    if (endpoints.length === 0) continue;
+    const eventId = newTimeOrderedId('evt', now);
+    eventRows.push({ id: eventId, org_id: event.orgId, type: event.type, payload: JSON.stringify(event.data ?? null), created_at: now });
+    for (const endpointId of endpoints) deliveries.push(newDelivery(event.orgId, endpointId, eventId, now));
+  }
+  return { events: eventRows, deliveries };
 }
 
 /** A pending delivery, due at once. */

@@ -1,7 +1,10 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { PostgresAdapter, sql, type Compilable, type Kysely } from 'kysely';
 import type { CursorPosition } from '../http/cursor.js';
 import { newestFirst } from '../db/query-helpers.js';
-import type { DB, WebhookDeliveriesTable, WebhookDeliveryStatus, WebhookEndpointsTable, WebhookEventsTable } from '../db/tables.js';
+import { queryTemplate, type QueryTemplate } from '../db/query-template.js';
+import { WEBHOOK_DELIVERY_COLUMNS, WEBHOOK_EVENT_COLUMNS, type DB, type WebhookDeliveriesTable, type WebhookDeliveryStatus, type WebhookEndpointsTable, type WebhookEventsTable } from '../db/tables.js';
+import { subscriptionsFingerprint } from './outbox-ctes.js';
+import { subscriptionsOf, type Subscriptions } from './subscriptions.js';
 
 export type EndpointChanges = Partial<Pick<WebhookEndpointsTable, 'url' | 'events' | 'description' | 'enabled' | 'disabled_reason' | 'failing_since' | 'secret_sealed' | 'secret_key_id' | 'updated_at'>>;
 export type DeliveryChanges = Partial<Omit<WebhookDeliveriesTable, 'id' | 'org_id' | 'endpoint_id' | 'event_id' | 'created_at'>>;
@@ -24,6 +27,30 @@ export interface ClaimedDelivery {
 /** A delivery as the log shows it: the row and its event's type. */
 export type DeliveryRow = WebhookDeliveriesTable & { type: string };
 
+/**
+ * The outbox's inserts and read, compiled once (db/query-template.ts): they run in every submission of an
+ * org with webhooks, where building and compiling each query again cost as much as SQLite's own work.
+ * A unit's events are one insert and their deliveries another, a template per row count.
+ */
+type Rows<T> = Record<string, T>;
+function multiRowInsert<T extends object>(columns: Record<string, true>, insert: (db: Kysely<DB>, rows: T[]) => Compilable<unknown>) {
+  const bySize = new Map<number, QueryTemplate<Rows<T>, unknown>>();
+  return (db: Kysely<DB>, rows: readonly T[]) => {
+    let template = bySize.get(rows.length);
+    if (template === undefined) {
+      const keys = Object.fromEntries(rows.map((_, i) => [`r${i}`, columns]));
+      const size = rows.length;
+      template = queryTemplate(keys, (kdb, byKey: Rows<T>) => insert(kdb, Array.from({ length: size }, (_, i) => byKey[`r${i}`]!)));
+      bySize.set(size, template);
+    }
+    return template(db, Object.fromEntries(rows.map((row, i) => [`r${i}`, row])));
+  };
+}
+const insertEventRows = multiRowInsert<WebhookEventsTable>(WEBHOOK_EVENT_COLUMNS, (db, rows) => db.insertInto('webhook_events').values(rows));
+const insertDeliveryRows = multiRowInsert<WebhookDeliveriesTable>(WEBHOOK_DELIVERY_COLUMNS, (db, rows) => db.insertInto('webhook_deliveries').values(rows));
+const selectSubscriptions = queryTemplate<{ org_id: string }, { id: string; events: string }>({ org_id: true }, (db, row) =>
+  db.selectFrom('webhook_endpoints').select(['id', 'events']).where('org_id', '=', row.org_id).where('enabled', '=', 1));
+
 /** Kysely queries for webhooks. Every query on org data takes the org id; it writes the three webhook tables only. */
 export function createWebhooksRepo(db: Kysely<DB>) {
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
@@ -31,6 +58,8 @@ export function createWebhooksRepo(db: Kysely<DB>) {
   return {
     // ── Endpoints ──
     insertEndpoint: (row: WebhookEndpointsTable) => db.insertInto('webhook_endpoints').values(row).execute(),
+    countEndpoints: async (orgId: string) =>
+      Number((await db.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n')).where('org_id', '=', orgId).executeTakeFirstOrThrow()).n),
     findEndpoint: (orgId: string, id: string) =>
       db.selectFrom('webhook_endpoints').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
     listEndpoints: (orgId: string, limit: number, cursor: CursorPosition | undefined) =>
@@ -43,28 +72,28 @@ export function createWebhooksRepo(db: Kysely<DB>) {
 
     // ── The outbox (called in the producer's transaction) ──
     /**
-     * The enabled endpoints of the org subscribed to `type`. The types are a closed set and none is
-     * a substring of another, so a LIKE on the JSON text (`"type"` with its quotes) is exact.
+     * The org's enabled endpoints and the types each receives (one indexed read): a unit of work that
+     * emits several events reads it once, and skips building payloads nobody receives (outbox.ts).
      */
-    subscribedEndpoints: (orgId: string, type: string) =>
-      db
-        .selectFrom('webhook_endpoints')
-        .select('id')
-        .where('org_id', '=', orgId)
-        .where('enabled', '=', 1)
-        // `_` is LIKE's one-character wildcard; it also matches itself, and no two types differ only there.
-        .where('events', 'like', `%${JSON.stringify(type)}%`)
-        .execute(),
+    subscriptions: async (orgId: string): Promise<Subscriptions> => {
+      const { rows } = await selectSubscriptions(db, { org_id: orgId });
+      return subscriptionsOf(rows.map((row) => ({ id: row.id, events: JSON.parse(row.events) as string[] })));
+    },
     /**
-     * Every type the org's enabled endpoints subscribe to (one indexed read): a producer that emits
-     * several events for one change asks once, and skips building payloads nobody receives.
+     * PostgreSQL: the subscriptions with their fingerprint (outbox-ctes.ts), read in one statement so
+     * the two agree: what a node keeps to build a one-statement write's outbox rows.
      */
-    subscribedTypes: async (orgId: string): Promise<Set<string>> => {
-      const rows = await db.selectFrom('webhook_endpoints').select('events').where('org_id', '=', orgId).where('enabled', '=', 1).execute();
-      return new Set(rows.flatMap((row) => JSON.parse(row.events) as string[]));
+    subscriptionsWithFingerprint: async (orgId: string): Promise<{ subscriptions: Subscriptions; fingerprint: string }> => {
+      const { rows } = await sql<{ id: string | null; events: string | null; fingerprint: string }>`
+        select w.id, w.events, f.fingerprint
+        from (select ${subscriptionsFingerprint(orgId)} as fingerprint) f
+        left join webhook_endpoints w on w.org_id = ${orgId} and w.enabled = 1`.execute(db);
+      const endpoints = rows.filter((row) => row.id !== null).map((row) => ({ id: row.id!, events: JSON.parse(row.events!) as string[] }));
+      return { subscriptions: subscriptionsOf(endpoints), fingerprint: rows[0]?.fingerprint ?? '' };
     },
     insertEvent: (row: WebhookEventsTable) => db.insertInto('webhook_events').values(row).execute(),
-    insertDeliveries: (rows: WebhookDeliveriesTable[]) => db.insertInto('webhook_deliveries').values(rows).execute(),
+    insertEvents: (rows: WebhookEventsTable[]) => insertEventRows(db, rows),
+    insertDeliveries: (rows: WebhookDeliveriesTable[]) => insertDeliveryRows(db, rows),
 
     // ── The worker ──
     /**

@@ -11,7 +11,7 @@ import type { DeliveryWorker } from './delivery-worker.js';
 import { deliveryNotFound, webhookNotFound } from './errors.js';
 import { newDelivery } from './outbox.js';
 import type { DeliveryRow, EndpointChanges, WebhooksRepo } from './repo.js';
-import type { CreatedWebhook, SubscribableEventType, Webhook, WebhookCreate, WebhookDelivery, WebhookPatch } from './schema.js';
+import { MAX_WEBHOOKS_PER_ORG, type CreatedWebhook, type SubscribableEventType, type Webhook, type WebhookCreate, type WebhookDelivery, type WebhookPatch } from './schema.js';
 import { newSigningSecret, sealSigningSecret } from './secret.js';
 
 export function presentWebhook(row: WebhookEndpointsTable): Webhook {
@@ -92,6 +92,9 @@ export function createWebhooksService(deps: {
   }
 
   async function create(orgId: string, input: WebhookCreate): Promise<CreatedWebhook> {
+    if ((await repo.countEndpoints(orgId)) >= MAX_WEBHOOKS_PER_ORG) {
+      throw new AppError('CONFLICT', `Your organization has ${MAX_WEBHOOKS_PER_ORG} webhooks, the most it can have. Delete one you no longer use, or send several event types to one URL.`);
+    }
     const now = isoNow(clock);
     const id = newId('wh');
     const secret = newSigningSecret();

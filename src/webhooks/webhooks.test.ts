@@ -5,6 +5,7 @@ import { createOrgWithKey, orgCaller, type OrgWithKey } from '../../test/support
 import { fixedResolver, TEST_DNS } from '../../test/support/tools-factories.js';
 import { createWebhookTestContext, type WebhookTestContext } from '../../test/support/webhook-context.js';
 import { openSigningSecret } from './secret.js';
+import { MAX_WEBHOOKS_PER_ORG } from './schema.js';
 
 /**
  * The webhook endpoints API (/api/org/webhooks…): owners only, the secret shown once and never again
@@ -123,6 +124,20 @@ describe.each(testDialects())('webhook endpoints on %s', (dialect) => {
     expect(patched.statusCode).toBe(400);
     expect(patched.json()).toMatchObject({ code: 'ENDPOINT_NOT_ALLOWED', field: 'url' });
     expect(await rows(fresh.orgId)).toEqual(before);
+  });
+
+  it(`refuses a webhook past ${MAX_WEBHOOKS_PER_ORG} per organization (409 CONFLICT, nothing written); deleting one makes room`, async () => {
+    const crowded = await createOrgWithKey(t.database, t.clock);
+    const made = [];
+    for (let i = 0; i < MAX_WEBHOOKS_PER_ORG; i++) made.push(await webhook(crowded));
+    const refused = await call('POST', '/api/org/webhooks', crowded, { url: HOOK, events: ['contact.created'] });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({ success: false, code: 'CONFLICT', error: expect.stringContaining(`${MAX_WEBHOOKS_PER_ORG} webhooks`) });
+    expect(await rows(crowded.orgId)).toHaveLength(MAX_WEBHOOKS_PER_ORG);
+    // Another organization is not counted against it.
+    await webhook(other);
+    expect((await call('DELETE', `/api/org/webhooks/${made[0]!.id}`, crowded)).statusCode).toBe(200);
+    await webhook(crowded);
   });
 
   it('deletes a webhook and its deliveries', async () => {
