@@ -265,7 +265,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   // included. The worker runs on every node that serves; close() stops it before the HTTP client closes.
   // A claim holds a delivery past the longest attempt (the HTTP deadline) with room for recording it.
   const webhookLeaseMs = config.toolCallTimeoutMs + 30_000;
-  const webhookWorker = createDeliveryWorker({ repo: repos.webhooks, http: toolHttp, keys, clock, log, mailer, leaseMs: webhookLeaseMs, schedule: infrastructure.webhookDelivery });
+  const webhookWorker = createDeliveryWorker({ repo: repos.webhooks, transact, http: toolHttp, keys, clock, log, mailer, leaseMs: webhookLeaseMs, schedule: infrastructure.webhookDelivery });
   const webhooks = createWebhooksService({ repo: repos.webhooks, transact, keys, clock, endpointPolicy, worker: webhookWorker, leaseMs: webhookLeaseMs });
   if (infrastructure.webhookDelivery && config.webhookDelivery === 'on') webhookWorker.start();
 

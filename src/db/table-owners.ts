@@ -48,4 +48,5 @@ export const TABLE_OWNERS: { readonly [Table in keyof DB]: TableOwner } = {
   webhook_endpoints: 'webhooks',
   webhook_events: 'webhooks',
   webhook_deliveries: 'webhooks',
+  webhook_outbox: 'webhooks',
 };

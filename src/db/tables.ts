@@ -520,11 +520,16 @@ export interface WebhookDeliveriesTable {
   delivered_at: string | null;
 }
 
-export const WEBHOOK_EVENT_COLUMNS: Record<keyof WebhookEventsTable, true> = { id: true, org_id: true, type: true, payload: true, created_at: true };
-export const WEBHOOK_DELIVERY_COLUMNS: Record<keyof WebhookDeliveriesTable, true> = {
-  id: true, org_id: true, endpoint_id: true, event_id: true, status: true, attempts: true, next_attempt_at: true, locked_until: true,
-  last_status: true, last_duration_ms: true, last_error: true, request_body: true, response_body: true, created_at: true, updated_at: true, delivered_at: true,
-};
+/** A unit of work's webhook events, until the delivery worker moves them into events and deliveries (outbox.ts). */
+export interface WebhookOutboxTable {
+  id: string;
+  org_id: string;
+  /** JSON: [{id, type, payload, endpoints}], `payload` the event's data as JSON text. */
+  events: string;
+  created_at: string;
+}
+
+export const WEBHOOK_OUTBOX_COLUMNS: Record<keyof WebhookOutboxTable, true> = { id: true, org_id: true, events: true, created_at: true };
 
 export interface DB {
   developers: DevelopersTable;
@@ -562,4 +567,5 @@ export interface DB {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  webhook_outbox: WebhookOutboxTable;
 }

@@ -1,10 +1,10 @@
 import { sql, type Kysely } from 'kysely';
 import { newLeadCtes } from '../crm/new-lead-ctes.js';
 import { queryTemplate, type QueryTemplate } from '../db/query-template.js';
-import { CONTACT_COLUMNS, NOTE_COLUMNS, OPPORTUNITY_COLUMNS, SUBMISSION_COLUMNS } from '../db/tables.js';
+import { CONTACT_COLUMNS, NOTE_COLUMNS, OPPORTUNITY_COLUMNS, SUBMISSION_COLUMNS, WEBHOOK_OUTBOX_COLUMNS, type WebhookOutboxTable } from '../db/tables.js';
 import type { ContactsTable, DB, NotesTable, OpportunitiesTable, SubmissionsTable } from '../db/tables.js';
-import { outboxRows, type WebhookEventInput } from '../webhooks/outbox.js';
-import { outboxArrays, outboxCtes, subscriptionsCurrent, type OutboxArrays } from '../webhooks/outbox-ctes.js';
+import { outboxRow, type WebhookEventInput } from '../webhooks/outbox.js';
+import { outboxCte, subscriptionsCurrent } from '../webhooks/outbox-ctes.js';
 import type { WebhooksRepo } from '../webhooks/repo.js';
 import type { Subscriptions } from '../webhooks/subscriptions.js';
 
@@ -22,13 +22,11 @@ export type NewLeadOutcome = 'written' | 'not-new';
 /** The webhook events of the lead, for the subscriptions the statement is built with (none: an empty list). */
 export type NewLeadEvents = (subscriptions: Subscriptions) => WebhookEventInput[];
 
-type StatementRow = NewLeadRows & { outbox: OutboxArrays & { fingerprint: string } };
+type StatementRow = NewLeadRows & { fingerprint: string; outbox: WebhookOutboxTable | null };
 
 function without(columns: Record<string, true>, ...skip: string[]): Record<string, true> {
   return Object.fromEntries(Object.keys(columns).filter((column) => !skip.includes(column)).map((column) => [column, true]));
 }
-
-const OUTBOX_KEYS = { fingerprint: true, event_ids: true, event_types: true, event_payloads: true, delivery_ids: true, delivery_endpoints: true, delivery_events: true } as const;
 
 /** The statement for a lead with or without a note and an opportunity: four shapes, each compiled once. */
 function leadTemplate(withNote: boolean, withOpportunity: boolean): QueryTemplate<StatementRow, { contact_id: string | null; current: boolean }> {
@@ -38,15 +36,16 @@ function leadTemplate(withNote: boolean, withOpportunity: boolean): QueryTemplat
     ...(withNote ? { note: without(NOTE_COLUMNS, 'contact_id') } : {}),
     ...(withOpportunity ? { opportunity: without(OPPORTUNITY_COLUMNS, 'contact_id') } : {}),
     submission: without(SUBMISSION_COLUMNS, 'contact_id', 'opportunity_id'),
-    outbox: OUTBOX_KEYS,
-  };
+    fingerprint: true,
+    outbox: WEBHOOK_OUTBOX_COLUMNS,
+  } as const;
   // The CRM's CTEs write the contact, note and opportunity (crm/new-lead-ctes.ts), gated on the
   // subscriptions being current; forms adds its submission (s), which takes the contact (and the
-  // opportunity) id from them; the outbox's CTEs (webhooks/outbox-ctes.ts) write the events when c did.
-  return queryTemplate(keys, (db, { contact, note, opportunity, submission: s, outbox }) => {
+  // opportunity) id from them; the outbox's CTE (webhooks/outbox-ctes.ts) writes the unit's events when c did.
+  return queryTemplate(keys, (db, { contact, note, opportunity, submission: s, fingerprint, outbox }) => {
     const crm = newLeadCtes(contact, withNote ? note : null, withOpportunity ? opportunity : null, sql`(select current from w)`);
     const statement = sql<{ contact_id: string | null; current: boolean }>`
-      with w as (select ${subscriptionsCurrent(contact.org_id, outbox.fingerprint)} as current),
+      with w as (select ${subscriptionsCurrent(contact.org_id, fingerprint)} as current),
       ${crm.contact}
       ${crm.note}
       ${crm.opportunity}
@@ -54,7 +53,7 @@ function leadTemplate(withNote: boolean, withOpportunity: boolean): QueryTemplat
         insert into submissions (id, org_id, form_id, contact_id, opportunity_id, field_values, custom, consent_version, metadata, ip, user_agent, created_at)
         select ${s.id}, ${s.org_id}, ${s.form_id}, c.id, ${crm.opportunityId}, ${s.field_values}, ${s.custom},
                ${s.consent_version}, ${s.metadata}, ${s.ip}, ${s.user_agent}, ${s.created_at} from c)
-      ${outboxCtes(contact.org_id, s.created_at, outbox, sql`exists (select 1 from c)`)}
+      ${outboxCte(outbox!, sql`exists (select 1 from c)`)}
       select (select id from c) as contact_id, (select current from w) as current`;
     return { compile: () => statement.compile(db) };
   });
@@ -67,13 +66,13 @@ const MAX_ORGS_KEPT = 10_000;
 
 /**
  * PostgreSQL only: a submission from a new person, written in ONE statement (data-modifying CTEs,
- * atomic by themselves) with its webhook events, instead of a transaction of six round trips (and
- * three more per event). Answers `not-new`, having written nothing, when the email or phone already
+ * atomic by themselves) with its webhook events (one outbox row), instead of a transaction of seven
+ * round trips. Answers `not-new`, having written nothing, when the email or phone already
  * belongs to a contact, or when the opportunity's stage is gone: the caller then takes the general path
  * (upsert and merge, or the precise 422), which decides those cases. Compiled once per shape and run as
  * a prepared statement (see db/query-template.ts and db/pg-prepared.ts).
  *
- * The events' deliveries need the org's subscribed endpoints before the statement is built. The node
+ * The outbox row names the endpoints each event goes to, so it needs the org's subscriptions before the statement is built. The node
  * keeps each org's subscriptions with their fingerprint, and the statement writes only when the
  * fingerprint is still current (webhooks/outbox-ctes.ts): a stale entry (an endpoint added, changed or
  * removed, on any node) writes nothing; the subscriptions are read again and the statement runs once
@@ -93,9 +92,9 @@ export function createNewLeadWriter(db: Kysely<DB>, webhooks: Pick<WebhooksRepo,
   }
 
   async function attempt(rows: NewLeadRows, events: NewLeadEvents, entry: { subscriptions: Subscriptions; fingerprint: string }) {
-    const outbox = outboxRows(entry.subscriptions, entry.subscriptions.empty ? [] : events(entry.subscriptions), rows.submission.created_at);
+    const outbox = entry.subscriptions.empty ? undefined : outboxRow(entry.subscriptions, events(entry.subscriptions), rows.submission.created_at);
     const template = templates[(rows.note ? 2 : 0) + (rows.opportunity ? 1 : 0)]!;
-    const result = await template(db, { ...rows, outbox: { fingerprint: entry.fingerprint, ...outboxArrays(outbox) } });
+    const result = await template(db, { ...rows, fingerprint: entry.fingerprint, outbox: outbox?.row ?? null });
     return result.rows[0];
   }
 

@@ -50,7 +50,10 @@ describe.each(testDialects())('submission webhook events on %s', (dialect) => {
     await t.services.webhookWorker.runUntilIdle();
     return receiver.requests.map((request) => JSON.parse(request.body.toString('utf8')));
   }
-  const eventRows = (orgId: string) => t.database.db.selectFrom('webhook_events').selectAll().where('org_id', '=', orgId).execute();
+  const eventRows = async (orgId: string) => {
+    await t.dispatch();
+    return t.database.db.selectFrom('webhook_events').selectAll().where('org_id', '=', orgId).execute();
+  };
   const contactJson = async (id: string) => {
     const { notes: _n, opportunities: _o, submissions: _s, ...contact } = (await call('GET', `/api/org/contacts/${id}`, org)).json().data;
     return contact;

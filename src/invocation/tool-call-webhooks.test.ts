@@ -64,7 +64,10 @@ describe.each(testDialects())('tool_call.failed on %s', (dialect) => {
     await t.services.webhookWorker.runUntilIdle();
     return hookBodies();
   }
-  const eventRows = () => t.database.db.selectFrom('webhook_events').selectAll().where('org_id', '=', org.orgId).execute();
+  const eventRows = async () => {
+    await t.dispatch();
+    return t.database.db.selectFrom('webhook_events').selectAll().where('org_id', '=', org.orgId).execute();
+  };
   const callRow = (id: string) => t.database.db.selectFrom('tool_calls').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
   it('a failed operator call is delivered with the call\'s metadata and never its arguments or credentials; an OK call emits nothing', async () => {

@@ -68,7 +68,10 @@ describe.each(testDialects())('webhook delivery safety on %s', (dialect) => {
       receiver.reset();
       // Slow answers, so both nodes poll while the other's attempts are in flight.
       receiver.respond(delayed(40, json(200, {})));
-      const pending = async () => (await t.database.db.selectFrom('webhook_deliveries').select('id').where('org_id', '=', org.orgId).where('status', '=', 'pending').execute()).length;
+      // Both nodes dispatch the outbox (one at a time: the advisory lock) and deliver, racing each other.
+      const pending = async () =>
+        (await t.database.db.selectFrom('webhook_deliveries').select('id').where('org_id', '=', org.orgId).where('status', '=', 'pending').execute()).length +
+        (await t.database.db.selectFrom('webhook_outbox').select('id').where('org_id', '=', org.orgId).execute()).length;
       for (let round = 0; round < 100 && (await pending()) > 0; round += 1) {
         await Promise.all([t.services.webhookWorker.runOnce(), node2.webhookWorker.runOnce(), t.services.webhookWorker.runOnce(), node2.webhookWorker.runOnce()]);
       }

@@ -6,6 +6,8 @@ import type { Mailer } from '../lib/mailer.js';
 import type { KeyRing } from '../lib/secrets.js';
 import type { ClaimedDelivery, DeliveryChanges, WebhooksRepo } from './repo.js';
 import { judge, nextAttemptAt, RETRY_WINDOW_MS } from './retries.js';
+import { dispatchOutbox } from './dispatch.js';
+import type { Transact } from '../db/transaction-runner.js';
 import { openSigningSecret } from './secret.js';
 
 export const EVENT_HEADER = 'X-Svc-Event';
@@ -27,6 +29,8 @@ const DEFAULT_SCHEDULE: DeliverySchedule = { pollMs: 1000, batchSize: 20 };
 
 export interface DeliveryWorkerDeps {
   repo: WebhooksRepo;
+  /** Dispatch (dispatch.ts) moves outbox rows into deliveries in a transaction of its own. */
+  transact: Transact<{ webhooks: WebhooksRepo }>;
   /** The tool calls' HTTP client: connect-time address policy, no redirects, its deadline and size caps. */
   http: Pick<ToolHttpClient, 'post'>;
   keys: KeyRing;
@@ -185,15 +189,19 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     });
   }
 
-  /** Claims what fits beside the attempts in flight and starts them; resolves to how many were claimed. */
+  /**
+   * Moves what the outbox holds into deliveries, then claims what fits beside the attempts in flight and
+   * starts them; resolves to how many rows it moved and claimed (more may be waiting when it is not 0).
+   */
   async function poll(): Promise<number> {
+    const dispatched = await dispatchOutbox(deps.transact);
     const room = schedule.batchSize - inFlight.size;
-    if (room <= 0) return 0;
+    if (room <= 0) return dispatched;
     const now = clock.now();
     const ids = await repo.claimDue(now.toISOString(), leaseFrom(now), room);
     // Rows that cannot be read now are taken again when their lease runs out.
     await startAll(ids).catch((error: unknown) => log.warn({ err: error }, 'claimed webhook deliveries could not be loaded; their lease will run out'));
-    return ids.length;
+    return dispatched + ids.length;
   }
 
   /** One poll, then waits for every attempt in flight (tests; a node polls on its timer). */

@@ -58,11 +58,14 @@ describe.each(testDialects())('webhook delivery on %s', (dialect) => {
   async function produce(type: WebhookEventType, data: unknown, options: { rollBack?: boolean; who?: OrgWithKey } = {}) {
     const transact = transactOn(t.database.db);
     try {
-      return await transact(async (repos) => {
-        const id = await recordWebhookEvent(repos, { orgId: (options.who ?? org).orgId, type, data }, t.clock.now().toISOString());
+      const id = await transact(async (repos) => {
+        const recorded = await recordWebhookEvent(repos, { orgId: (options.who ?? org).orgId, type, data }, t.clock.now().toISOString());
         if (options.rollBack) throw new Error('the change failed');
-        return id;
+        return recorded;
       });
+      // As a node's worker does first on each poll: the outbox row becomes the event and its deliveries.
+      await t.dispatch();
+      return id;
     } catch (error) {
       if (!options.rollBack) throw error;
       return undefined;
@@ -197,6 +200,20 @@ describe.each(testDialects())('webhook delivery on %s', (dialect) => {
     expect(row).toMatchObject({ status: 'failed', last_status: 307 });
     expect(row!.last_error).toMatch(/redirect\. Redirects are not followed/);
     expect(receiver.requests.map((r) => r.path)).toEqual(['/hook']);
+  });
+
+  it('queues an event for the endpoints subscribed at the change: one added before dispatch gets nothing, one deleted before it neither', async () => {
+    const who = await createOrgWithKey(t.database, t.clock);
+    const kept = await webhook(['contact.created'], '/kept', who);
+    const removed = await webhook(['contact.created'], '/removed', who);
+    await transactOn(t.database.db)((repos) => recordWebhookEvent(repos, { orgId: who.orgId, type: 'contact.created', data: { n: 1 } }, t.clock.now().toISOString()));
+    const added = await webhook(['contact.created'], '/added', who);
+    expect((await call('DELETE', `/api/org/webhooks/${removed.id}`, who)).statusCode).toBe(200);
+    await t.dispatch();
+    expect((await deliveries(kept.id)).map((d) => d.status)).toEqual(['pending']);
+    expect(await deliveries(added.id)).toEqual([]);
+    expect(await t.database.db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', removed.id).execute()).toEqual([]);
+    expect(await t.database.db.selectFrom('webhook_outbox').select('id').where('org_id', '=', who.orgId).execute()).toEqual([]);
   });
 
   it('keeps one delivery in flight per endpoint, oldest first: a later event waits behind one waiting to be retried', async () => {

@@ -1,4 +1,4 @@
-import type { WebhookDeliveriesTable, WebhookEventsTable } from '../db/tables.js';
+import type { WebhookDeliveriesTable, WebhookEventsTable, WebhookOutboxTable } from '../db/tables.js';
 import { newTimeOrderedId } from '../lib/ids.js';
 import type { WebhooksRepo } from './repo.js';
 import type { WebhookEventType } from './schema.js';
@@ -9,17 +9,19 @@ import type { Subscriptions } from './subscriptions.js';
  *
  * Call it inside the unit of work that makes the change, with that unit's repos
  * (`transact(async (repos) => { …the change…; await recordWebhookEvent(repos, {...}, now); })`):
- * the event and its deliveries are written in the same transaction as the change, so they commit
- * together or not at all. A crash after the commit loses nothing (the worker finds the pending
- * deliveries when a node starts again); a rollback leaves nothing to deliver.
+ * the events commit with the change or not at all. A crash after the commit loses nothing (a node
+ * that starts finds them); a rollback leaves nothing to deliver.
  *
- * Fan-out happens here, not in the worker: one delivery per endpoint of the org enabled and
- * subscribed to the type at this moment. Why: the worker then has one kind of row to claim (no
- * dispatcher state, no second claim protocol across nodes), and "which endpoints get this event"
- * is decided with the change itself — an endpoint added later does not receive earlier events, one
- * removed in between does not receive later ones. The cost on the producer's path is one indexed read
- * of the org's endpoints per unit of work (recordWebhookEvents takes it read) and two inserts; an org
- * with no subscribed endpoint writes nothing at all (no event row).
+ * A unit writes ONE `webhook_outbox` row: its events (ids, types, payloads) and, for each, the endpoints
+ * it goes to — the org's enabled endpoints subscribed to the type at this moment, so "which endpoints get
+ * this event" is still decided with the change itself (an endpoint added later does not receive earlier
+ * events; one removed in between does not receive later ones). The delivery worker then moves each row,
+ * in id order, into `webhook_events` and one `webhook_deliveries` row per endpoint (dispatch.ts), and
+ * deletes it. Why not write those here: a submission with three subscribed events wrote six rows and four
+ * index entries each beside its own four rows, half the submit path's throughput on SQLite; one row with
+ * the primary key only costs a tenth of that (docs/benchmarks.md). The cost on the producer's path is one
+ * indexed read of the org's endpoints per unit of work and one insert; an org with no subscribed endpoint
+ * writes nothing at all.
  *
  * `data` is the event's payload (docs/webhooks.md lists each type's fields); never put secrets,
  * credentials or tool arguments in it. Answers the event id, or undefined when nothing subscribed.
@@ -41,9 +43,8 @@ export interface WebhookEventInput {
 }
 
 /**
- * Several events of one unit of work, against the subscriptions the unit read once
- * (repos.webhooks.subscriptions): every event row in one insert, every delivery in another, whatever
- * the count. A submission's three events cost two statements, not nine. Answers the ids written.
+ * Several events of one unit of work (all of one organization), against the subscriptions the unit
+ * read once (repos.webhooks.subscriptions): one outbox row, whatever the count. Answers the event ids.
  */
 export async function recordWebhookEvents(
   repos: { webhooks: WebhooksRepo },
@@ -51,29 +52,53 @@ export async function recordWebhookEvents(
   events: readonly WebhookEventInput[],
   now: string,
 ): Promise<string[]> {
-  const rows = outboxRows(subscriptions, events, now);
-  if (rows.events.length === 0) return [];
-  await repos.webhooks.insertEvents(rows.events);
-  await repos.webhooks.insertDeliveries(rows.deliveries);
-  return rows.events.map((row) => row.id);
+  const row = outboxRow(subscriptions, events, now);
+  if (!row) return [];
+  await repos.webhooks.insertOutbox(row.row);
+  return row.eventIds;
+}
+
+/** One event of an outbox row: its payload as JSON text, and the endpoints it goes to. */
+export interface OutboxEvent {
+  id: string;
+  type: string;
+  endpoints: string[];
+  payload: string;
 }
 
 /**
- * The rows of `events`: each event that some endpoint receives, and one pending delivery per such
- * endpoint. Pure, so a statement that writes its change in one round trip (forms/new-lead-statement.ts)
- * writes exactly the rows the transaction path would.
+ * The outbox row of `events`: each event some endpoint receives, with those endpoints; undefined when
+ * none does. Pure, so a statement that writes its change in one round trip (forms/new-lead-statement.ts)
+ * writes exactly the row the transaction path would.
  */
-export function outboxRows(subscriptions: Subscriptions, events: readonly WebhookEventInput[], now: string): { events: WebhookEventsTable[]; deliveries: WebhookDeliveriesTable[] } {
-  const eventRows: WebhookEventsTable[] = [];
-  const deliveries: WebhookDeliveriesTable[] = [];
+export function outboxRow(subscriptions: Subscriptions, events: readonly WebhookEventInput[], now: string): { row: WebhookOutboxTable; eventIds: string[] } | undefined {
+  const kept: OutboxEvent[] = [];
+  let orgId: string | undefined;
   for (const event of events) {
     const endpoints = subscriptions.endpointsFor(event.type);
     if (endpoints.length === 0) continue;
-    const eventId = newTimeOrderedId('evt', now);
-    eventRows.push({ id: eventId, org_id: event.orgId, type: event.type, payload: JSON.stringify(event.data ?? null), created_at: now });
-    for (const endpointId of endpoints) deliveries.push(newDelivery(event.orgId, endpointId, eventId, now));
+    orgId ??= event.orgId;
+    if (event.orgId !== orgId) throw new Error('one outbox row holds the events of one organization');
+    kept.push({ id: newTimeOrderedId('evt', now), type: event.type, endpoints: [...endpoints], payload: JSON.stringify(event.data ?? null) });
   }
-  return { events: eventRows, deliveries };
+  if (kept.length === 0 || orgId === undefined) return undefined;
+  return { row: { id: newTimeOrderedId('obx', now), org_id: orgId, events: JSON.stringify(kept), created_at: now }, eventIds: kept.map((event) => event.id) };
+}
+
+/**
+ * What an outbox row becomes (dispatch.ts): its events, and one pending delivery per endpoint that still
+ * exists, due at the time of the change; in the change's time order, so each endpoint's queue is too.
+ */
+export function dispatchedRows(row: WebhookOutboxTable, existingEndpoints: ReadonlySet<string>): { events: WebhookEventsTable[]; deliveries: WebhookDeliveriesTable[] } {
+  const events: WebhookEventsTable[] = [];
+  const deliveries: WebhookDeliveriesTable[] = [];
+  for (const event of JSON.parse(row.events) as OutboxEvent[]) {
+    events.push({ id: event.id, org_id: row.org_id, type: event.type, payload: event.payload, created_at: row.created_at });
+    for (const endpointId of event.endpoints) {
+      if (existingEndpoints.has(endpointId)) deliveries.push(newDelivery(row.org_id, endpointId, event.id, row.created_at));
+    }
+  }
+  return { events, deliveries };
 }
 
 /** A pending delivery, due at once. */

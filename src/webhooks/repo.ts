@@ -1,8 +1,8 @@
-import { PostgresAdapter, sql, type Compilable, type Kysely } from 'kysely';
+import { PostgresAdapter, sql, type Kysely } from 'kysely';
 import type { CursorPosition } from '../http/cursor.js';
 import { newestFirst } from '../db/query-helpers.js';
-import { queryTemplate, type QueryTemplate } from '../db/query-template.js';
-import { WEBHOOK_DELIVERY_COLUMNS, WEBHOOK_EVENT_COLUMNS, type DB, type WebhookDeliveriesTable, type WebhookDeliveryStatus, type WebhookEndpointsTable, type WebhookEventsTable } from '../db/tables.js';
+import { queryTemplate } from '../db/query-template.js';
+import { WEBHOOK_OUTBOX_COLUMNS, type DB, type WebhookOutboxTable, type WebhookDeliveriesTable, type WebhookDeliveryStatus, type WebhookEndpointsTable, type WebhookEventsTable } from '../db/tables.js';
 import { subscriptionsFingerprint } from './outbox-ctes.js';
 import { subscriptionsOf, type Subscriptions } from './subscriptions.js';
 
@@ -28,28 +28,22 @@ export interface ClaimedDelivery {
 export type DeliveryRow = WebhookDeliveriesTable & { type: string };
 
 /**
- * The outbox's inserts and read, compiled once (db/query-template.ts): they run in every submission of an
+ * The outbox's insert and read, compiled once (db/query-template.ts): they run in every submission of an
  * org with webhooks, where building and compiling each query again cost as much as SQLite's own work.
- * A unit's events are one insert and their deliveries another, a template per row count.
  */
-type Rows<T> = Record<string, T>;
-function multiRowInsert<T extends object>(columns: Record<string, true>, insert: (db: Kysely<DB>, rows: T[]) => Compilable<unknown>) {
-  const bySize = new Map<number, QueryTemplate<Rows<T>, unknown>>();
-  return (db: Kysely<DB>, rows: readonly T[]) => {
-    let template = bySize.get(rows.length);
-    if (template === undefined) {
-      const keys = Object.fromEntries(rows.map((_, i) => [`r${i}`, columns]));
-      const size = rows.length;
-      template = queryTemplate(keys, (kdb, byKey: Rows<T>) => insert(kdb, Array.from({ length: size }, (_, i) => byKey[`r${i}`]!)));
-      bySize.set(size, template);
-    }
-    return template(db, Object.fromEntries(rows.map((row, i) => [`r${i}`, row])));
-  };
-}
-const insertEventRows = multiRowInsert<WebhookEventsTable>(WEBHOOK_EVENT_COLUMNS, (db, rows) => db.insertInto('webhook_events').values(rows));
-const insertDeliveryRows = multiRowInsert<WebhookDeliveriesTable>(WEBHOOK_DELIVERY_COLUMNS, (db, rows) => db.insertInto('webhook_deliveries').values(rows));
+const insertOutboxRow = queryTemplate(WEBHOOK_OUTBOX_COLUMNS, (db, row: WebhookOutboxTable) => db.insertInto('webhook_outbox').values(row));
 const selectSubscriptions = queryTemplate<{ org_id: string }, { id: string; events: string }>({ org_id: true }, (db, row) =>
   db.selectFrom('webhook_endpoints').select(['id', 'events']).where('org_id', '=', row.org_id).where('enabled', '=', 1));
+
+/** Rows per insert when dispatching: 16 columns × 500 stays far below SQLite's 32,766 parameters and PostgreSQL's 65,535. */
+const ROWS_PER_INSERT = 500;
+function chunks<T>(rows: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) out.push(rows.slice(i, i + ROWS_PER_INSERT));
+  return out;
+}
+/** Any fixed number: the dispatch lock's key among PostgreSQL advisory locks ('whdp'). */
+const DISPATCH_LOCK = 0x77686470;
 
 /** Kysely queries for webhooks. Every query on org data takes the org id; it writes the three webhook tables only. */
 export function createWebhooksRepo(db: Kysely<DB>) {
@@ -92,8 +86,28 @@ export function createWebhooksRepo(db: Kysely<DB>) {
       return { subscriptions: subscriptionsOf(endpoints), fingerprint: rows[0]?.fingerprint ?? '' };
     },
     insertEvent: (row: WebhookEventsTable) => db.insertInto('webhook_events').values(row).execute(),
-    insertEvents: (rows: WebhookEventsTable[]) => insertEventRows(db, rows),
-    insertDeliveries: (rows: WebhookDeliveriesTable[]) => insertDeliveryRows(db, rows),
+    insertOutbox: (row: WebhookOutboxTable) => insertOutboxRow(db, row),
+
+    // ── Dispatch (dispatch.ts; in one transaction) ──
+    /**
+     * One dispatcher at a time across nodes (PostgreSQL: a transaction-scoped advisory lock, false when
+     * another node holds it), so outbox rows become deliveries in id order; SQLite has one writer anyway.
+     */
+    takeDispatchLock: async (): Promise<boolean> => {
+      if (!postgres) return true;
+      const { rows } = await sql<{ taken: boolean }>`select pg_try_advisory_xact_lock(${DISPATCH_LOCK}) as taken`.execute(db);
+      return rows[0]?.taken === true;
+    },
+    outboxHead: (limit: number) => db.selectFrom('webhook_outbox').selectAll().orderBy('id').limit(limit).execute(),
+    existingEndpoints: async (ids: string[]): Promise<Set<string>> =>
+      new Set(ids.length === 0 ? [] : (await db.selectFrom('webhook_endpoints').select('id').where('id', 'in', ids).execute()).map((row) => row.id)),
+    deleteOutbox: (ids: string[]) => db.deleteFrom('webhook_outbox').where('id', 'in', ids).execute(),
+    insertEvents: async (rows: WebhookEventsTable[]) => {
+      for (const chunk of chunks(rows)) await db.insertInto('webhook_events').values(chunk).execute();
+    },
+    insertDeliveries: async (rows: WebhookDeliveriesTable[]) => {
+      for (const chunk of chunks(rows)) await db.insertInto('webhook_deliveries').values(chunk).execute();
+    },
 
     // ── The worker ──
     /**

@@ -10,6 +10,8 @@ import type { Database, Dialect } from '../../src/db/database.js';
 import type { MailMessage, Mailer } from '../../src/lib/mailer.js';
 import type { HostResolver } from '../../src/net/resolver.js';
 import { createServices, type Services } from '../../src/services.js';
+import { transactOn } from '../../src/repos.js';
+import { dispatchOutbox } from '../../src/webhooks/dispatch.js';
 import { createTestDatabase, TEST_ENV, TestClock } from './context.js';
 
 /**
@@ -25,6 +27,8 @@ export interface WebhookTestContext {
   clock: TestClock;
   mail: MailMessage[];
   lines: string[];
+  /** Moves everything the outbox holds into events and deliveries, as a node's worker does first on each poll. */
+  dispatch(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -42,6 +46,9 @@ export async function createWebhookTestContext(dialect: Dialect, options: { env?
   await app.ready();
   return {
     dialect, config, database, app, services, clock, mail, lines,
+    dispatch: async () => {
+      while ((await dispatchOutbox(transactOn(database.db))) > 0);
+    },
     close: async () => {
       await app.close();
       await services.close();
