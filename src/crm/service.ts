@@ -216,13 +216,14 @@ export function createCrmService(deps: { repo: CrmRepo; contacts: ContactsRepo; 
   /**
    * `probablyExists`: the caller already saw the email or phone taken (say, a one-statement insert
    * wrote nothing), so the insert-first attempt would only cost a wasted statement.
+   * `row`: the contact as inserted, when it was created (a merge's result is read back by who needs it).
    */
   async function upsertContact(
     repos: CrmRepos,
     input: ContactUpsert,
     source: CrmSource,
     options: { probablyExists?: boolean } = {},
-  ): Promise<{ contactId: string; created: boolean }> {
+  ): Promise<{ contactId: string; created: boolean; row?: ContactsTable }> {
     const repo = repos.contacts;
     const identity = await identityOf(repos, input);
     const newRow = () => newContactRow(input, identity, source, isoNow(clock));
@@ -231,7 +232,7 @@ export function createCrmService(deps: { repo: CrmRepo; contacts: ContactsRepo; 
     // writer's commit), and then the look-ups below find who holds it: by email first, then phone.
     if (!options.probablyExists) {
       const first = newRow();
-      if (await repo.insertIfAbsent(first)) return { contactId: first.id, created: true };
+      if (await repo.insertIfAbsent(first)) return { contactId: first.id, created: true, row: first };
     }
     for (let round = 0; round < UPSERT_ROUNDS; round++) {
       const existing =
@@ -243,7 +244,7 @@ export function createCrmService(deps: { repo: CrmRepo; contacts: ContactsRepo; 
       }
       // The holder was deleted in between: try again.
       const row = newRow();
-      if (await repo.insertIfAbsent(row)) return { contactId: row.id, created: true };
+      if (await repo.insertIfAbsent(row)) return { contactId: row.id, created: true, row };
     }
     throw new Error('upsertContact: the contact kept changing under concurrent writes');
   }
@@ -260,13 +261,14 @@ export function createCrmService(deps: { repo: CrmRepo; contacts: ContactsRepo; 
     return { noteId: row.id };
   }
 
-  async function createOpportunity(input: OpportunityInput, repos?: Pick<CrmRepos, 'crm' | 'contacts'>): Promise<{ opportunityId: string }> {
+  /** Answers the row as written (a webhook payload presents it without reading it back). */
+  async function createOpportunity(input: OpportunityInput, repos?: Pick<CrmRepos, 'crm' | 'contacts'>): Promise<{ opportunityId: string; row: OpportunitiesTable }> {
     const repo = repos?.crm ?? poolRepo;
     if (!input.contactUpserted) await requireContact(repos?.contacts ?? poolContacts, input.orgId, input.contactId);
     const row = newOpportunityRow(input, isoNow(clock));
     // One statement: the row is written only if the stage still exists in that pipeline.
     if (!(await repo.insertOpportunityInStage(row))) throw new AppError('STAGE_NOT_FOUND', 'That stage does not exist in that pipeline.', { field: 'stageId' });
-    return { opportunityId: row.id };
+    return { opportunityId: row.id, row };
   }
 
   async function resolveOpportunityTarget(orgId: string, pipelineId: string | null, stageId: string | null, repos?: Pick<CrmRepos, 'crm'>): Promise<OpportunityTarget> {

@@ -1,3 +1,4 @@
+import type { ContactsTable, OpportunitiesTable } from '../db/tables.js';
 import type { ContactsRepo } from './contacts-repo.js';
 import type { OpportunitiesRepo } from './opportunities-repo.js';
 import { presentContact, presentOpportunity } from './present.js';
@@ -17,26 +18,29 @@ export interface CrmEventRepos {
   opportunities: Pick<OpportunitiesRepo, 'find'>;
 }
 
-/** contact.created or contact.updated as committed; undefined when no endpoint receives it. */
+/**
+ * contact.created or contact.updated as committed; undefined when no endpoint receives it. `row`: the
+ * contact exactly as this unit inserted it, when it did (nothing to read back).
+ */
 export async function contactEvent(
   repos: CrmEventRepos,
   subscriptions: Subscriptions,
-  event: { orgId: string; contactId: string; created: boolean },
+  event: { orgId: string; contactId: string; created: boolean; row?: ContactsTable | undefined },
 ): Promise<WebhookEventInput | undefined> {
   const type = event.created ? 'contact.created' : 'contact.updated';
   if (!subscriptions.has(type)) return undefined;
-  const row = await repos.contacts.find(event.orgId, event.contactId);
+  const row = event.row ?? (await repos.contacts.find(event.orgId, event.contactId));
   return row ? { orgId: event.orgId, type, data: { contact: presentContact(row) } } : undefined;
 }
 
-/** opportunity.created or opportunity.stage_changed as committed; undefined when no endpoint receives it. */
+/** opportunity.created (`row`: as this unit inserted it) or opportunity.stage_changed as committed; undefined when no endpoint receives it. */
 export async function opportunityEvent(
   repos: CrmEventRepos,
   subscriptions: Subscriptions,
-  event: { orgId: string; opportunityId: string } & ({ type: 'opportunity.created' } | { type: 'opportunity.stage_changed'; previousStageId: string }),
+  event: { orgId: string; opportunityId: string } & ({ type: 'opportunity.created'; row?: OpportunitiesTable | undefined } | { type: 'opportunity.stage_changed'; previousStageId: string }),
 ): Promise<WebhookEventInput | undefined> {
   if (!subscriptions.has(event.type)) return undefined;
-  const row = await repos.opportunities.find(event.orgId, event.opportunityId);
+  const row = (event.type === 'opportunity.created' ? event.row : undefined) ?? (await repos.opportunities.find(event.orgId, event.opportunityId));
   if (!row) return undefined;
   const opportunity = presentOpportunity(row);
   const data = event.type === 'opportunity.created'

@@ -1,5 +1,5 @@
 import { contactEvent, opportunityEvent, type CrmEventRepos } from '../crm/webhook-events.js';
-import type { SubmissionsTable } from '../db/tables.js';
+import type { ContactsTable, OpportunitiesTable, SubmissionsTable } from '../db/tables.js';
 import { recordWebhookEvents, type WebhookEventInput } from '../webhooks/outbox.js';
 import type { Subscriptions } from '../webhooks/subscriptions.js';
 import type { LiveForm } from './public-form.js';
@@ -21,6 +21,9 @@ export interface SubmissionEventInput {
   checked: CheckedSubmission;
   submission: SubmissionsTable;
   contactCreated: boolean;
+  /** The contact and opportunity as this unit inserted them, when it did: presented without reading them back. */
+  contactRow?: ContactsTable | undefined;
+  opportunityRow?: OpportunitiesTable | undefined;
 }
 
 /** submission.created's payload (docs/webhooks.md). */
@@ -51,8 +54,8 @@ export async function recordSubmissionEvents(repos: CrmEventRepos, subscriptions
   const { form, submission } = input;
   const orgId = form.orgId;
   const events = [
-    await contactEvent(repos, subscriptions, { orgId, contactId: submission.contact_id, created: input.contactCreated }),
-    submission.opportunity_id === null ? undefined : await opportunityEvent(repos, subscriptions, { orgId, opportunityId: submission.opportunity_id, type: 'opportunity.created' }),
+    await contactEvent(repos, subscriptions, { orgId, contactId: submission.contact_id, created: input.contactCreated, row: input.contactRow }),
+    submission.opportunity_id === null ? undefined : await opportunityEvent(repos, subscriptions, { orgId, opportunityId: submission.opportunity_id, type: 'opportunity.created', row: input.opportunityRow }),
     subscriptions.has('submission.created') ? submissionCreated(input) : undefined,
   ].filter((event): event is WebhookEventInput => event !== undefined);
   await recordWebhookEvents(repos, subscriptions, events, now);

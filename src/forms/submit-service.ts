@@ -182,7 +182,7 @@ export function createSubmitService(deps: {
         if (!claimed) throw new AlreadySubmitted();
       }
       const { values } = checked;
-      const { contactId, created } = await crm.upsertContact(
+      const { contactId, created, row: contactRow } = await crm.upsertContact(
         repos,
         { orgId: form.orgId, email: values.email, phone: values.phone, name: values.name, company: values.company, custom: checked.contactCustom },
         'form',
@@ -195,7 +195,7 @@ export function createSubmitService(deps: {
       const opportunity = form.createOpportunity ? await createOpportunity(repos, form, checked, contactId, submission.id) : undefined;
       submission.opportunity_id = opportunity?.opportunityId ?? null;
       await formsRepo.insertSubmission(submission);
-      if (!subscriptions.empty) await recordSubmissionEvents(repos, subscriptions, { form, checked, submission, contactCreated: created }, createdAt);
+      if (!subscriptions.empty) await recordSubmissionEvents(repos, subscriptions, { form, checked, submission, contactCreated: created, contactRow, opportunityRow: opportunity?.row }, createdAt);
     };
   }
 
