@@ -195,7 +195,9 @@ export async function benchForms(options: FormsBenchOptions = {}): Promise<Row[]
 async function drainRate(env: Record<string, string>, databaseUrl: string | undefined, dataDir: string, seconds: number, label: string): Promise<Row> {
   const database = openDatabase({ databaseUrl, dataDir });
   const delivered = async () => Number((await database.db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'succeeded').executeTakeFirstOrThrow()).n);
-  const pending = Number((await database.db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'pending').executeTakeFirstOrThrow()).n);
+  // Queued: the events still in the outbox (one row per submission, its events inside) and the pending deliveries.
+  const outboxEvents = (await database.db.selectFrom('webhook_outbox').select('events').execute()).reduce((sum, row) => sum + (JSON.parse(row.events) as unknown[]).length, 0);
+  const pending = outboxEvents + Number((await database.db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'pending').executeTakeFirstOrThrow()).n);
   const node = await startSwitchboard(env);
   try {
     const startCount = await delivered();

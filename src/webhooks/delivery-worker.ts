@@ -6,7 +6,7 @@ import type { Mailer } from '../lib/mailer.js';
 import type { KeyRing } from '../lib/secrets.js';
 import type { ClaimedDelivery, DeliveryChanges, WebhooksRepo } from './repo.js';
 import { judge, nextAttemptAt, RETRY_WINDOW_MS } from './retries.js';
-import { dispatchOutbox } from './dispatch.js';
+import { DISPATCH_BATCH, dispatchOutbox } from './dispatch.js';
 import type { Transact } from '../db/transaction-runner.js';
 import { openSigningSecret } from './secret.js';
 
@@ -26,6 +26,10 @@ export interface DeliverySchedule {
 }
 
 const DEFAULT_SCHEDULE: DeliverySchedule = { pollMs: 1000, batchSize: 20 };
+/** A busy node moves new outbox rows into deliveries this often: an event waits at most this long plus a poll. */
+const DISPATCH_INTERVAL_MS = 100;
+/** …and this often while rows are left over from a full batch. */
+const BACKLOG_DISPATCH_MS = 10;
 
 export interface DeliveryWorkerDeps {
   repo: WebhooksRepo;
@@ -189,12 +193,30 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     });
   }
 
+  let lastDispatch = Number.NEGATIVE_INFINITY;
+  let backlog = false;
+
   /**
-   * Moves what the outbox holds into deliveries, then claims what fits beside the attempts in flight and
-   * starts them; resolves to how many rows it moved and claimed (more may be waiting when it is not 0).
+   * Moves what the outbox holds into deliveries: on every poll of an idle node, and at most every
+   * DISPATCH_INTERVAL_MS on a busy one, whose polls follow each attempt that ends (dispatching 100 rows
+   * on each of them made one webhook's queue wait on dispatch: 192 deliveries/s instead of 600);
+   * every 10 ms while a backlog lasts. `force`: now (tests, runOnce).
    */
-  async function poll(): Promise<number> {
-    const dispatched = await dispatchOutbox(deps.transact);
+  async function dispatchIfDue(force: boolean): Promise<number> {
+    const now = performance.now();
+    if (!force && now - lastDispatch < (backlog ? BACKLOG_DISPATCH_MS : DISPATCH_INTERVAL_MS)) return 0;
+    lastDispatch = now;
+    const moved = await dispatchOutbox(deps.transact);
+    backlog = moved === DISPATCH_BATCH;
+    return moved;
+  }
+
+  /**
+   * Moves what the outbox holds into deliveries (when due), then claims what fits beside the attempts in
+   * flight and starts them; resolves to how many rows it moved and claimed (more may be waiting when it is not 0).
+   */
+  async function poll(options: { dispatchNow?: boolean } = {}): Promise<number> {
+    const dispatched = await dispatchIfDue(options.dispatchNow ?? false);
     const room = schedule.batchSize - inFlight.size;
     if (room <= 0) return dispatched;
     const now = clock.now();
@@ -206,7 +228,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
 
   /** One poll, then waits for every attempt in flight (tests; a node polls on its timer). */
   async function runOnce(): Promise<number> {
-    const claimed = await poll();
+    const claimed = await poll({ dispatchNow: true });
     await Promise.all(inFlight);
     return claimed;
   }
