@@ -3,7 +3,7 @@ import { dispatchedRows, type OutboxEvent } from './outbox.js';
 import type { WebhooksRepo } from './repo.js';
 
 /** Outbox rows moved per transaction: a submission's row holds up to three events × 20 webhooks. */
-export const DISPATCH_BATCH = 100;
+export const DISPATCH_BATCH = 200;
 
 /**
  * Moves the oldest outbox rows (outbox.ts) into events and pending deliveries, and deletes them, in one
