@@ -17,7 +17,10 @@ import { benchApi, publishQuoteTool, seedAccounts } from './seed.js';
  *
  * - **Time to first token**: a streamed turn (`Accept: text/event-stream`) from the request to the
  *   first `text-delta` event, against the same streamed request sent to the model directly, one
- *   turn at a time, alternating. Goal: Switchboard adds < 5 ms at p50.
+ *   turn at a time, alternating. Goal: Switchboard adds < 5 ms at p50. And the same turn through the
+ *   chat widget's public path (`POST /api/public/chats/{chat_id}/session/messages`: Origin, the
+ *   visitor's session, its rate limits), each visitor from an address of its own (TRUST_PROXY=1),
+ *   a new visitor every 5 messages (the widget's per-session rate).
  * - **Overhead per tool round**: turns of 4 tool rounds; per round, the time from the end of the
  *   model's tool-call answer to the tool request's arrival, plus the time from the tool's answer to
  *   the next model request — everything Switchboard does in a round except waiting for the model
@@ -37,7 +40,7 @@ export async function benchConversations(options: { databaseUrl?: string } = {})
   const tool = await startStampedTool(certs);
   const model = await startBenchModel();
   const env: Record<string, string> = {
-    DATA_DIR: dataDir, LOG_LEVEL: 'warn', NODE_ENV: 'development',
+    DATA_DIR: dataDir, LOG_LEVEL: 'warn', NODE_ENV: 'development', TRUST_PROXY: '1',
     TOOL_ALLOW_PRIVATE_ENDPOINTS: '1', TOOL_CA_FILE: certs.caFile, MODEL_ALLOW_PRIVATE_ENDPOINTS: '1',
     // The 1,000 streams come from one address here, where a real node sees many: the per-address share (256) would close the rest.
     HTTP_MAX_CONNECTIONS_PER_ADDRESS: String(Math.max(256, streams + 50)),
@@ -56,25 +59,52 @@ export async function benchConversations(options: { databaseUrl?: string } = {})
     const switchboard = new Pool(server.url, { connections: 1 });
     const direct = new Pool(new URL(model.baseUrl).origin, { connections: 1 });
     const turn = (pool: Pool, conversationId: string, content: string) => streamedTurn(pool, `/api/org/conversations/${conversationId}/messages`, key, content);
+    // The chat widget's public path, for visitors on CHAT_ORIGIN.
+    const { chat } = await benchApi(server.url, 'PATCH', `/api/org/agents/${agentId}`, key, { chat: { enabled: true, allowedOrigins: [CHAT_ORIGIN] } });
+    let visitors = 0;
+    let visitor = { token: '', address: '', sent: 0 };
+    const chatTurn = async (pool: Pool, content: string) => {
+      if (visitor.token === '' || visitor.sent === 5) {
+        visitors++;
+        const address = `10.9.${(visitors >> 8) & 255}.${visitors & 255}`;
+        const created = await pool.request({
+          path: `/api/public/chats/${chat.chatId}/sessions`, method: 'POST',
+          headers: { origin: CHAT_ORIGIN, 'content-type': 'application/json', 'x-forwarded-for': address },
+          body: JSON.stringify({ pageUrl: `${CHAT_ORIGIN}/pricing` }),
+        });
+        if (created.statusCode !== 201) throw new Error(`a chat session answered ${created.statusCode}: ${await created.body.text()}`);
+        visitor = { token: ((await created.body.json()) as { data: { token: string } }).data.token, address, sent: 0 };
+      }
+      visitor.sent++;
+      return streamedTurn(pool, `/api/public/chats/${chat.chatId}/session/messages`, visitor.token, content, { origin: CHAT_ORIGIN, 'x-forwarded-for': visitor.address });
+    };
     try {
       // Time to first token, alternating direct and through Switchboard; a new conversation every 50 turns (100 messages).
-      const ttft = { direct: [] as number[], through: [] as number[] };
+      const ttft = { direct: [] as number[], through: [] as number[], chat: [] as number[] };
       let conversationId = await newConversation();
       for (let i = 0; i < turns + 50; i++) {
         if (i % 50 === 49) conversationId = await newConversation();
         const viaModel = await firstTokenDirect(direct);
         const viaSwitchboard = (await turn(switchboard, conversationId, 'rounds=0 chunks=4')).firstToken;
+        const viaChat = (await chatTurn(switchboard, 'rounds=0 chunks=4')).firstToken;
         if (i >= 50) {
           ttft.direct.push(viaModel);
           ttft.through.push(viaSwitchboard);
+          ttft.chat.push(viaChat);
         }
       }
       const ttftDirect = percentiles(ttft.direct);
       const ttftThrough = percentiles(ttft.through);
+      const ttftChat = percentiles(ttft.chat);
       rows.push([
         `time to first token (${label}), ${turns} turns`,
         `direct p50 ${ms(ttftDirect.p50)}, p99 ${ms(ttftDirect.p99)}; through Switchboard p50 ${ms(ttftThrough.p50)}, p99 ${ms(ttftThrough.p99)}; added p50 ${ms(ttftThrough.p50 - ttftDirect.p50)}`,
         'added p50 < 5 ms',
+      ]);
+      rows.push([
+        `time to first token, chat widget's public path (${label}), ${turns} turns`,
+        `through /api/public/chats/…/session/messages p50 ${ms(ttftChat.p50)}, p99 ${ms(ttftChat.p99)}; added over the model p50 ${ms(ttftChat.p50 - ttftDirect.p50)}, over the Operator API's turn p50 ${ms(ttftChat.p50 - ttftThrough.p50)}`,
+        'reported (issue 22)',
       ]);
 
       // Overhead per tool round: Switchboard's, then a bare loop's over the same hops.
@@ -211,13 +241,16 @@ function roundOverheads(model: BenchModel, from: number, tool: { stamps: Stamp[]
 }
 
 /** One streamed turn through Switchboard: ms to the first `text-delta` event, and whether `finish` said complete. */
-async function streamedTurn(dispatcher: Pool | Agent, path: string, key: string, content: string): Promise<{ firstToken: number; complete: boolean; text: string }> {
+/** The origin of the host page in the chat widget's scenario (only its name: nothing is served there). */
+const CHAT_ORIGIN = 'https://shop.example.com';
+
+async function streamedTurn(dispatcher: Pool | Agent, path: string, key: string, content: string, extraHeaders: Record<string, string> = {}): Promise<{ firstToken: number; complete: boolean; text: string }> {
   const started = performance.now();
   const url = path.startsWith('http') ? new URL(path) : undefined;
   const response = await (dispatcher as Pool).request({
     ...(url ? { origin: url.origin, path: url.pathname } : { path }),
     method: 'POST',
-    headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream', 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream', 'content-type': 'application/json', ...extraHeaders },
     body: JSON.stringify({ content }),
   });
   if (response.statusCode !== 200) throw new Error(`a turn answered ${response.statusCode}: ${await response.body.text()}`);
