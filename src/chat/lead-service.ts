@@ -1,0 +1,163 @@
+import { createHash } from 'node:crypto';
+import { CONSENT } from '../../web/form/controls.js';
+import { PENDING, type PendingTool } from '../conversations/loop.js';
+import type { ConversationMessage } from '../conversations/schema.js';
+import { DECLINED, type ConversationsService, type Decide, type Resolution } from '../conversations/service.js';
+import type { FormCache } from '../forms/form-cache.js';
+import type { LiveForm } from '../forms/public-form.js';
+import { SUBMISSIONS, submitLimitKey } from '../forms/public-routes.js';
+import type { FormsRepo } from '../forms/repo.js';
+import type { SubmitService } from '../forms/submit-service.js';
+import { AppError, isAppError } from '../http/errors.js';
+import { rateLimitExceeded, type RateLimiter } from '../http/rate-limit.js';
+import { transcriptNote } from './lead-note.js';
+import { CAPTURE_LEAD, captureLeadTool, leadCard, leadSubmission, leadValues, type LeadField, type LeadValues } from './lead-tool.js';
+
+/**
+ * Lead capture in the chat widget. The model may only *propose* a lead: `capture_lead` has no `execute`
+ * (conversations/loop.ts), so its call ends the turn with a pending card and nothing else. The one path from a
+ * card to the CRM is `decide` below, which runs only on the visitor's own POST …/session/lead with
+ * `action: "submit"`: the form's own submit path then checks consent, identity, required fields and values, and
+ * counts the form's rate limit, and the outcome becomes the call's result for the model's next answer.
+ */
+
+/** The chat a lead comes from, as its session knows it. */
+export interface LeadChat {
+  orgId: string;
+  conversationId: string;
+  /** The agent's `chat.leadFormId`. */
+  leadFormId: string | null;
+  pageUrl: string | null;
+  utm: Partial<Record<'source' | 'medium' | 'campaign' | 'term' | 'content', string>> | null;
+}
+
+/** The visitor's decision on a card: POST …/session/lead. */
+export interface LeadDecision {
+  toolCallId: string;
+  action: 'submit' | 'decline';
+  /** The card's values as the visitor left them; without them, the model's. */
+  values?: Record<string, unknown> | undefined;
+  consent?: boolean | undefined;
+}
+
+/** The `lead-capture` event of the chat stream: a card to draw. */
+export interface LeadCaptureEvent {
+  type: 'lead-capture';
+  toolCallId: string;
+  fields: LeadField[];
+  values: LeadValues;
+  consentText: string;
+  consentRequired: boolean;
+}
+
+/** A card in the session's history. */
+export interface LeadCardMessage {
+  role: 'lead';
+  toolCallId: string;
+  status: 'pending' | 'submitted' | 'declined';
+  fields: LeadField[];
+  values: LeadValues;
+  consentText: string;
+}
+
+export const SUBMITTED = { result: { status: 'submitted' }, outcome: 'SUBMITTED' } as const;
+const STATUS: Record<string, LeadCardMessage['status']> = { [PENDING]: 'pending', [SUBMITTED.outcome]: 'submitted', [DECLINED.outcome]: 'declined' };
+
+export const CONSENT_MESSAGE = 'Please tick the box to agree to the consent text, then send your details.';
+
+/** The submit rules' refusals (forms/submission-check.ts): a card's values to correct, said as a 400 VALIDATION_ERROR. */
+const FIELD_RULES = new Set(['CONSENT_REQUIRED', 'IDENTITY_REQUIRED', 'FIELD_REQUIRED', 'INVALID_FIELD']);
+
+export function createLeadCapture(deps: {
+  forms: Pick<FormsRepo, 'findForm'>;
+  cache: FormCache<LiveForm>;
+  submit: Pick<SubmitService, 'submit'>;
+  limiter: RateLimiter;
+  conversations: Pick<ConversationsService, 'resumeTurn'>;
+}) {
+  const { forms, cache, submit, limiter, conversations } = deps;
+
+  /** The agent's lead form while it is active; null when there is none (no card is offered then). */
+  async function form(orgId: string, leadFormId: string | null): Promise<LiveForm | null> {
+    if (leadFormId === null) return null;
+    const row = await forms.findForm(orgId, leadFormId);
+    return row ? cache.get(row.slug) : null;
+  }
+
+  /** What a widget turn adds to the agent's tools. */
+  const pendingTools = (lead: LiveForm | null): PendingTool[] => (lead ? [captureLeadTool(lead)] : []);
+
+  function captureEvent(lead: LiveForm, call: { id: string; arguments: unknown }): LeadCaptureEvent {
+    return { type: 'lead-capture', toolCallId: call.id, ...leadCard(lead), values: leadValues(lead, call.arguments) };
+  }
+
+  /** The cards of the history, by the tool message they come from (calls the SDK refused are none). */
+  function card(lead: LiveForm | null, message: ConversationMessage): LeadCardMessage | undefined {
+    const call = message.toolCall;
+    const status = call?.name === CAPTURE_LEAD ? STATUS[call.outcome] : undefined;
+    if (!call || !status) return undefined;
+    // A form turned off since: the card keeps its status, with nothing left to fill in.
+    const shown = lead ? leadCard(lead) : { fields: [], consentText: '' };
+    return { role: 'lead', toolCallId: call.id, status, fields: shown.fields, consentText: shown.consentText, values: lead ? leadValues(lead, call.arguments) : {} };
+  }
+
+  function refusal(lead: LiveForm, error: unknown): unknown {
+    if (!isAppError(error) || !FIELD_RULES.has(error.code)) return error;
+    // The card's names: the consent box is `consent`; "email or phone" marks both.
+    const names = error.code === 'IDENTITY_REQUIRED'
+      ? leadCard(lead).fields.map((field) => field.name).filter((name) => name === 'email' || name === 'phone')
+      : [error.field === 'consentVersion' ? CONSENT : error.field ?? CONSENT];
+    // The form API's words ask a client for its consentVersion; a visitor at a card has a box to tick.
+    const message = error.code === 'CONSENT_REQUIRED' ? CONSENT_MESSAGE : error.message;
+    const fields = names.map((field) => ({ field, message }));
+    return new AppError('VALIDATION_ERROR', message, {
+      ...(names.length === 1 ? { field: names[0] } : {}),
+      details: fields.map(({ field, message }) => ({ path: field, message })),
+      extra: { fields },
+    });
+  }
+
+  /**
+   * The visitor's decision on a card: checked against the chat's pending card, then (submit) the form's own
+   * submit path, and the model's next answer as a turn to run. Refusals are thrown before anything is streamed
+   * or sent to the model: the card then stays pending.
+   */
+  async function decide(chat: LeadChat, decision: LeadDecision, client: { ip: string; userAgent: string | null }) {
+    const lead = await form(chat.orgId, chat.leadFormId);
+    const answer: Decide = async (messages): Promise<Resolution> => {
+      const message = messages.find((m) => m.toolCall?.id === decision.toolCallId && m.toolCall.name === CAPTURE_LEAD);
+      if (!message) throw new AppError('NOT_FOUND', 'This chat has no lead card with that toolCallId. Use the toolCallId of the card shown in this chat.');
+      const outcome = message.toolCall!.outcome;
+      if (outcome !== PENDING) {
+        throw new AppError('CONFLICT', STATUS[outcome] ? `This lead card was already ${STATUS[outcome]}.` : 'This lead card cannot be sent.');
+      }
+      if (decision.action === 'decline') return { toolCallId: decision.toolCallId, ...DECLINED };
+      if (!lead) throw new AppError('CONFLICT', 'This chat no longer takes contact details. Decline the card instead.');
+
+      // The form's own limit per address, shared with its other submit paths (public API, hosted page).
+      const limited = await limiter.check(SUBMISSIONS, submitLimitKey(client.ip, lead.slug));
+      if (!limited.allowed) throw rateLimitExceeded(SUBMISSIONS, limited);
+      const values = leadValues(lead, decision.values ?? message.toolCall!.arguments);
+      const utm = Object.fromEntries(Object.entries(chat.utm ?? {}).filter(([, value]) => value).map(([key, value]) => [`utm_${key}`, value]));
+      const body = leadSubmission(lead, values, decision.consent === true, utm);
+      const note = transcriptNote(messages, { pageUrl: chat.pageUrl, message: typeof body.message === 'string' ? body.message : undefined });
+      try {
+        await submit.submit(lead.slug, body, {
+          ip: client.ip,
+          userAgent: client.userAgent,
+          // One card is one submission: a retry after a failure past the submit (the turn not saved) replays it.
+          idempotencyKey: `chat-lead-${createHash('sha256').update(`${chat.conversationId}\n${decision.toolCallId}`).digest('base64url')}`,
+          note,
+        });
+      } catch (error) {
+        throw refusal(lead, error);
+      }
+      return { toolCallId: decision.toolCallId, ...SUBMITTED };
+    };
+    return conversations.resumeTurn(chat.orgId, chat.conversationId, answer, { pendingTools: pendingTools(lead) });
+  }
+
+  return { form, pendingTools, captureEvent, card, decide };
+}
+
+export type LeadCapture = ReturnType<typeof createLeadCapture>;
