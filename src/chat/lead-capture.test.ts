@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
-import { MODEL_KEY, sseEvents } from '../../test/support/conversation-factories.js';
+import { MODEL_KEY } from '../../test/support/conversation-factories.js';
 import { countWrites, createCustomField, createForm, nextClientIp, submit } from '../../test/support/form-factories.js';
 import { createAgent } from '../../test/support/invocation-factories.js';
 import { createOrgWithKey, orgCaller, type OrgWithKey } from '../../test/support/org-factories.js';
@@ -17,6 +17,15 @@ import { CONSENT_MESSAGE } from './lead-service.js';
 const ORIGIN = 'https://shop.example';
 const CONSENT_TEXT = 'I agree that Acme may contact me about my request.';
 const PAGE_URL = 'https://shop.example/pricing?plan=pro';
+
+type Event = { type: string; [field: string]: any };
+/** The chat stream's events: `event: <type>` and its data, as `{type, ...data}`. */
+function sseEvents(body: string): Event[] {
+  return body.split('\n\n').filter((block) => block.trim() !== '').map((block) => ({
+    type: /^event: (.+)$/m.exec(block)![1]!,
+    ...(JSON.parse(/^data: (.+)$/m.exec(block)![1]!) as object),
+  }));
+}
 
 describe.each(testDialects())('chat lead capture on %s', (dialect) => {
   let t: TestContext;

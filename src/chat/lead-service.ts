@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { CONSENT } from '../../web/form/controls.js';
-import { PENDING, type PendingTool } from '../conversations/loop.js';
+import { PENDING } from '../conversations/loop.js';
 import type { ConversationMessage } from '../conversations/schema.js';
 import { DECLINED, type ConversationsService, type Decide, type Resolution } from '../conversations/service.js';
 import type { FormCache } from '../forms/form-cache.js';
@@ -10,8 +10,12 @@ import type { FormsRepo } from '../forms/repo.js';
 import type { SubmitService } from '../forms/submit-service.js';
 import { AppError, isAppError } from '../http/errors.js';
 import { rateLimitExceeded, type RateLimiter } from '../http/rate-limit.js';
+import type { Clock } from '../lib/clock.js';
+import { BUDGET_USED_UP, chatLimit, secondsToMidnightUtc } from './errors.js';
 import { transcriptNote } from './lead-note.js';
-import { CAPTURE_LEAD, captureLeadTool, leadCard, leadSubmission, leadValues, type LeadField, type LeadValues } from './lead-tool.js';
+import { inVisitorWords } from './service.js';
+import type { ChatSessionPrincipal, LiveChat } from './session-auth.js';
+import { CAPTURE_LEAD, captureLeadTool, leadCard, leadSubmission, leadValues, type LeadCardMessage, type LeadOffer } from './lead-tool.js';
 
 /**
  * Lead capture in the chat widget. The model may only *propose* a lead: `capture_lead` has no `execute`
@@ -21,15 +25,8 @@ import { CAPTURE_LEAD, captureLeadTool, leadCard, leadSubmission, leadValues, ty
  * counts the form's rate limit, and the outcome becomes the call's result for the model's next answer.
  */
 
-/** The chat a lead comes from, as its session knows it. */
-export interface LeadChat {
-  orgId: string;
-  conversationId: string;
-  /** The agent's `chat.leadFormId`. */
-  leadFormId: string | null;
-  pageUrl: string | null;
-  utm: Partial<Record<'source' | 'medium' | 'campaign' | 'term' | 'content', string>> | null;
-}
+/** The chat a turn is for: its organization and the agent's chat settings (`chat.leadFormId`). */
+type ChatOf = Pick<LiveChat, 'orgId' | 'agentId'> & { chat: Pick<LiveChat['chat'], 'leadFormId' | 'dailyTokenBudget'> };
 
 /** The visitor's decision on a card: POST …/session/lead. */
 export interface LeadDecision {
@@ -38,26 +35,6 @@ export interface LeadDecision {
   /** The card's values as the visitor left them; without them, the model's. */
   values?: Record<string, unknown> | undefined;
   consent?: boolean | undefined;
-}
-
-/** The `lead-capture` event of the chat stream: a card to draw. */
-export interface LeadCaptureEvent {
-  type: 'lead-capture';
-  toolCallId: string;
-  fields: LeadField[];
-  values: LeadValues;
-  consentText: string;
-  consentRequired: boolean;
-}
-
-/** A card in the session's history. */
-export interface LeadCardMessage {
-  role: 'lead';
-  toolCallId: string;
-  status: 'pending' | 'submitted' | 'declined';
-  fields: LeadField[];
-  values: LeadValues;
-  consentText: string;
 }
 
 export const SUBMITTED = { result: { status: 'submitted' }, outcome: 'SUBMITTED' } as const;
@@ -72,10 +49,13 @@ export function createLeadCapture(deps: {
   forms: Pick<FormsRepo, 'findForm'>;
   cache: FormCache<LiveForm>;
   submit: Pick<SubmitService, 'submit'>;
-  limiter: RateLimiter;
-  conversations: Pick<ConversationsService, 'resumeTurn'>;
+  limiter: Pick<RateLimiter, 'check'>;
+  conversations: Pick<ConversationsService, 'resumeTurn' | 'widgetTokensUsedToday'>;
+  /** Extends a session once its use is accepted (session-auth.ts). */
+  extend: (session: ChatSessionPrincipal) => Promise<string>;
+  clock: Clock;
 }) {
-  const { forms, cache, submit, limiter, conversations } = deps;
+  const { forms, cache, submit, limiter, conversations, clock } = deps;
 
   /** The agent's lead form while it is active; null when there is none (no card is offered then). */
   async function form(orgId: string, leadFormId: string | null): Promise<LiveForm | null> {
@@ -84,21 +64,31 @@ export function createLeadCapture(deps: {
     return row ? cache.get(row.slug) : null;
   }
 
-  /** What a widget turn adds to the agent's tools. */
-  const pendingTools = (lead: LiveForm | null): PendingTool[] => (lead ? [captureLeadTool(lead)] : []);
-
-  function captureEvent(lead: LiveForm, call: { id: string; arguments: unknown }): LeadCaptureEvent {
-    return { type: 'lead-capture', toolCallId: call.id, ...leadCard(lead), values: leadValues(lead, call.arguments) };
+  /**
+   * What a widget turn of the chat adds: `capture_lead` among its tools while the chat has an active lead form,
+   * and the `lead-capture` event (the card to draw) of each pending call of it the turn ends with.
+   */
+  function offerOf(lead: LiveForm | null): LeadOffer {
+    return {
+      pendingTools: lead ? [captureLeadTool(lead)] : [],
+      captureEvent: (call) => (lead && call.name === CAPTURE_LEAD
+        ? { toolCallId: call.id, ...leadCard(lead), values: leadValues(lead, call.arguments) }
+        : undefined),
+    };
   }
+  const offer = async (chat: ChatOf) => offerOf(await form(chat.orgId, chat.chat.leadFormId));
 
-  /** The cards of the history, by the tool message they come from (calls the SDK refused are none). */
-  function card(lead: LiveForm | null, message: ConversationMessage): LeadCardMessage | undefined {
-    const call = message.toolCall;
-    const status = call?.name === CAPTURE_LEAD ? STATUS[call.outcome] : undefined;
-    if (!call || !status) return undefined;
+  /** The history's lead cards: the card a tool message of the transcript is, if it is one (calls the SDK refused are none). */
+  async function cards(chat: ChatOf): Promise<(message: ConversationMessage) => LeadCardMessage | undefined> {
+    const lead = await form(chat.orgId, chat.chat.leadFormId);
     // A form turned off since: the card keeps its status, with nothing left to fill in.
     const shown = lead ? leadCard(lead) : { fields: [], consentText: '' };
-    return { role: 'lead', toolCallId: call.id, status, fields: shown.fields, consentText: shown.consentText, values: lead ? leadValues(lead, call.arguments) : {} };
+    return (message) => {
+      const call = message.toolCall;
+      const status = call?.name === CAPTURE_LEAD ? STATUS[call.outcome] : undefined;
+      if (!call || !status) return undefined;
+      return { role: 'lead', toolCallId: call.id, status, fields: shown.fields, consentText: shown.consentText, values: lead ? leadValues(lead, call.arguments) : {} };
+    };
   }
 
   function refusal(lead: LiveForm, error: unknown): unknown {
@@ -122,9 +112,12 @@ export function createLeadCapture(deps: {
    * submit path, and the model's next answer as a turn to run. Refusals are thrown before anything is streamed
    * or sent to the model: the card then stays pending.
    */
-  async function decide(chat: LeadChat, decision: LeadDecision, client: { ip: string; userAgent: string | null }) {
-    const lead = await form(chat.orgId, chat.leadFormId);
-    const answer: Decide = async (messages): Promise<Resolution> => {
+  async function decide(chat: ChatOf, session: ChatSessionPrincipal, decision: LeadDecision, client: { ip: string; userAgent: string | null }) {
+    const lead = await form(chat.orgId, chat.chat.leadFormId);
+    let decided = false;
+    const answer: Decide = async (conversation): Promise<Resolution> => {
+      decided = true;
+      const { messages } = conversation;
       const message = messages.find((m) => m.toolCall?.id === decision.toolCallId && m.toolCall.name === CAPTURE_LEAD);
       if (!message) throw new AppError('NOT_FOUND', 'This chat has no lead card with that toolCallId. Use the toolCallId of the card shown in this chat.');
       const outcome = message.toolCall!.outcome;
@@ -138,15 +131,15 @@ export function createLeadCapture(deps: {
       const limited = await limiter.check(SUBMISSIONS, submitLimitKey(client.ip, lead.slug));
       if (!limited.allowed) throw rateLimitExceeded(SUBMISSIONS, limited);
       const values = leadValues(lead, decision.values ?? message.toolCall!.arguments);
-      const utm = Object.fromEntries(Object.entries(chat.utm ?? {}).filter(([, value]) => value).map(([key, value]) => [`utm_${key}`, value]));
+      const utm = Object.fromEntries(Object.entries(conversation.utm ?? {}).filter(([, value]) => value).map(([key, value]) => [`utm_${key}`, value]));
       const body = leadSubmission(lead, values, decision.consent === true, utm);
-      const note = transcriptNote(messages, { pageUrl: chat.pageUrl, message: typeof body.message === 'string' ? body.message : undefined });
+      const note = transcriptNote(messages, { pageUrl: conversation.pageUrl, message: typeof body.message === 'string' ? body.message : undefined });
       try {
         await submit.submit(lead.slug, body, {
           ip: client.ip,
           userAgent: client.userAgent,
           // One card is one submission: a retry after a failure past the submit (the turn not saved) replays it.
-          idempotencyKey: `chat-lead-${createHash('sha256').update(`${chat.conversationId}\n${decision.toolCallId}`).digest('base64url')}`,
+          idempotencyKey: `chat-lead-${createHash('sha256').update(`${conversation.id}\n${decision.toolCallId}`).digest('base64url')}`,
           note,
         });
       } catch (error) {
@@ -154,10 +147,26 @@ export function createLeadCapture(deps: {
       }
       return { toolCallId: decision.toolCallId, ...SUBMITTED };
     };
-    return conversations.resumeTurn(chat.orgId, chat.conversationId, answer, { pendingTools: pendingTools(lead) });
+    // The model answers the decision: the agent's widget budget applies as to a message (chat/service.ts).
+    const budget = chat.chat.dailyTokenBudget;
+    if (budget !== null && (await conversations.widgetTokensUsedToday(chat.agentId)) >= budget) {
+      throw chatLimit(BUDGET_USED_UP, secondsToMidnightUtc(clock.now()));
+    }
+    const next = offerOf(lead);
+    const turn = await conversations.resumeTurn(session.orgId, session.conversationId, answer, { pendingTools: next.pendingTools }).catch((error: unknown) => {
+      // The conversation's own refusals (budget, a turn under way) in the widget's words; the card's as they are.
+      throw decided ? error : inVisitorWords(error);
+    });
+    try {
+      await deps.extend(session);
+    } catch (error) {
+      await turn.release();
+      throw error;
+    }
+    return { turn, captureEvent: next.captureEvent };
   }
 
-  return { form, pendingTools, captureEvent, card, decide };
+  return { offer, cards, decide };
 }
 
 export type LeadCapture = ReturnType<typeof createLeadCapture>;

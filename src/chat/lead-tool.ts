@@ -33,6 +33,32 @@ export interface LeadCard {
   consentRequired: true;
 }
 
+/** The data of the chat stream's `lead-capture` event: a card to draw. */
+export interface LeadCaptureEvent {
+  toolCallId: string;
+  fields: LeadField[];
+  values: LeadValues;
+  consentText: string;
+  consentRequired: boolean;
+}
+
+/** A card in the session's history. */
+export interface LeadCardMessage {
+  role: 'lead';
+  toolCallId: string;
+  status: 'pending' | 'submitted' | 'declined';
+  fields: LeadField[];
+  values: LeadValues;
+  consentText: string;
+}
+
+/** What a widget turn offers (LeadCapture.offer). */
+export interface LeadOffer {
+  pendingTools: PendingTool[];
+  /** The card for a pending call of the turn; undefined for any other call. */
+  captureEvent: (call: { id: string; name: string; arguments: unknown }) => LeadCaptureEvent | undefined;
+}
+
 const configOf = (form: LiveForm) => (JSON.parse(form.configBody) as { data: PublicFormConfig }).data;
 
 /** The form's controls without the consent box: what the model may fill and the visitor may edit. */

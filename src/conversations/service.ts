@@ -62,10 +62,10 @@ export interface Resolution {
 }
 
 /**
- * Decides the answer to a pending call, under the turn's claim, from the conversation's messages as saved: it
- * may refuse (throw: nothing is saved, the call stays pending) or do what the answer says first (a lead submitted).
+ * Decides the answer to a pending call, under the turn's claim, from the conversation as saved: it may refuse
+ * (throw: nothing is saved, the call stays pending) or do what the answer says first (a lead submitted).
  */
-export type Decide = (messages: readonly ConversationMessage[]) => Promise<Resolution>;
+export type Decide = (conversation: Transcript) => Promise<Resolution>;
 
 /**
  * A call still pending when the user writes again is answered `declined` first: every call the model made
@@ -167,7 +167,7 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
       const exported = formatTools(await installations.agentTools(orgId, agent.id), 'openai');
       const connection = await models.connection(orgId, agent.model.providerId);
       // The pending calls this turn answers: the one decided (resumeTurn), or all of them, declined, when the user writes again.
-      const resolved = 'decide' in opening ? [await decided(saved, opening.decide)] : pendingCalls(saved).map((row) => ({ row, toolCallId: row.tool_call_id ?? '', ...DECLINED }));
+      const resolved: Array<Resolution & { row: ConversationMessagesTable }> = 'decide' in opening ? [await decided(conversation, saved, opening.decide)] : pendingCalls(saved).map((row) => ({ row, toolCallId: row.tool_call_id ?? '', ...DECLINED }));
       const answered = resolved.map(({ row, result, outcome }) => ({ ...row, tool_result: json(result), tool_outcome: outcome }));
       const history = saved.map((row) => answered.find((done) => done.id === row.id) ?? row);
       const userRow = 'content' in opening ? messageRow(conversation.id, conversation.message_count, startedAt, { role: 'user', content: opening.content }) : undefined;
@@ -238,8 +238,8 @@ function pendingCalls(rows: readonly ConversationMessagesTable[]): ConversationM
 }
 
 /** The caller's answer to one pending call; a call that is not pending (never was, or answered already) is refused. */
-async function decided(rows: readonly ConversationMessagesTable[], decide: Decide) {
-  const resolution = await decide(rows.map(presentMessage));
+async function decided(conversation: ConversationsTable, rows: readonly ConversationMessagesTable[], decide: Decide) {
+  const resolution = await decide({ ...presentConversation(conversation), messages: rows.map(presentMessage) });
   const row = pendingCalls(rows).find((call) => call.tool_call_id === resolution.toolCallId);
   if (!row) throw new AppError('CONFLICT', 'That call is not waiting for an answer.');
   return { row, ...resolution };
