@@ -131,7 +131,9 @@ export function createLeadCapture(deps: {
       const limited = await limiter.check(SUBMISSIONS, submitLimitKey(client.ip, lead.slug));
       if (!limited.allowed) throw rateLimitExceeded(SUBMISSIONS, limited);
       const values = leadValues(lead, decision.values ?? message.toolCall!.arguments);
-      const utm = Object.fromEntries(Object.entries(conversation.utm ?? {}).filter(([, value]) => value).map(([key, value]) => [`utm_${key}`, value]));
+      // The chat's UTM parameters are the submission's, under the form API's names (utm_source…).
+      const utm: Record<string, string> = {};
+      for (const [key, value] of Object.entries(conversation.utm ?? {})) if (typeof value === 'string' && value !== '') utm[`utm_${key}`] = value;
       const body = leadSubmission(lead, values, decision.consent === true, utm);
       const note = transcriptNote(messages, { pageUrl: conversation.pageUrl, message: typeof body.message === 'string' ? body.message : undefined });
       try {
