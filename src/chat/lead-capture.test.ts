@@ -1,10 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
+import { testDialects } from '../../test/support/context.js';
 import { MODEL_KEY } from '../../test/support/conversation-factories.js';
 import { countWrites, createCustomField, createForm, nextClientIp, submit } from '../../test/support/form-factories.js';
-import { createAgent } from '../../test/support/invocation-factories.js';
+import { createAgent, toolHostResolver } from '../../test/support/invocation-factories.js';
 import { createOrgWithKey, orgCaller, type OrgWithKey } from '../../test/support/org-factories.js';
 import { startScriptedModel, type ScriptedModel } from '../../test/support/scripted-model.js';
+import { createWebhookTestContext, type WebhookTestContext } from '../../test/support/webhook-context.js';
 import { SUBMISSIONS_PER_MINUTE } from '../forms/rules.js';
 import { CONSENT_MESSAGE } from './lead-service.js';
 
@@ -28,7 +29,7 @@ function sseEvents(body: string): Event[] {
 }
 
 describe.each(testDialects())('chat lead capture on %s', (dialect) => {
-  let t: TestContext;
+  let t: WebhookTestContext;
   let model: ScriptedModel;
   let org: OrgWithKey;
   let call: ReturnType<typeof orgCaller>;
@@ -38,9 +39,12 @@ describe.each(testDialects())('chat lead capture on %s', (dialect) => {
 
   beforeAll(async () => {
     model = await startScriptedModel();
-    t = await createTestContext(dialect, { env: { MODEL_ALLOW_PRIVATE_ENDPOINTS: '1' } });
+    // The webhook worker is not started: a lead's events are checked in the outbox, as its submission wrote them.
+    t = await createWebhookTestContext(dialect, { env: { MODEL_ALLOW_PRIVATE_ENDPOINTS: '1', TOOL_ALLOW_PRIVATE_ENDPOINTS: '1' }, resolveHost: toolHostResolver() });
     call = orgCaller(t.app);
     org = await createOrgWithKey(t.database, t.clock);
+    const hook = await call('POST', '/api/org/webhooks', org, { url: 'https://tool.test:8443/hook', events: ['submission.created', 'contact.created', 'opportunity.created'] });
+    expect(hook.statusCode, hook.body).toBe(201);
     const service = await createCustomField(t.app, org, { key: 'service', label: 'Service', type: 'select', options: ['Cleaning', 'Whitening'] });
     serviceKey = `custom.${service.key}`;
     const form = await createForm(t.app, org, {
@@ -157,6 +161,12 @@ describe.each(testDialects())('chat lead capture on %s', (dialect) => {
     expect(submission.opportunity_id).toEqual(expect.stringMatching(/^opp_/));
     const opportunity = await t.database.db.selectFrom('opportunities').selectAll().where('id', '=', submission.opportunity_id!).executeTakeFirstOrThrow();
     expect(opportunity.title).toBe('Ada Lovelace — Book a visit');
+
+    // The organization's webhooks fire as for any submission: the events are in the outbox with it.
+    const outbox = await t.database.db.selectFrom('webhook_events').select(['type', 'payload']).where('org_id', '=', org.orgId).execute();
+    expect(outbox.map((event) => event.type).sort()).toEqual(['contact.created', 'opportunity.created', 'submission.created']);
+    const created = JSON.parse(outbox.find((event) => event.type === 'submission.created')!.payload);
+    expect(created).toMatchObject({ submissionId: submission.id, values: { name: 'Ada Lovelace', email: 'ada@example.com', message: 'A cleaning next week, please.' }, utm: { source: 'newsletter', campaign: 'spring' } });
 
     // The card now says submitted; the same card cannot be sent twice.
     expect((await history(token)).find((m) => m.role === 'lead')).toMatchObject({ toolCallId, status: 'submitted' });
