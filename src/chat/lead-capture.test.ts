@@ -203,7 +203,7 @@ describe.each(testDialects())('chat lead capture on %s', (dialect) => {
     expect((await history(token)).find((m) => m.role === 'lead')).toMatchObject({ toolCallId, status: 'pending' });
   });
 
-  it('refuses an invalid email with the field error, as the public form API does', async () => {
+  it('refuses an invalid email, and a card without email or phone, with the field errors, as the public form API does', async () => {
     const { token, toolCallId } = await pendingCard('email');
     const before = await countWrites(t.database, org.orgId);
     const res = await decide(token, { toolCallId, action: 'submit', consent: true, values: { ...MODEL_VALUES, email: 'ada-at-example' } });
@@ -211,6 +211,12 @@ describe.each(testDialects())('chat lead capture on %s', (dialect) => {
     const direct = await submit(t.app, formSlug, { consentVersion: (await t.database.db.selectFrom('forms').select('consent_version').where('slug', '=', formSlug).executeTakeFirstOrThrow()).consent_version, name: 'Ada', email: 'ada-at-example' });
     expect(direct.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ code: 'VALIDATION_ERROR', error: direct.json().error, field: 'email', fields: [{ field: 'email', message: direct.json().error }] });
+    // Neither email nor phone: the form's identity rule, marking both fields of the card.
+    const nobody = await decide(token, { toolCallId, action: 'submit', consent: true, values: { name: 'Ada' } });
+    expect(nobody.statusCode, nobody.body).toBe(400);
+    const identity = 'Please enter an email address or a phone number, so we can get back to you.';
+    expect(nobody.json()).toMatchObject({ code: 'VALIDATION_ERROR', error: identity, fields: [{ field: 'email', message: identity }, { field: 'phone', message: identity }] });
+    expect(nobody.json().field).toBeUndefined();
     expect(await countWrites(t.database, org.orgId)).toEqual(before);
     expect(model.requests).toHaveLength(1);
   });
