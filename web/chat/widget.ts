@@ -378,7 +378,7 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
       form.append(h('div', { class: 'sc-f' }, h('div', { class: 'sc-c' }, consent, label), control('consent', consent, consentRequired)));
     }
     const general = h('p', { class: 'sc-err', hidden: '' });
-    const submitButton = h('button', { type: 'submit', class: 'sc-btn' }, 'Send');
+    const submitButton = h('button', { type: 'submit', class: 'sc-btn' }, 'Send my details');
     const decline = h('button', { type: 'button', class: 'sc-btn sc-btn2' }, 'No thanks');
     form.append(general, h('div', { class: 'sc-row' }, submitButton, decline));
     box.append(form);
