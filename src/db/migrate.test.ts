@@ -196,6 +196,32 @@ describe.each(testDialects())('20261126T1100_app_secret_rotation on %s', (dialec
   });
 });
 
+describe.each(testDialects())('20261126T2300_chat_widget on %s', (dialect) => {
+  it('gives every existing agent its own chat id with the chat off, and existing conversations no page', async () => {
+    const { database, schema, dispose } = await emptyDatabase(dialect);
+    const db = database.db as Kysely<any>;
+    try {
+      await migrateUpTo(db, '20261126T1800_webhooks', schema);
+      const at = '2026-11-26T10:00:00.000Z';
+      await db.insertInto('orgs').values({ id: 'org_1', name: 'Acme', default_country: 'US', created_at: at }).execute();
+      const brand = { org_id: 'org_1', brand_name: 'Acme', primary_color: '#123456', background_color: '#ffffff', text_color: '#000000', font_family: null, logo_url: null, created_at: at, updated_at: at };
+      await db.insertInto('agents').values([{ id: 'agt_1', name: 'One', ...brand }, { id: 'agt_2', name: 'Two', ...brand }]).execute();
+      await db.insertInto('conversations').values({ id: 'conv_1', org_id: 'org_1', agent_id: 'agt_1', source: 'api', created_at: at, updated_at: at }).execute();
+
+      expect((await migrateToLatest(db)).applied).toContain('20261126T2300_chat_widget');
+      const agents = await db.selectFrom('agents').select(['id', 'chat_id', 'chat_enabled', 'chat_allowed_origins', 'chat_welcome_message', 'chat_lead_form_id', 'chat_daily_token_budget']).orderBy('id').execute();
+      expect(agents).toEqual(['agt_1', 'agt_2'].map((id) => ({
+        id, chat_id: expect.stringMatching(/^chat_[0-9A-Za-z]{20}$/), chat_enabled: 0, chat_allowed_origins: '[]', chat_welcome_message: '', chat_lead_form_id: null, chat_daily_token_budget: null,
+      })));
+      expect(agents[0]!.chat_id).not.toBe(agents[1]!.chat_id);
+      await expect(db.updateTable('agents').set({ chat_id: agents[0]!.chat_id }).where('id', '=', 'agt_2').execute()).rejects.toThrow(/unique/i);
+      expect(await db.selectFrom('conversations').select(['id', 'page_url', 'utm']).execute()).toEqual([{ id: 'conv_1', page_url: null, utm: null }]);
+    } finally {
+      await dispose();
+    }
+  });
+});
+
 describe('a migration that would leave a row pointing nowhere (SQLite: foreign keys off while migrating)', () => {
   it('fails, naming the broken reference, and rolls back entirely', async () => {
     const { database, dispose } = await emptyDatabase('sqlite');
