@@ -53,6 +53,7 @@ import { createModelClient } from './conversations/model-client.js';
 import { createConversationsService } from './conversations/service.js';
 import { createChatAuth } from './chat/session-auth.js';
 import { createChatService, expiredChatSessions } from './chat/service.js';
+import { createLeadCapture } from './chat/lead-service.js';
 import { createMetrics, metricsServed } from './metrics/metrics.js';
 import { createDeliveryWorker, type DeliverySchedule } from './webhooks/delivery-worker.js';
 import { createWebhooksService, expiredDeliveryBodies } from './webhooks/service.js';
@@ -223,7 +224,11 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   });
   // ── Chat widget ── (issue 22) An agent's chat on a business's site: visitor sessions over the conversations service.
   const chatAuth = createChatAuth({ agents, repo: repos.chat, clock });
-  const chat = createChatService({ repo: repos.chat, transact, conversations, limiter: infra.limiter, extend: chatAuth.extend, clock });
+  const chat = createChatService({
+    repo: repos.chat, transact, conversations, limiter: infra.limiter, extend: chatAuth.extend, clock,
+    // Lead capture needs the forms' cache and submit path, made below: called only once requests arrive.
+    lead: { offer: (live) => leadCapture.offer(live), cards: (live) => leadCapture.cards(live) },
+  });
   // A developer's view of their tools' calls: organizations only as HMAC references (key derived from SECRETS_KEY).
   const orgRefKey = createHmac('sha256', keys.current.key).update('switchboard/developer-org-reference').digest();
   const developerCalls = createDeveloperCallsService({ repo: repos.invocation, tools, orgRefKey, clock });
@@ -268,6 +273,8 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     ...(database.dialect === 'postgres' ? { newLeadAtOnce: (rows: NewLeadRows) => insertNewLeadAtOnce(db, rows) } : {}),
     onOutcome: metrics.submission,
   });
+  // The chat widget's lead cards (issue 22): the model proposes, only the visitor's confirm submits, through `submit`.
+  const leadCapture = createLeadCapture({ forms: repos.forms, cache: formCache, submit, limiter: infra.limiter, conversations, extend: chatAuth.extend, clock });
 
   // ── Webhooks ── Deliveries go through the tool calls' HTTP client (connect-time address policy, no redirects,
   // TOOL_CALL_TIMEOUT_MS, 100 KB caps); URLs through the tool endpoints' save-time policy, TOOL_ALLOW_PRIVATE_ENDPOINTS
@@ -341,6 +348,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     conversations,
     chatAuth,
     chat,
+    leadCapture,
     developerCalls,
     tester,
     credentialRotation,

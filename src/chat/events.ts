@@ -1,6 +1,7 @@
 import type { TurnEvent } from '../conversations/service.js';
 import type { ConversationMessage } from '../conversations/schema.js';
 import { KIND_FAILURE } from './errors.js';
+import type { LeadOffer } from './lead-tool.js';
 import type { ChatMessage } from './schema.js';
 
 /**
@@ -21,7 +22,7 @@ export function sseEvent(type: string, data: object): string {
  * one message, a blank line between them, as the history shows them after a reload. Lead capture adds its
  * `lead-capture` event here (the capture tool's call becomes a card instead of `tool-call`).
  */
-export function createVisitorEventMapper(): (event: TurnEvent) => string {
+export function createVisitorEventMapper(captureEvent?: LeadOffer['captureEvent']): (event: TurnEvent) => string {
   let textSent = false;
   let newStep = false;
   return (event) => {
@@ -40,6 +41,11 @@ export function createVisitorEventMapper(): (event: TurnEvent) => string {
       }
       case 'tool-call-start':
         return sseEvent('tool-call', { name: event.name });
+      case 'tool-call-pending': {
+        // The turn ended at the capture tool's call: the card to draw (chat/lead-service.ts).
+        const card = captureEvent?.(event);
+        return card ? sseEvent('lead-capture', card) : '';
+      }
       case 'error':
         return sseEvent('error', { code: event.code, message: KIND_FAILURE });
       case 'finish':
@@ -52,19 +58,11 @@ export function createVisitorEventMapper(): (event: TurnEvent) => string {
 }
 
 /**
- * A `tool` message of the transcript → the visitor's lead card (role `lead`), or undefined for any other tool
- * call (never shown). Lead capture fills this in: the capture tool's call, with its status, fields, values and
- * consent text.
- */
-export function leadCardOf(_message: ConversationMessage): ChatMessage | undefined {
-  return undefined;
-}
-
-/**
  * The conversation's messages (its transcript) → what the visitor saw, in order. A turn's answers are one message (its texts with a
  * blank line between, under the id its stream's `start` gave), as they were streamed; a lead card splits it.
+ * `leadCardOf`: a `tool` message → its lead card (chat/lead-service.ts `cards`), undefined for any other call (never shown).
  */
-export function visitorHistory(rows: readonly ConversationMessage[]): ChatMessage[] {
+export function visitorHistory(rows: readonly ConversationMessage[], leadCardOf: (message: ConversationMessage) => ChatMessage | undefined = () => undefined): ChatMessage[] {
   const messages: ChatMessage[] = [];
   let answer: ChatMessage | undefined;
   let answerId: string | undefined;

@@ -18,7 +18,7 @@ const TAGS = ['Chat widget'];
 const WHO = 'Only from the chat\'s allowed origins (no or another `Origin`: 403 FORBIDDEN, nothing stored; CORS for those origins only); an unknown chat or one that is off: 404 NOT_FOUND.';
 const SESSION = '`Authorization: Bearer chs_…` (missing, unknown, expired or another chat\'s: 401 UNAUTHORIZED).';
 
-const STREAM_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-store', 'x-accel-buffering': 'no' };
+export const STREAM_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-store', 'x-accel-buffering': 'no' };
 
 /** Per client address (request.ip honours TRUST_PROXY) and chat id; an over-long id cannot be a chat, so it is cut. */
 export function addressAndChat(request: FastifyRequest): string {
@@ -27,7 +27,7 @@ export function addressAndChat(request: FastifyRequest): string {
 }
 
 /** The headers hooks set on the reply (CORS, Vary, X-Request-Id, RateLimit-*), for a stream that writes its own head. */
-function replyHeaders(reply: FastifyReply): Record<string, string> {
+export function replyHeaders(reply: FastifyReply): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(reply.getHeaders())) {
     if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : String(value);
@@ -78,7 +78,7 @@ export function registerChatRoutes(app: App, deps: { chatAuth: ChatAuth; chat: C
         params: ChatIdParams,
         response: { 200: Envelope(ChatSessionView), ...errorResponses(401, 403, 404), 429: RateLimitedResponse },
       },
-    }, async (request) => ok(await chat.history(chatAuth.session(request))));
+    }, async (request) => ok(await chat.history(chatAuth.chat(request), chatAuth.session(request))));
 
     scope.post('/:chat_id/session/messages', {
       onRequest: [chatAuth.requireChat, messageLimit, chatAuth.requireSession],
@@ -93,8 +93,8 @@ export function registerChatRoutes(app: App, deps: { chatAuth: ChatAuth; chat: C
         response: { 200: { description: 'The answer as Server-Sent Events.', content: { 'text/event-stream': { schema: ChatEventStream } } }, ...errorResponses(400, 401, 403, 404, 409, 413, 415), 429: RateLimitedResponse },
       },
     }, async (request, reply) => {
-      const turn = await chat.startMessage(chatAuth.chat(request), chatAuth.session(request), request.body.content);
-      await streamTurn(request, reply, turn, { ...replyHeaders(reply), ...STREAM_HEADERS }, createVisitorEventMapper(), () => '');
+      const { turn, captureEvent } = await chat.startMessage(chatAuth.chat(request), chatAuth.session(request), request.body.content);
+      await streamTurn(request, reply, turn, { ...replyHeaders(reply), ...STREAM_HEADERS }, createVisitorEventMapper(captureEvent), () => '');
     });
   });
 }

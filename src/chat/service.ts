@@ -1,6 +1,6 @@
 import type { ConversationsRepo } from '../conversations/repo.js';
 import { TURN_IN_PROGRESS } from '../conversations/errors.js';
-import type { Utm } from '../conversations/schema.js';
+import type { ConversationMessage, Utm } from '../conversations/schema.js';
 import type { ConversationsService } from '../conversations/service.js';
 import type { ExpiryPurge } from '../db/expiry-purger.js';
 import type { Transact } from '../db/transaction-runner.js';
@@ -11,6 +11,7 @@ import { hashSecret } from '../lib/hashing.js';
 import { newId, newSecret } from '../lib/ids.js';
 import { BUDGET_USED_UP, chatLimit, KIND_FAILURE, secondsToMidnightUtc, SESSION_FULL, STILL_ANSWERING } from './errors.js';
 import { visitorHistory } from './events.js';
+import type { LeadCardMessage, LeadOffer } from './lead-tool.js';
 import type { ChatRepo } from './repo.js';
 import { CHAT_MESSAGES_PER_SESSION, MAX_VISITOR_MESSAGES, SESSION_IDLE_MS } from './rules.js';
 import type { ChatSessionCreate, ChatSessionView, PublicChatConfig } from './schema.js';
@@ -25,6 +26,11 @@ export interface ChatServiceDeps {
   /** Extends a session once its use is accepted (session-auth.ts). */
   extend: (session: ChatSessionPrincipal) => Promise<string>;
   clock: Clock;
+  /** Lead capture (lead-service.ts): what a turn offers, and the history's lead cards. */
+  lead: {
+    offer: (chat: LiveChat) => Promise<LeadOffer>;
+    cards: (chat: LiveChat) => Promise<(message: ConversationMessage) => LeadCardMessage | undefined>;
+  };
 }
 
 /**
@@ -56,11 +62,12 @@ export function createChatService(deps: ChatServiceDeps) {
     return { token, expiresAt };
   }
 
-  /** What the visitor saw so far; the read extends the session. */
-  async function history(session: ChatSession): Promise<ChatSessionView> {
+  /** What the visitor saw so far, lead cards included; the read extends the session. */
+  async function history(chat: LiveChat, session: ChatSession): Promise<ChatSessionView> {
     const transcript = await conversations.get(session.orgId, session.conversationId);
+    const cardOf = await deps.lead.cards(chat);
     const expiresAt = await deps.extend(session);
-    return { expiresAt, messages: visitorHistory(transcript.messages) };
+    return { expiresAt, messages: visitorHistory(transcript.messages, cardOf) };
   }
 
   /**
@@ -79,7 +86,9 @@ export function createChatService(deps: ChatServiceDeps) {
     const decision = await limiter.check(CHAT_MESSAGES_PER_SESSION, session.sessionId);
     if (!decision.allowed) throw chatLimit(CHAT_MESSAGES_PER_SESSION.message, decision.resetSeconds);
 
-    const turn = await conversations.startTurn(session.orgId, session.conversationId, content).catch((error: unknown) => {
+    // Lead capture: capture_lead among the turn's tools while the chat has a lead form, and its card's event.
+    const offer = await deps.lead.offer(chat);
+    const turn = await conversations.startTurn(session.orgId, session.conversationId, content, { pendingTools: offer.pendingTools }).catch((error: unknown) => {
       throw inVisitorWords(error);
     });
     try {
@@ -90,7 +99,7 @@ export function createChatService(deps: ChatServiceDeps) {
       await turn.release();
       throw error;
     }
-    return turn;
+    return { turn, captureEvent: offer.captureEvent };
   }
 
   return { config, createSession, history, startMessage };
@@ -102,7 +111,7 @@ export type ChatService = ReturnType<typeof createChatService>;
  * A refusal of the conversations feature, reworded for a visitor: its messages speak to operators (API paths,
  * how to raise a budget). The status, code and Retry-After stay.
  */
-function inVisitorWords(error: unknown): unknown {
+export function inVisitorWords(error: unknown): unknown {
   if (!isAppError(error)) return error;
   if (error.code === 'RATE_LIMIT_EXCEEDED') return new AppError('RATE_LIMIT_EXCEEDED', BUDGET_USED_UP, { headers: error.headers });
   if (error.code === 'CONFLICT') {

@@ -11,6 +11,11 @@ import type { Invoker } from '../invocation/invoker.js';
  * or explain, never as an exception that ends the turn. It repeats until the model answers in text,
  * or `maxToolRounds` answers have called tools: the next request offers the tools with
  * toolChoice `none`, so the model must answer with what it has.
+ *
+ * A caller may also offer tools it answers itself, later (`pendingTools`: the chat widget's
+ * `capture_lead`). They go to the model without `execute`, so in AI SDK 6 a call to one ends the
+ * loop with the call pending: nothing runs, the call is recorded with outcome `PENDING` and no
+ * result, and the caller hands its result over in a later turn (service.ts `resumeTurn`).
  */
 
 /** What one tool call became. */
@@ -41,7 +46,20 @@ export type LoopEvent =
   | { type: 'step-start' }
   | { type: 'step-finish' }
   /** Streamed turns only: a call the SDK refused before it ran (recordStep's TOOL_NOT_ENABLED, INVALID_ARGUMENTS). */
-  | { type: 'tool-call-refused'; id: string; name: string; arguments: unknown; outcome: string; message: string };
+  | { type: 'tool-call-refused'; id: string; name: string; arguments: unknown; outcome: string; message: string }
+  /** A call of a pending tool: the turn ends with it unanswered, and the caller answers it later. */
+  | { type: 'tool-call-pending'; id: string; name: string; arguments: unknown };
+
+/** A tool the caller answers itself, in a later turn: offered without `execute` (see above). */
+export interface PendingTool {
+  name: string;
+  description: string;
+  /** JSON Schema of its arguments. */
+  parameters: Record<string, unknown>;
+}
+
+/** The outcome of a call left for the caller to answer; its result is null until then. */
+export const PENDING = 'PENDING';
 
 export interface LoopInput {
   model: LanguageModel;
@@ -52,6 +70,8 @@ export interface LoopInput {
   /** The agent's tools as `/api/org/agents/{id}/tools?format=openai` exports them. */
   tools: ExportedTool[];
   invoke: (name: string, args: unknown) => ReturnType<Invoker['invoke']>;
+  /** Tools the caller answers itself (none on the Operator API's conversations). Same name as an agent's tool: this one is offered. */
+  pendingTools?: PendingTool[];
   signal: AbortSignal;
   /** Streams the provider's answer (SSE) instead of one request per step. */
   stream: boolean;
@@ -118,6 +138,10 @@ function toolSet(input: LoopInput, runs: Map<string, ToolRun>): ToolSet {
       }),
     });
   }
+  for (const pending of input.pendingTools ?? []) {
+    // No execute: a call ends the loop with the call pending (AI SDK 6, "Loop Control").
+    set[pending.name] = tool({ description: pending.description, inputSchema: jsonSchema(pending.parameters as Parameters<typeof jsonSchema>[0]) });
+  }
   return set;
 }
 
@@ -126,6 +150,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
   const steps: StepRecord[] = [];
   const tools = toolSet(input, runs);
   const known = new Set(Object.keys(tools));
+  const pendingNames = new Set((input.pendingTools ?? []).map((pending) => pending.name));
   const settings = {
     model: input.model,
     ...(input.instructions.trim() === '' ? {} : { system: input.instructions }),
@@ -138,7 +163,10 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     stopWhen: stepCountIs(input.maxToolRounds + 1),
     prepareStep: ({ stepNumber }: { stepNumber: number }) => (stepNumber >= input.maxToolRounds ? { toolChoice: 'none' as const } : undefined),
     onStepFinish: (step: StepResult<ToolSet>) => {
-      steps.push(recordStep(step, runs, known));
+      const record = recordStep(step, runs, known, pendingNames);
+      steps.push(record);
+      // A streamed turn says its pending calls as the stream reaches them (below), in order with its text.
+      if (!input.stream) for (const run of record.tools) if (run.outcome === PENDING) input.emit({ type: 'tool-call-pending', id: run.toolCallId, name: run.name, arguments: run.arguments });
     },
   };
 
@@ -166,6 +194,9 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
         input.emit({ type: 'text-delta', delta: part.text });
       } else if (part.type === 'error') failure ??= part.error;
       else if (part.type === 'abort') aborted = true;
+      else if (part.type === 'tool-call' && pendingNames.has(part.toolName) && part.invalid !== true) {
+        input.emit({ type: 'tool-call-pending', id: part.toolCallId, name: part.toolName, arguments: part.input ?? null });
+      }
       else if (part.type === 'tool-error' && !runs.has(part.toolCallId)) {
         const refused = refusal(part.toolName, part.error, known);
         input.emit({ type: 'tool-call-refused', id: part.toolCallId, name: part.toolName, arguments: part.input ?? null, outcome: refused.code, message: refused.message });
@@ -179,8 +210,11 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
   return { status: 'complete', steps };
 }
 
-/** The step as recorded, with the calls the SDK refused before they ran (a name the agent has no tool for, unreadable arguments). */
-function recordStep(step: StepResult<ToolSet>, runs: Map<string, ToolRun>, known: Set<string>): StepRecord {
+/**
+ * The step as recorded: the calls that ran, the calls of pending tools (no result yet), and the calls the SDK
+ * refused before they ran (a name the agent has no tool for, unreadable arguments).
+ */
+function recordStep(step: StepResult<ToolSet>, runs: Map<string, ToolRun>, known: Set<string>, pendingNames: Set<string>): StepRecord {
   const tools: ToolRun[] = [];
   for (const call of step.toolCalls) {
     const run = runs.get(call.toolCallId);
@@ -189,6 +223,10 @@ function recordStep(step: StepResult<ToolSet>, runs: Map<string, ToolRun>, known
       continue;
     }
     const failed = step.content.find((part) => part.type === 'tool-error' && part.toolCallId === call.toolCallId);
+    if (!failed && pendingNames.has(call.toolName)) {
+      tools.push({ toolCallId: call.toolCallId, name: call.toolName, arguments: call.input ?? null, result: null, outcome: PENDING, durationMs: 0, callId: null });
+      continue;
+    }
     const { code, message } = refusal(call.toolName, failed?.type === 'tool-error' ? failed.error : undefined, known);
     tools.push({ toolCallId: call.toolCallId, name: call.toolName, arguments: call.input ?? null, result: { error: { code, message } }, outcome: code, durationMs: 0, callId: null });
   }

@@ -50,6 +50,16 @@ export function createConversationsRepo(db: Kysely<DB>) {
         .where('id', '=', id)
         .execute();
     },
+    /** A pending call (loop.ts PENDING) answered: its result and outcome; a call answered already stays as it is. */
+    answerPendingCall: async (conversationId: string, messageId: string, result: string, outcome: string) => {
+      await db
+        .updateTable('conversation_messages')
+        .set({ tool_result: result, tool_outcome: outcome })
+        .where('conversation_id', '=', conversationId)
+        .where('id', '=', messageId)
+        .where('tool_outcome', '=', 'PENDING')
+        .execute();
+    },
     /** Adds a turn's tokens to the organization's count for the UTC day (one row per org and day). */
     addTokenUsage: async (orgId: string, day: string, tokens: number) => {
       await db

@@ -30,8 +30,11 @@ const wantsEvents = (request: FastifyRequest) => /\btext\/event-stream\b/i.test(
 
 /** One Server-Sent Event: the event's type as its name, the whole event as JSON data. */
 const sse = (event: TurnEvent) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
-/** Step boundaries and refused calls are the UI message stream's; the default stream keeps its documented six events. */
-const UI_STREAM_ONLY: ReadonlySet<TurnEvent['type']> = new Set(['step-start', 'step-finish', 'tool-call-refused']);
+/**
+ * Step boundaries and refused calls are the UI message stream's; the default stream keeps its documented six
+ * events. Pending calls (the chat widget's lead card) never happen on these routes: they offer no pending tools.
+ */
+const UI_STREAM_ONLY: ReadonlySet<TurnEvent['type']> = new Set(['step-start', 'step-finish', 'tool-call-refused', 'tool-call-pending']);
 const inDefaultStream = (event: TurnEvent) => !UI_STREAM_ONLY.has(event.type);
 
 const DEFAULT_STREAM_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-store', 'x-accel-buffering': 'no' };

@@ -11,7 +11,7 @@ import type { ModelsService } from '../models/service.js';
 import type { AgentsService } from '../orgs/agents-service.js';
 import type { OrgsService } from '../orgs/service.js';
 import { budgetUsedUp, conversationNotFound, noModel, turnInProgress } from './errors.js';
-import { runLoop, type LoopEvent, type StepRecord } from './loop.js';
+import { PENDING, runLoop, type LoopEvent, type PendingTool, type StepRecord } from './loop.js';
 import type { ModelClient } from './model-client.js';
 import { historyOf, presentConversation, presentMessage } from './present.js';
 import { providerFailure } from './provider-errors.js';
@@ -21,7 +21,10 @@ import { MAX_MESSAGES, type ConversationCreated, type ConversationOrigin, type C
 /** What a streamed turn says as it goes (routes.ts writes each as a Server-Sent Event). */
 export type TurnEvent =
   | LoopEvent
-  /** `answerId`: the id the turn's first assistant message is saved with (the UI message stream's message id). */
+  /**
+   * `message`: what began the turn, as saved: the user's message, or (resumeTurn) the pending call's answer.
+   * `answerId`: the id the turn's first assistant message is saved with (the UI message stream's message id).
+   */
   | { type: 'start'; conversationId: string; message: ConversationMessage; answerId: string }
   /** `retryAfter`: the provider's Retry-After with its 429 (the stream's status is already sent, so it travels here). */
   | { type: 'error'; code: string; message: string; retryAfter?: string }
@@ -45,6 +48,30 @@ export interface ConversationsServiceDeps {
    */
   turnLimitMs: number;
 }
+
+/** What a turn may add to the agent's tools: tools the caller answers itself (the chat widget's lead capture). */
+export interface TurnOptions {
+  pendingTools?: PendingTool[];
+}
+
+/** The answer to a pending call (loop.ts PENDING): its result, handed to the model, and its outcome in the transcript. */
+export interface Resolution {
+  toolCallId: string;
+  result: unknown;
+  outcome: string;
+}
+
+/**
+ * Decides the answer to a pending call, under the turn's claim, from the conversation as saved: it may refuse
+ * (throw: nothing is saved, the call stays pending) or do what the answer says first (a lead submitted).
+ */
+export type Decide = (conversation: Transcript) => Promise<Resolution>;
+
+/**
+ * A call still pending when the user writes again is answered `declined` first: every call the model made
+ * needs a result in the history it is sent, and the user moved on without answering it.
+ */
+export const DECLINED = { result: { status: 'declined' }, outcome: 'DECLINED' } as const;
 
 /**
  * Agent conversations: a conversation belongs to one agent of the organization; each message the
@@ -116,7 +143,19 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
    * Checks and claims the conversation for one turn; the caller then runs it (JSON or stream).
    * Refusals come from here, before anything is streamed: 404, 409 (no model, full, busy).
    */
-  async function startTurn(orgId: string, id: string, content: string) {
+  function startTurn(orgId: string, id: string, content: string, options: TurnOptions = {}) {
+    return beginTurn(orgId, id, { content }, options);
+  }
+
+  /**
+   * A turn without a user message: `decide` answers one of the conversation's pending calls (the chat widget's
+   * lead card, once the visitor submits or declines it), and the model's next answer follows.
+   */
+  function resumeTurn(orgId: string, id: string, decide: Decide, options: TurnOptions = {}) {
+    return beginTurn(orgId, id, { decide }, options);
+  }
+
+  async function beginTurn(orgId: string, id: string, opening: { content: string } | { decide: Decide }, turnOptions: TurnOptions) {
     const before = await found(orgId, id);
     const agent = await agentWithModel(orgId, before.agent_id);
     if (before.message_count >= MAX_MESSAGES) {
@@ -136,29 +175,35 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
     try {
       // Read again under the claim: no other turn can add messages now.
       const conversation = await found(orgId, id);
-      const history = await repo.messages(id);
+      const saved = await repo.messages(id);
       const exported = formatTools(await installations.agentTools(orgId, agent.id), 'openai');
       const connection = await models.connection(orgId, agent.model.providerId);
-      const userRow = messageRow(conversation.id, conversation.message_count, startedAt, { role: 'user', content });
+      // The pending calls this turn answers: the one decided (resumeTurn), or all of them, declined, when the user writes again.
+      const resolved: Array<Resolution & { row: ConversationMessagesTable }> = 'decide' in opening ? [await decided(conversation, saved, opening.decide)] : pendingCalls(saved).map((row) => ({ row, toolCallId: row.tool_call_id ?? '', ...DECLINED }));
+      const answered = resolved.map(({ row, result, outcome }) => ({ ...row, tool_result: json(result), tool_outcome: outcome }));
+      const history = saved.map((row) => answered.find((done) => done.id === row.id) ?? row);
+      const userRow = 'content' in opening ? messageRow(conversation.id, conversation.message_count, startedAt, { role: 'user', content: opening.content }) : undefined;
+      const content = 'content' in opening ? [{ role: 'user' as const, content: opening.content }] : [];
 
       async function run(options: { stream: boolean; signal: AbortSignal; emit?: (event: TurnEvent) => void }): Promise<TurnResult & { status: 'complete' | 'error' | 'cancelled'; failure?: AppError }> {
         const emit = options.emit ?? (() => {});
         const answerId = newId('msg');
-        emit({ type: 'start', conversationId: id, message: presentMessage(userRow), answerId });
+        emit({ type: 'start', conversationId: id, message: presentMessage(userRow ?? answered[0]!), answerId });
         try {
           const outcome = await runLoop({
             model: modelClient.model(connection, agent.model.model),
             instructions: agent.model.instructions,
             temperature: agent.model.temperature,
             maxToolRounds: agent.model.maxToolRounds,
-            history: [...historyOf(history), { role: 'user', content }],
+            history: [...historyOf(history), ...content],
             tools: exported,
+            ...(turnOptions.pendingTools ? { pendingTools: turnOptions.pendingTools } : {}),
             invoke: (name, args) => invoker.invoke({ orgId, agentId: agent.id, name, arguments: args, path: 'conversation', conversationId: id }),
             signal: options.signal,
             stream: options.stream,
             emit,
           });
-          const rows = [userRow];
+          const rows = userRow ? [userRow] : [];
           const add = (fields: Partial<ConversationMessagesTable> & { role: string }) => {
             const first = fields.role === 'assistant' && !rows.some((row) => row.role === 'assistant');
             rows.push(messageRow(id, conversation.message_count + rows.length, isoNow(clock), { ...(first ? { id: answerId } : {}), ...fields }));
@@ -176,6 +221,7 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
           }
           const usage = { inputTokens: sum(outcome.steps, 'inputTokens'), outputTokens: sum(outcome.steps, 'outputTokens') };
           await transact(async (repos) => {
+            for (const row of answered) await repos.conversations.answerPendingCall(id, row.id, row.tool_result!, row.tool_outcome!);
             await repos.conversations.appendMessages(orgId, id, rows, { ...usage, updatedAt: isoNow(clock) });
             // Counted on the day the turn ends, with its messages: the budget never counts a turn that was not saved.
             const tokens = usage.inputTokens + usage.outputTokens;
@@ -184,7 +230,7 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
             if (tokens > 0 && conversation.source === 'widget') await repos.conversations.addWidgetTokenUsage(orgId, conversation.agent_id, utcDay(clock), tokens);
           });
           released = true;
-          const result = { conversationId: id, messages: rows.map(presentMessage), usage, status: outcome.status, ...(failure ? { failure } : {}) };
+          const result = { conversationId: id, messages: [...answered, ...rows].map(presentMessage), usage, status: outcome.status, ...(failure ? { failure } : {}) };
           emit({ type: 'finish', conversationId: id, messages: result.messages, usage, status: outcome.status });
           return result;
         } finally {
@@ -198,7 +244,19 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
     }
   }
 
-  return { create, createIn, widgetTokensUsedToday, list, get, startTurn };
+  return { create, createIn, widgetTokensUsedToday, list, get, startTurn, resumeTurn };
+}
+
+function pendingCalls(rows: readonly ConversationMessagesTable[]): ConversationMessagesTable[] {
+  return rows.filter((row) => row.role === 'tool' && row.tool_outcome === PENDING);
+}
+
+/** The caller's answer to one pending call; a call that is not pending (never was, or answered already) is refused. */
+async function decided(conversation: ConversationsTable, rows: readonly ConversationMessagesTable[], decide: Decide) {
+  const resolution = await decide({ ...presentConversation(conversation), messages: rows.map(presentMessage) });
+  const row = pendingCalls(rows).find((call) => call.tool_call_id === resolution.toolCallId);
+  if (!row) throw new AppError('CONFLICT', 'That call is not waiting for an answer.');
+  return { row, ...resolution };
 }
 
 export type ConversationsService = ReturnType<typeof createConversationsService>;
@@ -213,7 +271,8 @@ function addStep(add: (fields: Partial<ConversationMessagesTable> & { role: stri
   add({ role: 'assistant', content: step.text, input_tokens: step.inputTokens, output_tokens: step.outputTokens });
   for (const run of step.tools) {
     add({
-      role: 'tool', tool_call_id: run.toolCallId, tool_name: run.name, tool_arguments: json(run.arguments), tool_result: json(run.result),
+      // A pending call has no result until it is answered (resumeTurn): null keeps it out of the model's history till then.
+      role: 'tool', tool_call_id: run.toolCallId, tool_name: run.name, tool_arguments: json(run.arguments), tool_result: run.outcome === PENDING ? null : json(run.result),
       tool_outcome: run.outcome, tool_duration_ms: run.durationMs, call_id: run.callId,
     });
   }

@@ -118,6 +118,9 @@ export function createUIMessageMapper() {
           type: 'tool-output-available', toolCallId: event.id, output: event.result, dynamic: true,
           toolMetadata: { outcome: event.outcome, callId: event.callId, durationMs: event.durationMs },
         }];
+      case 'tool-call-pending':
+        // A call left for the caller to answer: its input, and no output (the SDK's own stream says it the same way).
+        return [...openStep(), ...closeText(), { type: 'tool-input-available', toolCallId: event.id, toolName: event.name, input: event.arguments, dynamic: true }];
       case 'tool-call-refused':
         // Refused before it ran, as the SDK's own UI stream says an unknown tool or unreadable arguments.
         return [...openStep(), ...closeText(), {

@@ -47,9 +47,11 @@ const ETAG_HEADER = { type: 'string', description: 'Version of this configuratio
 
 /** Per client IP (request.ip honours TRUST_PROXY) and slug; an over-long slug cannot be a form, so it is cut. */
 export function clientAndSlug(request: FastifyRequest): string {
-  const slug = (request.params as { slug?: string }).slug ?? '';
-  return `${request.ip}|${slug.slice(0, 65)}`;
+  return submitLimitKey(request.ip, (request.params as { slug?: string }).slug ?? '');
 }
+
+/** The key of a form's limits per address: also the chat widget's lead cards' (chat/lead-service.ts), one budget for both. */
+export const submitLimitKey = (ip: string, slug: string) => `${ip}|${slug.slice(0, 65)}`;
 
 export function registerPublicFormRoutes(
   app: App,

@@ -21,6 +21,8 @@ export interface SubmitContext {
   ip: string | null;
   userAgent: string | null;
   idempotencyKey: string | undefined;
+  /** The contact's note instead of the message field's value (the chat widget's lead: the conversation). */
+  note?: string | undefined;
 }
 
 export interface SubmitOutcome {
@@ -147,7 +149,8 @@ export function createSubmitService(deps: {
       ? newOpportunityRow({ orgId: form.orgId, contactId: contact.id, ...target, title: opportunityTitle(form, checked), source: 'form', custom: checked.opportunityCustom, submissionId: submission.id }, createdAt)
       : null;
     if (opportunity) submission.opportunity_id = opportunity.id;
-    const note = values.message !== undefined ? newNoteRow({ orgId: form.orgId, contactId: contact.id, body: values.message, source: 'form', submissionId: submission.id }, createdAt) : null;
+    const body = context.note ?? values.message;
+    const note = body !== undefined ? newNoteRow({ orgId: form.orgId, contactId: contact.id, body, source: 'form', submissionId: submission.id }, createdAt) : null;
     return { contact, note, opportunity, submission };
   }
 
@@ -173,8 +176,9 @@ export function createSubmitService(deps: {
         { probablyExists: contactProbablyExists },
       );
       const submission = submissionRow(form, checked, context, contactId, null, createdAt);
-      if (values.message !== undefined) {
-        await crm.addNote({ orgId: form.orgId, contactId, contactUpserted: true, body: values.message, source: 'form', submissionId: submission.id }, repos);
+      const note = context.note ?? values.message;
+      if (note !== undefined) {
+        await crm.addNote({ orgId: form.orgId, contactId, contactUpserted: true, body: note, source: 'form', submissionId: submission.id }, repos);
       }
       const opportunity = form.createOpportunity ? await createOpportunity(repos, form, checked, contactId, submission.id) : undefined;
       submission.opportunity_id = opportunity?.opportunityId ?? null;
