@@ -49,6 +49,8 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
   const name = config.branding?.name || 'Chat';
   let busy = false;
   let loaded = false;
+  /** The open lead cards: a new message declines them (the server does the same). */
+  const pendingCards = new Set<() => void>();
 
   function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
     const element = doc.createElement(tag);
@@ -91,6 +93,7 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
 
   function welcome(): void {
     log.replaceChildren();
+    pendingCards.clear();
     if (config.welcomeMessage) bot().set(config.welcomeMessage);
   }
   welcome();
@@ -311,7 +314,11 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
     if (busy || !content) return;
     input.value = '';
     send.setAttribute('aria-disabled', 'true');
-    await stream((token, handlers) => api.send(token, content, handlers), { before: () => user(content), retry: true });
+    await stream((token, handlers) => api.send(token, content, handlers), {
+      before: () => user(content),
+      opened: () => pendingCards.forEach((decline) => decline()),
+      retry: true,
+    });
     send.removeAttribute('aria-disabled');
   }
   composer.addEventListener('submit', (event) => {
@@ -329,14 +336,17 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
   function card(lead: LeadCard): HTMLElement {
     const box = h('div', { class: 'sc-card', role: 'group', 'aria-labelledby': `${id}c${++fields}` }, h('p', { class: 'sc-ct', id: `${id}c${fields}` }, TEXT.cardTitle));
     const settle = (state: 'submitted' | 'declined') => {
+      pendingCards.delete(declined);
       const refocus = box.contains(root.activeElement);
       box.replaceChildren(box.firstChild!, h('p', { class: 'sc-note' }, TEXT[state]));
       if (refocus) input.focus();
     };
+    const declined = () => settle('declined');
     if (lead.status === 'submitted' || lead.status === 'declined') {
       settle(lead.status);
       return box;
     }
+    pendingCards.add(declined);
     const form = h('form', { novalidate: '' });
     const controls = new Map<string, { input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement; error: HTMLElement; required: boolean }>();
     const control = (key: string, el: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement, required: boolean) => {
