@@ -309,6 +309,11 @@ describe.each(testDialects())('chat-embed.js on a host page (%s)', (dialect) => 
       await ctx.addInitScript(HOSTILE_INIT);
       const p = await newPage(ctx);
       await p.goto(url);
+      if (url.includes('hostile')) {
+        // The hostile sheet really applies to the host page.
+        expect(await p.evaluate<string>('getComputedStyle(document.documentElement).fontSize')).toBe('40px');
+        expect(await p.evaluate<string>("getComputedStyle(document.querySelector('main')).display")).toBe('none');
+      }
       await launcher(p).waitFor();
       const closed = await p.evaluate<unknown>(MEASURE);
       await launcher(p).click();
