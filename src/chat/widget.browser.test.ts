@@ -20,7 +20,9 @@ import { startScriptedModel, type ScriptedModel } from '../../test/support/scrip
  * streams after a tool call ("Looking that up…" while the tool runs) and is announced once; the model's
  * `<img onerror>` and `javascript:` link render inert; a reload resumes; axe is clean with the panel open, at
  * 1280 and 375 px (full screen); the keyboard alone opens, moves within and closes it; hostile host CSS changes
- * nothing; and a page whose origin is not on the list gets nothing drawn and stores nothing.
+ * nothing; a refusal (the widget budget) is said kindly and a lost session is replaced; lead capture with consent
+ * creates the contact with the transcript note, declining creates nothing; and a page whose origin is not on the list
+ * gets nothing drawn and stores nothing.
  */
 const QUOTE = { price: 12.5, currency: 'EUR', carrier: 'Posti' };
 const ANSWER = 'A 2 kg parcel to Finland costs **12.50 EUR** with Posti.\n\n- Delivery in 3 days\n- Tracking included';
@@ -300,6 +302,37 @@ describe.each(testDialects())('chat-embed.js on a host page (%s)', (dialect) => 
     await expect.poll(() => dialog().isVisible()).toBe(true);
     await dialog().getByRole('button', { name: 'Close chat' }).press('Enter');
     expect(await focused()).toBe('Chat with Acme');
+  });
+
+  it('says a refusal kindly and keeps the words to send again; a session the server no longer knows gives way to a new one', async () => {
+    const budget = async (dailyTokenBudget: number | null) => {
+      const res = await orgCaller(t.app)('PATCH', `/api/org/agents/${agentId}`, org, { chat: { dailyTokenBudget } });
+      expect(res.statusCode, res.body).toBe(200);
+    };
+    // The agent's widget budget is spent: the server's kind message, as is; the message back in the box.
+    await budget(1);
+    await page.reload();
+    await launcher().click();
+    await message().fill('One more question?');
+    await message().press('Enter');
+    await transcript().getByText('This assistant has answered all the questions it can for today. Please come back tomorrow.').waitFor();
+    expect(await message().inputValue()).toBe('One more question?');
+    expect(await transcript().getByText('One more question?').count()).toBe(0);
+    await budget(null);
+
+    // The session is gone on the server (expired and purged): a new one starts and takes the same message.
+    const oldToken = await page.evaluate<string | null>(`localStorage.getItem('svc-chat:${chatId}')`);
+    await t.database.db.deleteFrom('chat_sessions').where('agent_id', '=', agentId).execute();
+    const sessions = (await conversationsOf()).length;
+    model.script({ text: 'Happy to help again.' });
+    await message().press('Enter');
+    await transcript().getByText('Your earlier chat has ended, so we started a new one.').waitFor();
+    await transcript().getByText('Happy to help again.').waitFor();
+    await transcript().getByText('One more question?').waitFor();
+    const newToken = await page.evaluate<string | null>(`localStorage.getItem('svc-chat:${chatId}')`);
+    expect(newToken).toMatch(/^chs_/);
+    expect(newToken).not.toBe(oldToken);
+    expect((await conversationsOf()).length).toBe(sessions + 1);
   });
 
   it('hostile host CSS changes nothing of the widget', async () => {

@@ -143,8 +143,8 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
     if (follow) log.scrollTop = log.scrollHeight;
     return node;
   }
-  function user(text: string): void {
-    add(h('div', { class: 'sc-msg sc-user' }, h('span', { class: 'sc-sr' }, 'You: '), text));
+  function user(text: string): HTMLElement {
+    return add(h('div', { class: 'sc-msg sc-user' }, h('span', { class: 'sc-sr' }, 'You: '), text));
   }
   /** An answer bubble: its Markdown redrawn whole as it grows, and a note under it (typing, looking up). */
   function bot() {
@@ -314,11 +314,21 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
     if (busy || !content) return;
     input.value = '';
     send.setAttribute('aria-disabled', 'true');
-    await stream((token, handlers) => api.send(token, content, handlers), {
-      before: () => user(content),
-      opened: () => pendingCards.forEach((decline) => decline()),
+    let bubble: HTMLElement | null = null;
+    let accepted = false;
+    const outcome = await stream((token, handlers) => api.send(token, content, handlers), {
+      before: () => void (bubble = user(content)),
+      opened: () => {
+        accepted = true;
+        pendingCards.forEach((decline) => decline());
+      },
       retry: true,
     });
+    // Refused before it was taken (a limit, the network): the words go back to the box, to send again.
+    if (!outcome.ok && !accepted) {
+      (bubble as HTMLElement | null)?.remove();
+      if (!input.value) input.value = content;
+    }
     send.removeAttribute('aria-disabled');
   }
   composer.addEventListener('submit', (event) => {
