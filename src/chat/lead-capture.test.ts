@@ -1,10 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
+import { testDialects } from '../../test/support/context.js';
 import { MODEL_KEY } from '../../test/support/conversation-factories.js';
 import { countWrites, createCustomField, createForm, nextClientIp, submit } from '../../test/support/form-factories.js';
-import { createAgent } from '../../test/support/invocation-factories.js';
+import { createAgent, toolHostResolver } from '../../test/support/invocation-factories.js';
 import { createOrgWithKey, orgCaller, type OrgWithKey } from '../../test/support/org-factories.js';
 import { startScriptedModel, type ScriptedModel } from '../../test/support/scripted-model.js';
+import { createWebhookTestContext, type WebhookTestContext } from '../../test/support/webhook-context.js';
 import { SUBMISSIONS_PER_MINUTE } from '../forms/rules.js';
 import { CONSENT_MESSAGE } from './lead-service.js';
 
@@ -28,7 +29,7 @@ function sseEvents(body: string): Event[] {
 }
 
 describe.each(testDialects())('chat lead capture on %s', (dialect) => {
-  let t: TestContext;
+  let t: WebhookTestContext;
   let model: ScriptedModel;
   let org: OrgWithKey;
   let call: ReturnType<typeof orgCaller>;
@@ -38,9 +39,12 @@ describe.each(testDialects())('chat lead capture on %s', (dialect) => {
 
   beforeAll(async () => {
     model = await startScriptedModel();
-    t = await createTestContext(dialect, { env: { MODEL_ALLOW_PRIVATE_ENDPOINTS: '1' } });
+    // The webhook worker is not started: a lead's events are checked in the outbox, as its submission wrote them.
+    t = await createWebhookTestContext(dialect, { env: { MODEL_ALLOW_PRIVATE_ENDPOINTS: '1', TOOL_ALLOW_PRIVATE_ENDPOINTS: '1' }, resolveHost: toolHostResolver() });
     call = orgCaller(t.app);
     org = await createOrgWithKey(t.database, t.clock);
+    const hook = await call('POST', '/api/org/webhooks', org, { url: 'https://tool.test:8443/hook', events: ['submission.created', 'contact.created', 'opportunity.created'] });
+    expect(hook.statusCode, hook.body).toBe(201);
     const service = await createCustomField(t.app, org, { key: 'service', label: 'Service', type: 'select', options: ['Cleaning', 'Whitening'] });
     serviceKey = `custom.${service.key}`;
     const form = await createForm(t.app, org, {
@@ -158,6 +162,12 @@ describe.each(testDialects())('chat lead capture on %s', (dialect) => {
     const opportunity = await t.database.db.selectFrom('opportunities').selectAll().where('id', '=', submission.opportunity_id!).executeTakeFirstOrThrow();
     expect(opportunity.title).toBe('Ada Lovelace — Book a visit');
 
+    // The organization's webhooks fire as for any submission: the events are in the outbox with it.
+    const outbox = await t.database.db.selectFrom('webhook_events').select(['type', 'payload']).where('org_id', '=', org.orgId).execute();
+    expect(outbox.map((event) => event.type).sort()).toEqual(['contact.created', 'opportunity.created', 'submission.created']);
+    const created = JSON.parse(outbox.find((event) => event.type === 'submission.created')!.payload);
+    expect(created).toMatchObject({ submissionId: submission.id, values: { name: 'Ada Lovelace', email: 'ada@example.com', message: 'A cleaning next week, please.' }, utm: { source: 'newsletter', campaign: 'spring' } });
+
     // The card now says submitted; the same card cannot be sent twice.
     expect((await history(token)).find((m) => m.role === 'lead')).toMatchObject({ toolCallId, status: 'submitted' });
     const again = await decide(token, { toolCallId, action: 'submit', consent: true });
@@ -193,7 +203,7 @@ describe.each(testDialects())('chat lead capture on %s', (dialect) => {
     expect((await history(token)).find((m) => m.role === 'lead')).toMatchObject({ toolCallId, status: 'pending' });
   });
 
-  it('refuses an invalid email with the field error, as the public form API does', async () => {
+  it('refuses an invalid email, and a card without email or phone, with the field errors, as the public form API does', async () => {
     const { token, toolCallId } = await pendingCard('email');
     const before = await countWrites(t.database, org.orgId);
     const res = await decide(token, { toolCallId, action: 'submit', consent: true, values: { ...MODEL_VALUES, email: 'ada-at-example' } });
@@ -201,6 +211,12 @@ describe.each(testDialects())('chat lead capture on %s', (dialect) => {
     const direct = await submit(t.app, formSlug, { consentVersion: (await t.database.db.selectFrom('forms').select('consent_version').where('slug', '=', formSlug).executeTakeFirstOrThrow()).consent_version, name: 'Ada', email: 'ada-at-example' });
     expect(direct.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ code: 'VALIDATION_ERROR', error: direct.json().error, field: 'email', fields: [{ field: 'email', message: direct.json().error }] });
+    // Neither email nor phone: the form's identity rule, marking both fields of the card.
+    const nobody = await decide(token, { toolCallId, action: 'submit', consent: true, values: { name: 'Ada' } });
+    expect(nobody.statusCode, nobody.body).toBe(400);
+    const identity = 'Please enter an email address or a phone number, so we can get back to you.';
+    expect(nobody.json()).toMatchObject({ code: 'VALIDATION_ERROR', error: identity, fields: [{ field: 'email', message: identity }, { field: 'phone', message: identity }] });
+    expect(nobody.json().field).toBeUndefined();
     expect(await countWrites(t.database, org.orgId)).toEqual(before);
     expect(model.requests).toHaveLength(1);
   });

@@ -1469,6 +1469,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/chats/{chat_id}/session/lead": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send or decline a lead card; the answer streams
+         * @description The visitor's decision on a lead card the agent offered (`lead-capture`): `submit` goes through the form's own submit rules (consent, email or phone, required fields, each value) and creates or updates the contact with the conversation as its note, stores the submission with the chat's UTM parameters and opens the form's opportunity (webhooks as for any submission); `decline` creates nothing. The outcome goes to the model as the capture tool's result (`{status: "submitted"}` or `{status: "declined"}`) and its answer streams with the events of POST …/session/messages. Needs `Authorization: Bearer chs_…` (401 UNAUTHORIZED: start a new chat); only from the chat's allowed origins (403 FORBIDDEN). Refusals come before the stream, as JSON, and leave the card pending: 400 VALIDATION_ERROR when the form refuses the values or consent is missing, with `field` and `fields: [{field, message}]` named as the card names them (`consent` for the box); 404 NOT_FOUND for a toolCallId that is not a lead card of this session; 409 CONFLICT for a card already submitted or declined, or while the previous answer is streaming; 429 RATE_LIMIT_EXCEEDED with Retry-After: the form's 10 submissions per minute per client address (shared with its public submit), 30 turns per minute per client address and chat, or a daily token budget used up.
+         */
+        post: operations["decideChatLead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/org/installations": {
         parameters: {
             query?: never;
@@ -2209,6 +2229,18 @@ export interface components {
         };
         /** @description Server-Sent Events (`event: <type>`, `data: <JSON>`): `start {messageId}`, `text-delta {delta}`, `tool-call {name}`, `lead-capture {toolCallId, fields, values, consentText, consentRequired}`, `error {code, message}` (kind words for the visitor), `finish {status}`. docs/chat-widget.md. */
         ChatEventStream: string;
+        ChatLeadDecision: {
+            /** @description The card's `toolCallId`, from its `lead-capture` event or the session's history. */
+            toolCallId: string;
+            /** @description `submit` sends the card through the form's submit rules; `decline` sends nothing. */
+            action: "submit" | "decline";
+            /** @description submit: the card's values as the visitor left them, by field name (`email`, `custom.<key>`); without them, the values the card was shown with. Fields the form does not have are ignored. */
+            values?: {
+                [key: string]: string | number | boolean;
+            };
+            /** @description submit: true when the visitor ticked the consent box. Without it the form refuses the lead. */
+            consent?: boolean;
+        };
         ChatMessageBody: {
             /**
              * @description The visitor's message, 1–2000 characters.
@@ -10400,6 +10432,118 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ChatMessageBody"];
+            };
+        };
+        responses: {
+            /** @description The answer as Server-Sent Events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["ChatEventStream"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Content-Type is not accepted. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests: wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again: when the window resets, or on a sliding limit when a slot frees. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets: on a sliding limit, until the oldest counted request leaves it and a slot frees. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    decideChatLead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The chat's public id (`chat_…`), from the embed snippet.
+                 * @example chat_3kTMd92nqLx0aPz8Vb1c
+                 */
+                chat_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatLeadDecision"];
             };
         };
         responses: {
