@@ -4,6 +4,7 @@
 //   form-renderer.js the renderer as an ES module, for the hosted page and the console preview
 //   form-page.js     the hosted page's enhancement (/f/{slug}): one minified IIFE, the renderer inside
 //   form.css         the renderer's stylesheet, for a page that links it instead of inlining it
+//   chat-embed.js    the chat widget's script (web/chat): one minified IIFE, no dependencies
 // plus a copy of each under a content-hashed name, for long-lived caching, manifest.json
 // mapping each plain name to its hashed one: {"form-embed.js": "form-embed.3f2a9c81d04b.js", …},
 // and a brotli (.br) and gzip (.gz) copy of every file, at their best levels, which the server
@@ -42,11 +43,12 @@ const files = {
   'form-renderer.js': await bundle('web/form/renderer.ts', 'esm'),
   'form-page.js': await bundle('web/form/page.ts', 'iife'),
   'form.css': await css(),
+  'chat-embed.js': await bundle('web/chat/embed.ts', 'iife'),
 };
 
 await mkdir(outdir, { recursive: true });
 // Only our own outputs are replaced: tsc may write other files under dist/web.
-const hashed = /^form(-embed|-renderer|-page)?\.[0-9a-f]{12}\.(js|css)(\.br|\.gz)?$/;
+const hashed = /^(form(-embed|-renderer|-page)?|chat-embed)\.[0-9a-f]{12}\.(js|css)(\.br|\.gz)?$/;
 for (const name of await readdir(outdir)) if (hashed.test(name)) await rm(join(outdir, name));
 
 const manifest = {};

@@ -113,11 +113,11 @@ describe('HTML sinks in the browser code', () => {
     expect(findHtmlSinks('text.tsx', 'const x = <p title={name}>{name}</p>;')).toEqual([]);
   });
 
-  it('has none: the console, the form renderer, the embed and the hosted page script set server text as text', () => {
+  it('has none: the console, the form renderer, the embed, the hosted page script and the chat widget set server text as text', () => {
     const files = browserSources();
     const names = files.map((file) => relative(WEB, file));
     // The check reads the code it guards.
-    for (const expected of ['console/src/main.tsx', 'console/src/components/FormPreview.tsx', 'console/src/pages/crm/Contact.tsx', 'form/renderer.ts', 'form/embed.ts', 'form/page.ts']) {
+    for (const expected of ['console/src/main.tsx', 'console/src/components/FormPreview.tsx', 'console/src/pages/crm/Contact.tsx', 'form/renderer.ts', 'form/embed.ts', 'form/page.ts', 'chat/markdown.ts', 'chat/widget.ts', 'chat/embed.ts']) {
       expect(names).toContain(expected);
     }
     const findings = files.flatMap((file) => findHtmlSinks(relative(WEB, file), readFileSync(file, 'utf8')));

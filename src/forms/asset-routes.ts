@@ -9,7 +9,8 @@ import type { WebAsset, WebAssets } from './web-assets.js';
  * the client accepts (with `Vary: Accept-Encoding`, set by sendFromMemory), `Access-Control-Allow-Origin: *`:
  * - `GET /form-embed.js`: the snippet's URL, loaded by every page that embeds a form; 5 minutes of
  *   caching, so a new build reaches pages soon.
- * - `GET /form-embed.<hash>.js` and `GET /assets/<name>.<hash>.(js|css)`: immutable, a year, so a
+ * - `GET /chat-embed.js`: the chat widget's snippet URL (web/chat, docs/chat-widget.md), the same way.
+ * - `GET /form-embed.<hash>.js`, `GET /chat-embed.<hash>.js` and `GET /assets/<name>.<hash>.(js|css)`: immutable, a year, so a
  *   browser asks once (the hosted page's script and stylesheet, loaded by every new visitor).
  * All from memory, by hand (http/in-memory.ts): through @fastify/static (a stat, an open and a stream
  * per request) form-embed.js cost 113 µs of server CPU per request instead of 22 and served 0.43× the
@@ -50,6 +51,14 @@ export function registerAssetRoutes(app: App, deps: { assets: WebAssets }): void
   );
   app.get('/form-embed.:hash(^[0-9a-f]{12}).js', hidden, (request, reply) => {
     return sendImmutable(request, reply, find(`form-embed.${(request.params as { hash: string }).hash}.js`));
+  });
+  app.get('/chat-embed.js', hidden, (request, reply) => {
+    const file = built().chatEmbed;
+    if (!file) throw new AppError('SERVICE_UNAVAILABLE', 'The chat widget is not built: run `npm run build`.');
+    return sendFromMemory(request, reply.headers(COMMON_HEADERS).headers({ 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': SHORT }), file);
+  });
+  app.get('/chat-embed.:hash(^[0-9a-f]{12}).js', hidden, (request, reply) => {
+    return sendImmutable(request, reply, find(`chat-embed.${(request.params as { hash: string }).hash}.js`));
   });
   app.get('/assets/:name', hidden, (request, reply) => {
     const { name } = request.params as { name: string };

@@ -23,6 +23,8 @@ export interface WebAssetSet {
   dir: string;
   /** The snippet's plain URL, /form-embed.js. */
   embed: InMemoryFile;
+  /** The chat widget's plain URL, /chat-embed.js (web/chat); absent from a build made before it existed. */
+  chatEmbed: InMemoryFile | undefined;
   /** Plain name → its hashed file (e.g. `form-page.js` → asset `form-page.3f2a9c81d04b.js`). */
   hashed(plainName: string): WebAsset;
   /** An asset by its exact (hashed) file name. */
@@ -38,9 +40,11 @@ function readSet(dir: string): WebAssetSet {
   const assets = new Map<string, WebAsset>();
   for (const versioned of Object.values(manifest)) assets.set(versioned, { name: versioned, file: readInMemoryFile(dir, versioned) });
   const embed = readInMemoryFile(dir, 'form-embed.js');
+  const chatEmbed = manifest['chat-embed.js'] ? readInMemoryFile(dir, 'chat-embed.js') : undefined;
   return {
     dir,
     embed,
+    chatEmbed,
     hashed(plainName) {
       const asset = assets.get(manifest[plainName] ?? '');
       if (!asset) throw new Error(`dist/web/manifest.json names no ${plainName}: rebuild with npm run build`);

@@ -42,9 +42,9 @@ describe('the built form-embed.js', () => {
 
   it('comes with hashed copies named in the manifest', () => {
     const manifest = JSON.parse(readFileSync(join(outdir, 'manifest.json'), 'utf8')) as Record<string, string>;
-    expect(Object.keys(manifest).sort()).toEqual(['form-embed.js', 'form-page.js', 'form-renderer.js', 'form.css']);
+    expect(Object.keys(manifest).sort()).toEqual(['chat-embed.js', 'form-embed.js', 'form-page.js', 'form-renderer.js', 'form.css']);
     for (const [name, versioned] of Object.entries(manifest)) {
-      expect(versioned).toMatch(/^form(-embed|-renderer|-page)?\.[0-9a-f]{12}\.(js|css)$/);
+      expect(versioned).toMatch(/^(form(-embed|-renderer|-page)?|chat-embed)\.[0-9a-f]{12}\.(js|css)$/);
       expect(readFileSync(join(outdir, versioned))).toEqual(readFileSync(join(outdir, name)));
     }
   });
