@@ -28,7 +28,8 @@ describe.each(testDialects())('the agent page’s chat widget and widget convers
   let chatId = '';
 
   beforeAll(async () => {
-    const served = await createServingTestContext(dialect);
+    // The agent's model is a provider on loopback that is never called (no test reaches a model provider).
+    const served = await createServingTestContext(dialect, { env: { MODEL_ALLOW_PRIVATE_ENDPOINTS: '1' } });
     t = served;
     app = served.url;
     t.clock.now = () => new Date();
@@ -125,7 +126,8 @@ describe.each(testDialects())('the agent page’s chat widget and widget convers
     await preview.getByText(CONSENT).waitFor();
     await section().getByRole('spinbutton', { name: 'Widget daily token budget (optional)' }).fill('20000');
     await section().getByRole('button', { name: 'Save chat widget' }).click();
-    await section().getByRole('status').filter({ hasText: 'On on 1 site.' }).waitFor();
+    // On, but without a model the chat answers no one (the public side says not found): the section says so.
+    await section().getByRole('status').filter({ hasText: 'On on 1 site. This agent has no model yet: visitors see nothing until you choose one above.' }).waitFor();
 
     // The API has exactly what the page shows.
     expect((await readAgent()).chat).toEqual({ enabled: true, chatId, allowedOrigins: [SITE], welcomeMessage: WELCOME, leadFormId: formId, dailyTokenBudget: 20000 });
@@ -149,6 +151,15 @@ describe.each(testDialects())('the agent page’s chat widget and widget convers
   }, FLOW_TIMEOUT);
 
   it('a visitor’s widget chat shows under Conversations with its source, page and campaign', async () => {
+    // A model for the agent (through the Operator API): a chat without one is not found on the public side.
+    const provider = await change('POST', '/api/org/model-providers', { name: 'Local', kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-never-called' });
+    expect(provider.status).toBe(201);
+    const providerId = ((await provider.json()) as { data: { id: string } }).data.id;
+    expect((await change('PATCH', `/api/org/agents/${agentId}`, { model: { providerId, model: 'gpt-test' } })).status).toBe(200);
+    // From a site not on the list: refused, and no conversation is made.
+    const elsewhere = await fetch(`${app}/api/public/chats/${chatId}/sessions`, { method: 'POST', headers: { origin: 'https://elsewhere.example', 'content-type': 'application/json' }, body: '{}' });
+    expect(elsewhere.status).toBe(403);
+
     const pageUrl = `${SITE}/pricing?utm_source=google&utm_medium=cpc&utm_campaign=spring`;
     const started = await fetch(`${app}/api/public/chats/${chatId}/sessions`, {
       method: 'POST',
@@ -159,6 +170,8 @@ describe.each(testDialects())('the agent page’s chat widget and widget convers
 
     await nav(owner, 'Conversations');
     await settled(owner);
+    // One conversation: the visitor's from the allowed site (the header row, and its row).
+    await poll(() => owner.getByRole('region', { name: 'Conversations' }).getByRole('row').count()).toBe(2);
     const row = owner.getByRole('region', { name: 'Conversations' }).getByRole('row').filter({ hasText: 'Widget' });
     await row.getByText('www.brightsmile.example/pricing').waitFor();
     await row.getByText('UTM: source google · medium cpc · campaign spring').waitFor();

@@ -122,7 +122,7 @@ export function ChatWidgetSection({ agent }: { agent: Agent }) {
             <span className="badge off">Off</span> Visitors see nothing until you turn it on and save.
           </>
         )}
-        {current.enabled && !hasModel ? ' This agent has no model yet: it cannot answer visitors until you choose one above.' : null}
+        {current.enabled && !hasModel ? ' This agent has no model yet: visitors see nothing until you choose one above.' : null}
       </p>
       <div className="editor">
         <form ref={formRef} onSubmit={submit} noValidate aria-label="Chat widget settings">

@@ -68,7 +68,7 @@ function TranscriptView({ transcript }: { transcript: Transcript }) {
         <dd>{formatDateTime(transcript.updatedAt)}</dd>
       </dl>
       {transcript.messages.length ? (
-        <MessageList messages={transcript.messages} agentId={transcript.agentId} conversationId={transcript.id} userLabel="User" label="Transcript" showToolRequests />
+        <MessageList messages={transcript.messages} agentId={transcript.agentId} conversationId={transcript.id} userLabel={widget ? 'Visitor' : 'User'} label="Transcript" showToolRequests />
       ) : (
         <p className="muted">No messages yet.</p>
       )}
