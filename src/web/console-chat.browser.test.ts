@@ -147,6 +147,20 @@ describe.each(testDialects())('the agent page’s chat widget and widget convers
     expect(await sites().allTextContents()).toEqual([`${SITE}Remove`]);
     expect(await section().getByLabel('Welcome message').inputValue()).toBe(WELCOME);
     expect(await section().getByLabel('Lead form').inputValue()).toBe(formId);
+
+    // The form is deleted meanwhile (in another tab, say): the server's refusal lands on the Lead form field.
+    expect((await change('DELETE', `/api/org/forms/${formId}`)).status).toBe(200);
+    await section().getByLabel('Welcome message').fill(`${WELCOME} We reply within a day.`);
+    await section().getByRole('button', { name: 'Save chat widget' }).click();
+    const leadForm = section().getByLabel('Lead form');
+    await section().getByText('No form of your organization has that id.').waitFor();
+    expect(await leadForm.getAttribute('aria-invalid')).toBe('true');
+    await poll(() => isFocused(leadForm)).toBe(true);
+    expect((await readAgent()).chat).toMatchObject({ welcomeMessage: WELCOME, leadFormId: null });
+    await leadForm.selectOption({ label: 'None: the agent collects no leads' });
+    await section().getByRole('button', { name: 'Save chat widget' }).click();
+    await poll(async () => (await readAgent()).chat.welcomeMessage).toBe(`${WELCOME} We reply within a day.`);
+    expect(await leadForm.getAttribute('aria-invalid')).toBeNull();
     expect(pageErrors).toEqual([]);
   }, FLOW_TIMEOUT);
 
