@@ -45,6 +45,7 @@ import { registerModelRoutes } from './models/routes.js';
 import { registerWebhookRoutes } from './webhooks/routes.js';
 import type { DeliverySchedule } from './webhooks/delivery-worker.js';
 import { registerConversationRoutes } from './conversations/routes.js';
+import { registerChatRoutes } from './chat/routes.js';
 import { registerDeveloperCallRoutes } from './invocation/developer-routes.js';
 import { registerMcpRoutes } from './mcp/routes.js';
 
@@ -184,6 +185,8 @@ function registerRoutes(app: App, services: Services, deps: Pick<AppDeps, 'webAs
   registerModelRoutes(app, { orgAuth, models: services.models });
   registerWebhookRoutes(app, { orgAuth, webhooks: services.webhooks });
   registerConversationRoutes(app, { orgAuth, conversations: services.conversations });
+  // The chat widget's public side (/api/public/chats/…): only from each chat's allowed origins.
+  registerChatRoutes(app, { chatAuth: services.chatAuth, chat: services.chat, limiter });
   registerInvocationRoutes(app, { orgAuth, installations: services.installations, invoker: services.invoker, calls: services.calls });
   registerDeveloperCallRoutes(app, { developerAuth, developerCalls: services.developerCalls, tester: services.tester });
   // MCP: the same invoker; an agent key speaks for one agent.

@@ -19,6 +19,7 @@ import { createOrgsRepo, type OrgsRepo } from './orgs/repo.js';
 import { createSessionsRepo, type SessionsRepo } from './sessions/repo.js';
 import { createToolsRepo, type ToolsRepo } from './tools/repo.js';
 import { createWebhooksRepo, type WebhooksRepo } from './webhooks/repo.js';
+import { createChatRepo, type ChatRepo } from './chat/repo.js';
 
 /**
  * Every feature's repo over one database handle: the pool (what services use outside
@@ -46,6 +47,7 @@ export class Repos {
   #models?: ModelsRepo;
   #conversations?: ConversationsRepo;
   #webhooks?: WebhooksRepo;
+  #chat?: ChatRepo;
 
   constructor(private readonly db: Kysely<DB>) {}
 
@@ -67,6 +69,7 @@ export class Repos {
   get models(): ModelsRepo { return (this.#models ??= createModelsRepo(this.db)); }
   get conversations(): ConversationsRepo { return (this.#conversations ??= createConversationsRepo(this.db)); }
   get webhooks(): WebhooksRepo { return (this.#webhooks ??= createWebhooksRepo(this.db)); }
+  get chat(): ChatRepo { return (this.#chat ??= createChatRepo(this.db)); }
 }
 
 /** Units of work each in a transaction of its own, handed every repo bound to it. */

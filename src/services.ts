@@ -51,6 +51,8 @@ import { createModelsService } from './models/service.js';
 import { rotateProviderKeys } from './models/rotation.js';
 import { createModelClient } from './conversations/model-client.js';
 import { createConversationsService } from './conversations/service.js';
+import { createChatAuth } from './chat/session-auth.js';
+import { createChatService, expiredChatSessions } from './chat/service.js';
 import { createMetrics, metricsServed } from './metrics/metrics.js';
 import { createDeliveryWorker, type DeliverySchedule } from './webhooks/delivery-worker.js';
 import { createWebhooksService, expiredDeliveryBodies } from './webhooks/service.js';
@@ -173,7 +175,11 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   // One CRM service for the Operator API and form submissions.
   const crm = createCrmService({ repo: repos.crm, contacts: repos.contacts, orgs, clock });
   // Agents, custom fields, pipelines and the org's default country notify `changes`: the form, tool and key caches subscribe.
-  const agents = createAgentsService({ repo: repos.orgs, clock, changes, modelProviders: models });
+  const agents = createAgentsService({
+    repo: repos.orgs, clock, changes, modelProviders: models,
+    // A chat's lead form must be the organization's: the forms repo answers (forms depend on orgs, not the other way round).
+    forms: { exists: async (orgId, id) => (await repos.forms.findForm(orgId, id)) !== undefined },
+  });
   // Agent keys for MCP (agentKeys.authenticate resolves a svc_agt_ key to its agent).
   const agentKeys = createAgentKeysService({ repo: repos.orgs, clock, keyCache });
   const apiKeys = createApiKeysService({ repo: repos.orgs, clock, keyCache });
@@ -215,6 +221,9 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     // The longest turn the limits allow (32 tool rounds and the answer after them): a claim older than that was never released.
     turnLimitMs: 33 * config.modelTimeoutMs + 32 * config.toolCallTimeoutMs,
   });
+  // ── Chat widget ── (issue 22) An agent's chat on a business's site: visitor sessions over the conversations service.
+  const chatAuth = createChatAuth({ agents, repo: repos.chat, clock });
+  const chat = createChatService({ repo: repos.chat, transact, conversations, limiter: infra.limiter, extend: chatAuth.extend, clock });
   // A developer's view of their tools' calls: organizations only as HMAC references (key derived from SECRETS_KEY).
   const orgRefKey = createHmac('sha256', keys.current.key).update('switchboard/developer-org-reference').digest();
   const developerCalls = createDeveloperCallsService({ repo: repos.invocation, tools, orgRefKey, clock });
@@ -272,7 +281,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   // ── Expired rows ──
   // Every table with an expiry, or it grows forever (the token endpoint writes a row per request).
   // Runs on every node that serves; close() stops it before the database is closed.
-  const purges: ExpiryPurge[] = [expiredAccessTokens(repos.oauth), expiredIdempotencyKeys(repos.forms), ...expiredSessions(repos.sessions), ...expiredOperatorRows(repos.operators), expiredDeliveryBodies(repos.webhooks)];
+  const purges: ExpiryPurge[] = [expiredAccessTokens(repos.oauth), expiredIdempotencyKeys(repos.forms), ...expiredSessions(repos.sessions), ...expiredOperatorRows(repos.operators), expiredDeliveryBodies(repos.webhooks), expiredChatSessions(repos.chat)];
   const purger = infrastructure.expiryPurge ? createExpiryPurger({ purges, clock, log, schedule: infrastructure.expiryPurge }) : undefined;
   purger?.start();
 
@@ -330,6 +339,8 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     invoker,
     calls,
     conversations,
+    chatAuth,
+    chat,
     developerCalls,
     tester,
     credentialRotation,

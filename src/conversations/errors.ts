@@ -6,6 +6,10 @@ export const conversationNotFound = () => new AppError('NOT_FOUND', 'No conversa
 export const noModel = (agentName: string) =>
   new AppError('CONFLICT', `The agent "${agentName}" has no model. Give it one (PATCH /api/org/agents/{id} with model: {providerId, model, instructions}), then start the conversation.`);
 
+/** Another turn of the conversation is under way (the chat widget recognises it to say so in its own words). */
+export const TURN_IN_PROGRESS = 'The agent is still answering the previous message in this conversation. Send the next one when that answer ends.';
+export const turnInProgress = () => new AppError('CONFLICT', TURN_IN_PROGRESS);
+
 const count = (n: number) => n.toLocaleString('en-US');
 
 /**

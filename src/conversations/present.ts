@@ -1,6 +1,6 @@
 import type { ModelMessage } from 'ai';
 import type { ConversationMessagesTable, ConversationsTable } from '../db/tables.js';
-import type { Conversation, ConversationMessage } from './schema.js';
+import type { Conversation, ConversationMessage, Utm } from './schema.js';
 
 /** Rows ↔ the wire, and rows → the history the model is sent. */
 
@@ -9,6 +9,8 @@ export function presentConversation(row: ConversationsTable): Conversation {
     id: row.id,
     agentId: row.agent_id,
     source: row.source,
+    pageUrl: row.page_url,
+    utm: parsedUtm(row.utm),
     messageCount: row.message_count,
     usage: { inputTokens: row.input_tokens, outputTokens: row.output_tokens },
     createdAt: row.created_at,
@@ -17,6 +19,20 @@ export function presentConversation(row: ConversationsTable): Conversation {
 }
 
 const parsed = (text: string | null): unknown => (text === null ? null : JSON.parse(text));
+
+/** Only the five UTM keys, as text: what the wire shape promises, whatever the column holds. */
+function parsedUtm(text: string | null): Utm | null {
+  const value = parsed(text);
+  if (typeof value !== 'object' || value === null) return null;
+  const utm: Record<string, string> = {};
+  for (const key of UTM_KEYS) {
+    const item = (value as Record<string, unknown>)[key];
+    if (typeof item === 'string') utm[key] = item;
+  }
+  return Object.keys(utm).length === 0 ? null : utm;
+}
+
+const UTM_KEYS = ['source', 'medium', 'campaign', 'term', 'content'] as const;
 
 export function presentMessage(row: ConversationMessagesTable): ConversationMessage {
   return {

@@ -3,7 +3,7 @@ import type { CursorPosition } from '../http/cursor.js';
 import { newestFirst } from '../db/query-helpers.js';
 import type { ConversationMessagesTable, ConversationsTable, DB } from '../db/tables.js';
 
-/** Kysely queries for conversations. Every query on org data takes the org id; it writes conversations, conversation_messages and conversation_token_usage only. */
+/** Kysely queries for conversations. Every query on org data takes the org id; it writes conversations, conversation_messages, conversation_token_usage and widget_token_usage only. */
 export function createConversationsRepo(db: Kysely<DB>) {
   return {
     insertConversation: (row: ConversationsTable) => db.insertInto('conversations').values(row).execute(),
@@ -61,6 +61,19 @@ export function createConversationsRepo(db: Kysely<DB>) {
     /** The tokens the organization's turns used on the UTC day; 0 before its first. */
     tokensUsedOn: async (orgId: string, day: string): Promise<number> => {
       const row = await db.selectFrom('conversation_token_usage').select('tokens').where('org_id', '=', orgId).where('day', '=', day).executeTakeFirst();
+      return row === undefined ? 0 : Number(row.tokens);
+    },
+    /** Adds a widget turn's tokens to its agent's count for the UTC day (the chat widget's per-agent budget). */
+    addWidgetTokenUsage: async (orgId: string, agentId: string, day: string, tokens: number) => {
+      await db
+        .insertInto('widget_token_usage')
+        .values({ org_id: orgId, agent_id: agentId, day, tokens })
+        .onConflict((oc) => oc.columns(['agent_id', 'day']).doUpdateSet((eb) => ({ tokens: eb('widget_token_usage.tokens', '+', eb.ref('excluded.tokens')) })))
+        .execute();
+    },
+    /** The tokens the agent's widget conversations used on the UTC day; 0 before their first. */
+    widgetTokensUsedOn: async (agentId: string, day: string): Promise<number> => {
+      const row = await db.selectFrom('widget_token_usage').select('tokens').where('agent_id', '=', agentId).where('day', '=', day).executeTakeFirst();
       return row === undefined ? 0 : Number(row.tokens);
     },
     releaseTurn: (orgId: string, id: string) =>

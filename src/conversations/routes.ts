@@ -36,7 +36,7 @@ const inDefaultStream = (event: TurnEvent) => !UI_STREAM_ONLY.has(event.type);
 
 const DEFAULT_STREAM_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-store', 'x-accel-buffering': 'no' };
 
-type Turn = Awaited<ReturnType<ConversationsService['startTurn']>>;
+export type Turn = Awaited<ReturnType<ConversationsService['startTurn']>>;
 
 /**
  * Runs a started turn as a stream on the raw response, each event written as `encode` says and `closing` last.
@@ -44,7 +44,7 @@ type Turn = Awaited<ReturnType<ConversationsService['startTurn']>>;
  * call's end and the next step's start) leave in one socket write instead of one each. A turn that could not
  * be saved (the database went away) is said in the stream, since the status is already sent.
  */
-async function streamTurn(request: FastifyRequest, reply: FastifyReply, turn: Turn, headers: Record<string, string>, encode: (event: TurnEvent) => string, closing: () => string): Promise<void> {
+export async function streamTurn(request: FastifyRequest, reply: FastifyReply, turn: Turn, headers: Record<string, string>, encode: (event: TurnEvent) => string, closing: () => string): Promise<void> {
   const { signal, done } = disconnectSignal(reply);
   reply.hijack();
   const raw = reply.raw;

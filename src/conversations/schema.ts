@@ -33,10 +33,29 @@ export const ConversationCreated = named('ConversationCreated', Type.Object({
 }));
 export type ConversationCreated = Static<typeof ConversationCreated>;
 
+/** The UTM parameters of the page a widget conversation started on (each at most 500 characters, as forms keep them). */
+export const MAX_UTM_CHARS = 500;
+export const Utm = named('ConversationUtm', Type.Object({
+  source: Type.Optional(Type.String({ maxLength: MAX_UTM_CHARS })),
+  medium: Type.Optional(Type.String({ maxLength: MAX_UTM_CHARS })),
+  campaign: Type.Optional(Type.String({ maxLength: MAX_UTM_CHARS })),
+  term: Type.Optional(Type.String({ maxLength: MAX_UTM_CHARS })),
+  content: Type.Optional(Type.String({ maxLength: MAX_UTM_CHARS })),
+}, { additionalProperties: false, description: 'utm_source, utm_medium, utm_campaign, utm_term and utm_content of the host page, without the `utm_`.' }));
+export type Utm = Static<typeof Utm>;
+
+/** Where a conversation started: the widget's carry the host page. */
+export interface ConversationOrigin {
+  pageUrl: string | null;
+  utm: Utm | null;
+}
+
 export const Conversation = named('Conversation', Type.Object({
   id: Type.String({ description: '`conv_…`' }),
   agentId: Type.String(),
-  source: Type.String({ description: '`api` (started with an org API key) or `console` (by a signed-in operator).' }),
+  source: Type.String({ description: '`api` (started with an org API key), `console` (by a signed-in operator) or `widget` (a visitor, through the chat widget: docs/chat-widget.md).' }),
+  pageUrl: Type.Union([Type.String(), Type.Null()], { description: 'Widget conversations: the URL of the page the visitor started on; null otherwise or when the widget did not send it.' }),
+  utm: Type.Union([Utm, Type.Null()], { description: 'Widget conversations: the host page\'s UTM parameters; null otherwise or when it had none.' }),
   messageCount: Type.Integer(),
   usage: Usage,
   createdAt: Type.String({ format: 'date-time' }),

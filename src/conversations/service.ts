@@ -10,13 +10,13 @@ import { newId } from '../lib/ids.js';
 import type { ModelsService } from '../models/service.js';
 import type { AgentsService } from '../orgs/agents-service.js';
 import type { OrgsService } from '../orgs/service.js';
-import { budgetUsedUp, conversationNotFound, noModel } from './errors.js';
+import { budgetUsedUp, conversationNotFound, noModel, turnInProgress } from './errors.js';
 import { runLoop, type LoopEvent, type StepRecord } from './loop.js';
 import type { ModelClient } from './model-client.js';
 import { historyOf, presentConversation, presentMessage } from './present.js';
 import { providerFailure } from './provider-errors.js';
 import type { ConversationsRepo } from './repo.js';
-import { MAX_MESSAGES, type ConversationCreated, type ConversationListQuery, type ConversationMessage, type Transcript, type TurnResult } from './schema.js';
+import { MAX_MESSAGES, type ConversationCreated, type ConversationOrigin, type ConversationListQuery, type ConversationMessage, type Transcript, type TurnResult } from './schema.js';
 
 /** What a streamed turn says as it goes (routes.ts writes each as a Server-Sent Event). */
 export type TurnEvent =
@@ -67,14 +67,26 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
 
   async function create(orgId: string, agentId: string, source: 'api' | 'console'): Promise<ConversationCreated> {
     await agentWithModel(orgId, agentId);
+    return createIn({ conversations: repo }, orgId, agentId, source, { pageUrl: null, utm: null });
+  }
+
+  /**
+   * A new conversation written through `repos` (a caller's transaction: the chat widget writes its session
+   * with it). The caller has checked the agent and its model, outside the transaction.
+   */
+  async function createIn(repos: { conversations: ConversationsRepo }, orgId: string, agentId: string, source: 'api' | 'console' | 'widget', origin: ConversationOrigin): Promise<ConversationCreated> {
     const now = isoNow(clock);
     const row: ConversationsTable = {
       id: newId('conv'), org_id: orgId, agent_id: agentId, source,
       message_count: 0, input_tokens: 0, output_tokens: 0, turn_started_at: null, created_at: now, updated_at: now,
+      page_url: origin.pageUrl, utm: origin.utm === null ? null : JSON.stringify(origin.utm),
     };
-    await repo.insertConversation(row);
+    await repos.conversations.insertConversation(row);
     return { id: row.id, agentId, createdAt: now };
   }
+
+  /** The tokens the agent's widget conversations used today (UTC): the chat widget's per-agent budget's count. */
+  const widgetTokensUsedToday = (agentId: string) => repo.widgetTokensUsedOn(agentId, utcDay(clock));
 
   async function list(orgId: string, query: ConversationListQuery) {
     const limit = query.limit ?? 20;
@@ -114,7 +126,7 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
     const startedAt = isoNow(clock);
     const staleBefore = new Date(clock.now().getTime() - deps.turnLimitMs).toISOString();
     if (!(await repo.claimTurn(orgId, id, startedAt, staleBefore))) {
-      throw new AppError('CONFLICT', 'The agent is still answering the previous message in this conversation. Send the next one when that answer ends.');
+      throw turnInProgress();
     }
     let released = false;
     const release = async () => {
@@ -168,6 +180,8 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
             // Counted on the day the turn ends, with its messages: the budget never counts a turn that was not saved.
             const tokens = usage.inputTokens + usage.outputTokens;
             if (tokens > 0) await repos.conversations.addTokenUsage(orgId, utcDay(clock), tokens);
+            // A widget conversation's tokens count against its agent's widget budget too (chat/).
+            if (tokens > 0 && conversation.source === 'widget') await repos.conversations.addWidgetTokenUsage(orgId, conversation.agent_id, utcDay(clock), tokens);
           });
           released = true;
           const result = { conversationId: id, messages: rows.map(presentMessage), usage, status: outcome.status, ...(failure ? { failure } : {}) };
@@ -184,7 +198,7 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
     }
   }
 
-  return { create, list, get, startTurn };
+  return { create, createIn, widgetTokensUsedToday, list, get, startTurn };
 }
 
 export type ConversationsService = ReturnType<typeof createConversationsService>;

@@ -1,7 +1,7 @@
 import type { DB } from './tables.js';
 
 /** The feature folders under src/ that own tables. */
-export type TableOwner = 'developers' | 'operators' | 'sessions' | 'oauth' | 'tools' | 'orgs' | 'crm' | 'forms' | 'invocation' | 'models' | 'conversations' | 'webhooks';
+export type TableOwner = 'developers' | 'operators' | 'sessions' | 'oauth' | 'tools' | 'orgs' | 'crm' | 'forms' | 'invocation' | 'models' | 'conversations' | 'webhooks' | 'chat';
 
 /**
  * Which feature writes each table. The rule: a feature's code (its repos, and the one-statement
@@ -45,6 +45,9 @@ export const TABLE_OWNERS: { readonly [Table in keyof DB]: TableOwner } = {
   conversations: 'conversations',
   conversation_messages: 'conversations',
   conversation_token_usage: 'conversations',
+  // Counted in the turn's own transaction, by the conversations repo, for widget conversations.
+  widget_token_usage: 'conversations',
+  chat_sessions: 'chat',
   webhook_endpoints: 'webhooks',
   webhook_events: 'webhooks',
   webhook_deliveries: 'webhooks',

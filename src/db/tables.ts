@@ -172,6 +172,17 @@ export interface AgentsTable {
   /** Null: the provider's default. */
   model_temperature: number | null;
   model_max_tool_rounds: number | null;
+  /** The chat widget (issue 22): `chat_…`, the agent's public name; made with the agent, never changed. */
+  chat_id: string | null;
+  /** 0/1; off by default. */
+  chat_enabled: number;
+  /** JSON array of origins (`https://shop.example`, `https://*.example.com`), lowercase. */
+  chat_allowed_origins: string;
+  chat_welcome_message: string;
+  /** A form of the same organization (`frm_…`): its fields are what lead capture asks for. */
+  chat_lead_form_id: string | null;
+  /** The most tokens the agent's widget conversations may use per UTC day; null: no limit of its own. */
+  chat_daily_token_budget: number | null;
 }
 
 export interface CustomFieldsTable {
@@ -406,6 +417,35 @@ export interface ConversationsTable {
   turn_started_at: string | null;
   created_at: string;
   updated_at: string;
+  /** Widget conversations: the host page's URL where the visitor started; null for the others. */
+  page_url: string | null;
+  /** Widget conversations: the host page's UTM parameters as a JSON object; null when none. */
+  utm: string | null;
+}
+
+/** Model tokens an agent's widget conversations used on one UTC day: its widget budget's count (`agents.chat_daily_token_budget`). */
+export interface WidgetTokenUsageTable {
+  org_id: string;
+  agent_id: string;
+  /** UTC day, YYYY-MM-DD. */
+  day: string;
+  /** bigint: PostgreSQL answers it as text, so read it with Number(). */
+  tokens: number | string;
+}
+
+/** A chat widget visitor's session: the token's SHA-256 only; ends 7 idle days after its last use. */
+export interface ChatSessionsTable {
+  /** `cses_…`: never shown to the visitor (the token is what they hold). */
+  id: string;
+  token_hash: string;
+  org_id: string;
+  agent_id: string;
+  conversation_id: string;
+  /** The visitor's messages so far (the per-session limit's count). */
+  visitor_messages: number;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
 }
 
 /** Model tokens (input + output) an organization's conversation turns used on one UTC day: its daily budget's count. */
@@ -553,6 +593,8 @@ export interface DB {
   conversations: ConversationsTable;
   conversation_messages: ConversationMessagesTable;
   conversation_token_usage: ConversationTokenUsageTable;
+  widget_token_usage: WidgetTokenUsageTable;
+  chat_sessions: ChatSessionsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;

@@ -105,6 +105,8 @@ describe.each(testDialects())('bad text on every operation (%s)', (dialect) => {
   let agentAuth: { authorization: string };
   /** The name the org's agents call the installed tool by. */
   let toolName: string;
+  /** A visitor of a live chat (its allowed Origin and session), for /api/public/chats/…: they refuse before the body otherwise. */
+  let chatAuth: Record<string, string>;
   const ids: Record<string, string> = {};
   const lines: string[] = [];
   let operations: Operation[];
@@ -146,6 +148,15 @@ describe.each(testDialects())('bad text on every operation (%s)', (dialect) => {
     // A host that does not resolve: its test pings never connect anywhere.
     ids.wh = (await call('POST', '/api/org/webhooks', { url: 'https://hooks.unresolvable.test/in', events: ['contact.created'] })).id as string;
     ids.whd = (await call('POST', `/api/org/webhooks/${ids.wh}/test`, {})).id as string;
+    // A live chat and a visitor session whose message count is used up, so a valid message is refused (429) before any model is asked.
+    const chatAgent = (await createAgent(t.app, org)).id;
+    const chatOn = await t.app.inject({ method: 'PATCH', url: `/api/org/agents/${chatAgent}`, headers: org.auth, payload: { model: { providerId: ids.mp, model: 'gpt-4.1-mini', instructions: '' }, chat: { enabled: true, allowedOrigins: ['https://shop.example.com'] } } });
+    if (chatOn.statusCode !== 200) throw new Error(`chat: ${chatOn.statusCode} ${chatOn.body}`);
+    ids.chat = (chatOn.json() as { data: { chat: { chatId: string } } }).data.chat.chatId;
+    const visitor = await t.app.inject({ method: 'POST', url: `/api/public/chats/${ids.chat}/sessions`, headers: { origin: 'https://shop.example.com' }, payload: {} });
+    if (visitor.statusCode !== 201) throw new Error(`chat session: ${visitor.statusCode} ${visitor.body}`);
+    chatAuth = { origin: 'https://shop.example.com', authorization: `Bearer ${(visitor.json() as { data: { token: string } }).data.token}` };
+    await t.database.db.updateTable('chat_sessions').set({ visitor_messages: 1_000 }).execute();
     const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as Json;
     // Shared schemas are components the operations refer to: read each operation with its $refs resolved.
     operations = operationsOf({ paths: dereference(document, document.paths) } as Json);
@@ -153,6 +164,7 @@ describe.each(testDialects())('bad text on every operation (%s)', (dialect) => {
   afterAll(async () => t.close());
 
   function headersFor(op: Operation): Record<string, string> {
+    if (op.path.startsWith('/api/public/chats/')) return chatAuth;
     if (op.auth === 'agent') return { ...agentAuth, accept: 'application/json, text/event-stream' };
     return op.auth === 'developer' ? developerAuth : op.auth === 'org' ? org.auth : op.auth === 'session' ? sessionAuth : {};
   }

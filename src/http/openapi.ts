@@ -28,6 +28,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config, vers
         { name: 'Tools', description: 'Describe, update and publish your tools.' },
         { name: 'Catalog', description: 'Published tools, public.' },
         { name: 'Public forms', description: 'Form configuration and submissions; no authentication.' },
+        { name: 'Chat widget', description: 'The chat widget\'s public side: what it draws, visitor sessions, messages answered as Server-Sent Events. Only from the chat\'s allowed origins; docs/chat-widget.md.' },
         { name: 'Operator', description: 'Everything the operator panel does.' },
         { name: 'Accounts', description: 'Console accounts: sign-up, sign-in, sessions, password reset and invitations.' },
         { name: 'Health', description: 'Liveness and readiness.' },

@@ -7,8 +7,10 @@ import { newId } from '../lib/ids.js';
 import type { OrgChangeFeed } from './changes.js';
 import { agentNotFound, modelProviderNotFound } from './errors.js';
 import type { OrgsRepo } from './repo.js';
-import type { Agent, AgentCreate, AgentPatch } from './schema.js';
+import type { Agent, AgentChat, AgentChatPatch, AgentCreate, AgentPatch, Branding } from './schema.js';
 import { httpsUrl, requiredText } from '../lib/required-text.js';
+import { AppError } from '../http/errors.js';
+import { normalizeOrigins, parseOrigins } from './chat-origins.js';
 
 export function presentAgent(row: AgentsTable): Agent {
   return {
@@ -23,6 +25,7 @@ export function presentAgent(row: AgentsTable): Agent {
       logoUrl: row.logo_url ?? '',
     },
     model: presentModel(row),
+    chat: presentChat(row),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -37,6 +40,46 @@ function presentModel(row: AgentsTable): AgentModel | null {
     temperature: row.model_temperature,
     maxToolRounds: row.model_max_tool_rounds ?? DEFAULT_MAX_TOOL_ROUNDS,
   };
+}
+
+/** An agent as the chat widget's public side sees it (agents-service chatOf). */
+export interface PublicChatAgent {
+  orgId: string;
+  agentId: string;
+  hasModel: boolean;
+  chat: AgentChat;
+  branding: Branding;
+}
+
+/** The chat widget's settings (issue 22). */
+export function presentChat(row: AgentsTable): AgentChat {
+  return {
+    enabled: row.chat_enabled === 1,
+    chatId: row.chat_id ?? '',
+    allowedOrigins: parseOrigins(row.chat_allowed_origins),
+    welcomeMessage: row.chat_welcome_message,
+    leadFormId: row.chat_lead_form_id,
+    dailyTokenBudget: row.chat_daily_token_budget,
+  };
+}
+
+/** A new agent's chat: off, no origins, its own public id. */
+function newChatColumns(): Pick<AgentsTable, 'chat_id' | 'chat_enabled' | 'chat_allowed_origins' | 'chat_welcome_message' | 'chat_lead_form_id' | 'chat_daily_token_budget'> {
+  return { chat_id: newId('chat'), chat_enabled: 0, chat_allowed_origins: '[]', chat_welcome_message: '', chat_lead_form_id: null, chat_daily_token_budget: null };
+}
+
+/** A lead form that is not the organization's (missing, or another organization's): the same answer. */
+const leadFormNotFound = () => new AppError('FORM_NOT_FOUND', 'No form of your organization has that id.', { field: 'chat.leadFormId' });
+
+/** The chat columns a patch changes (origins normalised, or a 400 naming the bad one). */
+function chatColumns(chat: AgentChatPatch): Partial<AgentsTable> {
+  const set: Partial<AgentsTable> = {};
+  if (chat.enabled !== undefined) set.chat_enabled = chat.enabled ? 1 : 0;
+  if (chat.allowedOrigins !== undefined) set.chat_allowed_origins = JSON.stringify(normalizeOrigins(chat.allowedOrigins));
+  if (chat.welcomeMessage !== undefined) set.chat_welcome_message = chat.welcomeMessage.trim();
+  if (chat.leadFormId !== undefined) set.chat_lead_form_id = chat.leadFormId;
+  if (chat.dailyTokenBudget !== undefined) set.chat_daily_token_budget = chat.dailyTokenBudget;
+  return set;
 }
 
 const NO_MODEL = { model_provider_id: null, model_name: null, model_instructions: null, model_temperature: null, model_max_tool_rounds: null } as const;
@@ -60,8 +103,10 @@ export function createAgentsService(deps: {
   changes: OrgChangeFeed;
   /** The models feature answers whether the org has a provider (models/service.ts). */
   modelProviders: { exists(orgId: string, id: string): Promise<boolean> };
+  /** The forms feature answers whether the org has a form (a chat's lead form). */
+  forms: { exists(orgId: string, id: string): Promise<boolean> };
 }) {
-  const { repo, clock, changes, modelProviders } = deps;
+  const { repo, clock, changes, modelProviders, forms } = deps;
 
   async function get(orgId: string, id: string): Promise<Agent> {
     const row = await repo.findAgent(orgId, id);
@@ -85,6 +130,7 @@ export function createAgentsService(deps: {
       created_at: now,
       updated_at: now,
       ...NO_MODEL,
+      ...newChatColumns(),
     };
     await repo.insertAgent(row);
     return presentAgent(row);
@@ -106,11 +152,20 @@ export function createAgentsService(deps: {
       // Another organization's provider is as unknown as a missing one.
       if (patch.model !== null && !(await modelProviders.exists(orgId, patch.model.providerId))) throw modelProviderNotFound();
     }
+    const leadFormId = patch.chat?.leadFormId;
+    if (patch.chat !== undefined) {
+      Object.assign(set, chatColumns(patch.chat));
+      // Another organization's form is as unknown as a missing one.
+      if (typeof leadFormId === 'string' && !(await forms.exists(orgId, leadFormId))) throw leadFormNotFound();
+    }
     try {
       await repo.updateAgent(orgId, id, set);
     } catch (error) {
-      // The provider was deleted between the check and the write: the foreign key refused it.
-      if (patch.model && isForeignKeyViolation(error)) throw modelProviderNotFound();
+      // The provider or the form was deleted between the check and the write: the foreign key refused it.
+      if (isForeignKeyViolation(error)) {
+        if (typeof leadFormId === 'string' && !(await forms.exists(orgId, leadFormId))) throw leadFormNotFound();
+        if (patch.model) throw modelProviderNotFound();
+      }
       throw error;
     }
     changes.notify(orgId);
@@ -131,7 +186,18 @@ export function createAgentsService(deps: {
     return toPage(rows.map((row) => ({ ...row, createdAt: row.created_at })), limit, presentAgent);
   }
 
-  return { create, get, list, update, remove };
+  /**
+   * The chat widget's view of an agent, by its public chat id (chat/): what the public side may use. Undefined
+   * when no agent has that chat id. `hasModel`: a chat can answer only when the agent has a model.
+   */
+  async function chatOf(chatId: string): Promise<PublicChatAgent | undefined> {
+    const row = await repo.findAgentByChatId(chatId);
+    if (!row) return undefined;
+    const agent = presentAgent(row);
+    return { orgId: row.org_id, agentId: row.id, hasModel: agent.model !== null, chat: agent.chat, branding: agent.branding };
+  }
+
+  return { create, get, list, update, remove, chatOf };
 }
 
 export type AgentsService = ReturnType<typeof createAgentsService>;

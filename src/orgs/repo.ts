@@ -48,6 +48,8 @@ export function createOrgsRepo(db: Kysely<DB>) {
         .where('org_id', '=', orgId)
         .$call((qb) => newestFirst(qb, limit, cursor))
         .execute(),
+    /** The public side of the chat widget names an agent by its chat id alone (like a form by its slug). */
+    findAgentByChatId: (chatId: string) => db.selectFrom('agents').selectAll().where('chat_id', '=', chatId).executeTakeFirst(),
     updateAgent: (orgId: string, id: string, changes: Partial<Omit<AgentsTable, 'id' | 'org_id' | 'created_at'>>) =>
       db.updateTable('agents').set(changes).where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
     deleteAgent: (orgId: string, id: string) => db.deleteFrom('agents').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),

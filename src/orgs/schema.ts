@@ -3,6 +3,7 @@ import { ChangesBody } from '../http/changes.js';
 import { ListQuery, Page } from '../http/envelope.js';
 import { IdParam } from '../http/path-ids.js';
 import { named } from '../http/schema-name.js';
+import { MultilineText } from '../http/wire-text.js';
 import { AgentModel, AgentModelInput } from '../models/schema.js';
 import { agentKeyNotFound, agentNotFound, apiKeyNotFound } from './errors.js';
 
@@ -101,11 +102,38 @@ export const BrandingInput = named('BrandingInput', Type.Object(
 
 export const BrandingPatch = named('BrandingPatch', Type.Partial(BrandingInput, { additionalProperties: false }));
 
+/** The largest welcome message of a chat widget: a greeting, not a page. */
+export const MAX_WELCOME_MESSAGE_CHARS = 500;
+
+export const AgentChat = named('AgentChat', Type.Object({
+  enabled: Type.Boolean({ description: 'Whether the chat widget answers; off by default.' }),
+  chatId: Type.String({ description: 'The chat\'s public id (`chat_…`), for the embed snippet: `<script async src="{base_url}/chat-embed.js" data-svc-chat="chat_…"></script>`. Reveals no internal id; never changes.' }),
+  allowedOrigins: Type.Array(Type.String(), { description: 'The sites the widget works on, as browsers send `Origin`: `https://shop.example.com`, or `https://*.example.com` for any one-label subdomain. Any other origin is refused.' }),
+  welcomeMessage: Type.String({ description: 'The first thing the widget says; empty: none.' }),
+  leadFormId: Type.Union([Type.String(), Type.Null()], { description: 'The form (`frm_…`) whose fields lead capture asks for; null: no lead capture.' }),
+  dailyTokenBudget: Type.Union([Type.Integer(), Type.Null()], { description: 'The most model tokens the widget\'s conversations with this agent may use per UTC day; null: no limit of its own (the organization\'s budget still applies).' }),
+}));
+export type AgentChat = Static<typeof AgentChat>;
+
+export const AgentChatPatch = named('AgentChatPatch', ChangesBody({
+  enabled: Type.Boolean({ description: 'Turns the widget on or off.' }),
+  allowedOrigins: Type.Array(Type.String({ maxLength: 300 }), {
+    maxItems: 100,
+    description: 'The whole list (it replaces the stored one): at most 20 origins, each `scheme://host[:port]` (http or https; no path, query or fragment), optionally with one leading `*.` label. Stored lowercase, without the default port.',
+    examples: [['https://shop.example.com', 'https://*.example.com']],
+  }),
+  welcomeMessage: MultilineText({ maxLength: MAX_WELCOME_MESSAGE_CHARS, description: `The widget's first message, at most ${MAX_WELCOME_MESSAGE_CHARS} characters (line breaks allowed); empty for none.` }),
+  leadFormId: Type.Union([Type.String({ maxLength: 100 }), Type.Null()], { description: 'A form of your organization (404 FORM_NOT_FOUND otherwise), or null for no lead capture.' }),
+  dailyTokenBudget: Type.Union([Type.Integer({ minimum: 1, maximum: MAX_DAILY_TOKEN_BUDGET }), Type.Null()], { description: 'Tokens per UTC day for this agent\'s widget conversations, 1–1,000,000,000; null removes the limit.' }),
+}, { description: 'The chat widget\'s settings: only the fields given change.' }));
+export type AgentChatPatch = Static<typeof AgentChatPatch>;
+
 export const Agent = named('Agent', Type.Object({
   id: Type.String({ description: '`agt_…`' }),
   name: Type.String(),
   branding: Branding,
   model: Type.Union([AgentModel, Type.Null()], { description: 'The model the agent talks with (its provider\'s key is never shown); null until one is set.' }),
+  chat: AgentChat,
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 }));
@@ -122,6 +150,7 @@ export const AgentPatch = named('AgentPatch', ChangesBody({
   name: AgentCreate.properties.name,
   branding: BrandingPatch,
   model: Type.Union([AgentModelInput, Type.Null()], { description: 'The whole model at once (omitted optional fields take their defaults), or null to clear it. 404 NOT_FOUND when the provider is not your organization\'s.' }),
+  chat: AgentChatPatch,
 }));
 export type AgentPatch = Static<typeof AgentPatch>;
 

@@ -11,6 +11,7 @@ import * as modelProviders from './20261126T1300_model_providers.js';
 import * as conversations from './20261126T1500_conversations.js';
 import * as conversationLimits from './20261126T1700_conversation_limits.js';
 import * as webhooks from './20261126T1800_webhooks.js';
+import * as chatWidget from './20261126T2300_chat_widget.js';
 
 /**
  * Every migration, by name. Names sort by time; a landed migration is never edited:
@@ -29,4 +30,5 @@ export const migrations: Record<string, Migration> = {
   '20261126T1500_conversations': conversations,
   '20261126T1700_conversation_limits': conversationLimits,
   '20261126T1800_webhooks': webhooks,
+  '20261126T2300_chat_widget': chatWidget,
 };

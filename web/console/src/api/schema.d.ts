@@ -1389,6 +1389,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/chats/{chat_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the chat widget draws
+         * @description The welcome message, the agent's branding and whether lead capture is on. Only from the chat's allowed origins (no or another `Origin`: 403 FORBIDDEN, nothing stored; CORS for those origins only); an unknown chat or one that is off: 404 NOT_FOUND. 60 reads a minute per address and chat (429).
+         */
+        get: operations["getPublicChat"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/chats/{chat_id}/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a visitor session
+         * @description A session (its token only here, stored hashed; it ends 7 days after its last use) and its conversation (source `widget`, the page URL and UTM). Only from the chat's allowed origins (no or another `Origin`: 403 FORBIDDEN, nothing stored; CORS for those origins only); an unknown chat or one that is off: 404 NOT_FOUND. 400 (pageUrl not http(s)); 20 sessions per 10 minutes per address and chat (429).
+         */
+        post: operations["createChatSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/chats/{chat_id}/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The visitor's conversation so far
+         * @description What the visitor saw: their messages, the answers and lead cards; never tool calls or errors' internals. Extends the session. Only from the chat's allowed origins (no or another `Origin`: 403 FORBIDDEN, nothing stored; CORS for those origins only); an unknown chat or one that is off: 404 NOT_FOUND. `Authorization: Bearer chs_…` (missing, unknown, expired or another chat's: 401 UNAUTHORIZED).
+         */
+        get: operations["getChatSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/chats/{chat_id}/session/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a visitor's message; the answer streams
+         * @description One turn of the agent's conversation, streamed as Server-Sent Events (`start`, `text-delta`, `tool-call`, `lead-capture`, `error`, `finish`: docs/chat-widget.md); tool arguments, results and provider errors never reach the visitor. Only from the chat's allowed origins (no or another `Origin`: 403 FORBIDDEN, nothing stored; CORS for those origins only); an unknown chat or one that is off: 404 NOT_FOUND. `Authorization: Bearer chs_…` (missing, unknown, expired or another chat's: 401 UNAUTHORIZED). Refusals come before the stream, as JSON: 400 (content 1–2000 characters); 409 (the previous answer is streaming); 429 with Retry-After: 30 a minute per address and chat, 6 per session, 50 in a session, the agent's widget or the organization's daily token budget.
+         */
+        post: operations["sendChatMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/org/installations": {
         parameters: {
             query?: never;
@@ -1784,10 +1864,44 @@ export interface components {
             branding: components["schemas"]["Branding"];
             /** @description The model the agent talks with (its provider's key is never shown); null until one is set. */
             model: components["schemas"]["AgentModel"] | null;
+            chat: components["schemas"]["AgentChat"];
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        AgentChat: {
+            /** @description Whether the chat widget answers; off by default. */
+            enabled: boolean;
+            /** @description The chat's public id (`chat_…`), for the embed snippet: `<script async src="{base_url}/chat-embed.js" data-svc-chat="chat_…"></script>`. Reveals no internal id; never changes. */
+            chatId: string;
+            /** @description The sites the widget works on, as browsers send `Origin`: `https://shop.example.com`, or `https://*.example.com` for any one-label subdomain. Any other origin is refused. */
+            allowedOrigins: string[];
+            /** @description The first thing the widget says; empty: none. */
+            welcomeMessage: string;
+            /** @description The form (`frm_…`) whose fields lead capture asks for; null: no lead capture. */
+            leadFormId: string | null;
+            /** @description The most model tokens the widget's conversations with this agent may use per UTC day; null: no limit of its own (the organization's budget still applies). */
+            dailyTokenBudget: number | null;
+        };
+        /** @description The chat widget's settings: only the fields given change. */
+        AgentChatPatch: {
+            /** @description Turns the widget on or off. */
+            enabled?: boolean;
+            /**
+             * @description The whole list (it replaces the stored one): at most 20 origins, each `scheme://host[:port]` (http or https; no path, query or fragment), optionally with one leading `*.` label. Stored lowercase, without the default port.
+             * @example [
+             *       "https://shop.example.com",
+             *       "https://*.example.com"
+             *     ]
+             */
+            allowedOrigins?: string[];
+            /** @description The widget's first message, at most 500 characters (line breaks allowed); empty for none. */
+            welcomeMessage?: string;
+            /** @description A form of your organization (404 FORM_NOT_FOUND otherwise), or null for no lead capture. */
+            leadFormId?: string | null;
+            /** @description Tokens per UTC day for this agent's widget conversations, 1–1,000,000,000; null removes the limit. */
+            dailyTokenBudget?: number | null;
         };
         AgentCreate: {
             /** @description Internal name of the agent. */
@@ -1860,6 +1974,7 @@ export interface components {
             branding?: components["schemas"]["BrandingPatch"];
             /** @description The whole model at once (omitted optional fields take their defaults), or null to clear it. 404 NOT_FOUND when the provider is not your organization's. */
             model?: components["schemas"]["AgentModelInput"] | null;
+            chat?: components["schemas"]["AgentChatPatch"];
         };
         AgentResponse: {
             /** @enum {boolean} */
@@ -2092,6 +2207,51 @@ export interface components {
             success: true;
             data: components["schemas"]["CatalogTool"];
         };
+        /** @description Server-Sent Events (`event: <type>`, `data: <JSON>`): `start {messageId}`, `text-delta {delta}`, `tool-call {name}`, `lead-capture {toolCallId, fields, values, consentText, consentRequired}`, `error {code, message}` (kind words for the visitor), `finish {status}`. docs/chat-widget.md. */
+        ChatEventStream: string;
+        ChatMessageBody: {
+            /**
+             * @description The visitor's message, 1–2000 characters.
+             * @example Do you ship to Finland?
+             */
+            content: string;
+        };
+        ChatSessionCreate: {
+            /**
+             * @description The host page's URL (http or https, at most 2048 characters), kept with the conversation.
+             * @example https://shop.example.com/pricing?utm_source=newsletter
+             */
+            pageUrl?: string;
+            utm?: components["schemas"]["ConversationUtm"];
+        };
+        ChatSessionCreated: {
+            /** @description The visitor's session token (`chs_…`): send it as `Authorization: Bearer chs_…`. Shown only here; only its hash is stored. The widget keeps it in localStorage under `svc-chat:{chat_id}`. */
+            token: string;
+            /**
+             * Format: date-time
+             * @description 7 days after the last use; each use extends it.
+             */
+            expiresAt: string;
+        };
+        ChatSessionCreatedResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["ChatSessionCreated"];
+        };
+        ChatSessionView: {
+            /**
+             * Format: date-time
+             * @description Extended by this read: 7 days from now.
+             */
+            expiresAt: string;
+            /** @description What the visitor saw, in order: their messages, the answers and lead cards; never tool calls or errors' internals. */
+            messages: components["schemas"]["ChatVisitorMessage"][];
+        };
+        ChatSessionViewResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["ChatSessionView"];
+        };
         ChatUIMessage: {
             id?: string;
             role: "system" | "user" | "assistant";
@@ -2103,6 +2263,34 @@ export interface components {
             })[];
         } & {
             [key: string]: unknown;
+        };
+        ChatVisitorMessage: {
+            /** @description `user`, `assistant` or `lead`. */
+            role: string;
+            /** @description user, assistant: `msg_…` (an answer's is its stream's `start` messageId). */
+            id?: string;
+            /** @description user, assistant: the text. */
+            content?: string;
+            /** Format: date-time */
+            createdAt?: string;
+            /** @description lead: the card's id. */
+            toolCallId?: string;
+            /** @description lead: `pending`, `submitted` or `declined`. */
+            status?: string;
+            /** @description lead: the fields the card asks for. */
+            fields?: {
+                name: string;
+                label: string;
+                type: string;
+                required: boolean;
+                options?: string[];
+            }[];
+            /** @description lead: the values filled in. */
+            values?: {
+                [key: string]: unknown;
+            };
+            /** @description lead: the form's consent text. */
+            consentText?: string;
         };
         ConsentVersion: {
             /** @description "1", "2", …: what submissions carry as consentVersion. */
@@ -2209,8 +2397,12 @@ export interface components {
             /** @description `conv_…` */
             id: string;
             agentId: string;
-            /** @description `api` (started with an org API key) or `console` (by a signed-in operator). */
+            /** @description `api` (started with an org API key), `console` (by a signed-in operator) or `widget` (a visitor, through the chat widget: docs/chat-widget.md). */
             source: string;
+            /** @description Widget conversations: the URL of the page the visitor started on; null otherwise or when the widget did not send it. */
+            pageUrl: string | null;
+            /** @description Widget conversations: the host page's UTM parameters; null otherwise or when it had none. */
+            utm: components["schemas"]["ConversationUtm"] | null;
             messageCount: number;
             usage: components["schemas"]["TokenUsage"];
             /** Format: date-time */
@@ -2309,8 +2501,12 @@ export interface components {
             /** @description `conv_…` */
             id: string;
             agentId: string;
-            /** @description `api` (started with an org API key) or `console` (by a signed-in operator). */
+            /** @description `api` (started with an org API key), `console` (by a signed-in operator) or `widget` (a visitor, through the chat widget: docs/chat-widget.md). */
             source: string;
+            /** @description Widget conversations: the URL of the page the visitor started on; null otherwise or when the widget did not send it. */
+            pageUrl: string | null;
+            /** @description Widget conversations: the host page's UTM parameters; null otherwise or when it had none. */
+            utm: components["schemas"]["ConversationUtm"] | null;
             messageCount: number;
             usage: components["schemas"]["TokenUsage"];
             /** Format: date-time */
@@ -2335,6 +2531,14 @@ export interface components {
             /** @enum {boolean} */
             success: true;
             data: components["schemas"]["ConversationTurn"];
+        };
+        /** @description utm_source, utm_medium, utm_campaign, utm_term and utm_content of the host page, without the `utm_`. */
+        ConversationUtm: {
+            source?: string;
+            medium?: string;
+            campaign?: string;
+            term?: string;
+            content?: string;
         };
         CreatedAgentKey: components["schemas"]["AgentKey"] & {
             /** @description The key (`svc_agt_…`). Shown only in this response: store it now. */
@@ -3208,6 +3412,20 @@ export interface components {
             fontFamily: string | null;
             /** @description URL of the logo; an empty string when the brand has none. */
             logoUrl: string;
+        };
+        PublicChatConfig: {
+            /** @description `chat_…` */
+            chatId: string;
+            /** @description The widget's first message; empty for none. */
+            welcomeMessage: string;
+            branding: components["schemas"]["Branding"];
+            /** @description Whether the agent may ask the visitor for contact details (a lead form is set): the widget then shows lead cards. */
+            leadCapture: boolean;
+        };
+        PublicChatConfigResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["PublicChatConfig"];
         };
         PublicCustomField: {
             /** @description Key to use in the `custom` object of a submission. */
@@ -9927,6 +10145,347 @@ export interface operations {
             /** @description The Content-Type is not accepted. */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPublicChat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The chat's public id (`chat_…`), from the embed snippet.
+                 * @example chat_3kTMd92nqLx0aPz8Vb1c
+                 */
+                chat_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicChatConfigResponse"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests: wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again: when the window resets, or on a sliding limit when a slot frees. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets: on a sliding limit, until the oldest counted request leaves it and a slot frees. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createChatSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The chat's public id (`chat_…`), from the embed snippet.
+                 * @example chat_3kTMd92nqLx0aPz8Vb1c
+                 */
+                chat_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatSessionCreate"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatSessionCreatedResponse"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Content-Type is not accepted. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests: wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again: when the window resets, or on a sliding limit when a slot frees. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets: on a sliding limit, until the oldest counted request leaves it and a slot frees. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getChatSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The chat's public id (`chat_…`), from the embed snippet.
+                 * @example chat_3kTMd92nqLx0aPz8Vb1c
+                 */
+                chat_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatSessionViewResponse"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests: wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again: when the window resets, or on a sliding limit when a slot frees. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets: on a sliding limit, until the oldest counted request leaves it and a slot frees. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    sendChatMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The chat's public id (`chat_…`), from the embed snippet.
+                 * @example chat_3kTMd92nqLx0aPz8Vb1c
+                 */
+                chat_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatMessageBody"];
+            };
+        };
+        responses: {
+            /** @description The answer as Server-Sent Events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["ChatEventStream"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Content-Type is not accepted. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests: wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again: when the window resets, or on a sliding limit when a slot frees. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets: on a sliding limit, until the oldest counted request leaves it and a slot frees. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {

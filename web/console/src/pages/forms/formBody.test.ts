@@ -104,6 +104,7 @@ describe('form body editing', () => {
       name: 'Front desk',
       branding: { name: 'Bright Smile', primaryColor: '#123456', backgroundColor: '#ffffff', textColor: '#111111', fontFamily: null, logoUrl: 'https://x.example/l.png' },
       model: null,
+      chat: { enabled: false, chatId: 'chat_1', allowedOrigins: [], welcomeMessage: '', leadFormId: null, dailyTokenBudget: null },
       createdAt: '',
       updatedAt: '',
     };
