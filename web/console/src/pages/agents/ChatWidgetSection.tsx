@@ -3,12 +3,12 @@ import { useId, useRef, useState, type FormEvent, type KeyboardEvent } from 'rea
 import { Link } from 'react-router';
 import { api, seg } from '../../api/client';
 import { fetchAll, queryKeys } from '../../api/lists';
-import type { Agent, FormWithCounts } from '../../api/types';
+import type { Agent, AgentChat, FormWithCounts } from '../../api/types';
 import { CopyButton } from '../../components/CopyButton';
 import { CheckboxField, FormError, SelectField, TextArea, TextField } from '../../components/fields';
 import { useNotify } from '../../lib/notices';
 import { useFormErrors } from '../../lib/useFormErrors';
-import { CHAT_FIELDS, NO_SITES, WELCOME_MAX, chatOf, chatProblems, chatSnippet, fromChat, normalOrigin, originProblem, placeChatError, toChatBody, type AgentChat, type ChatDraft } from './chat';
+import { CHAT_FIELDS, NO_SITES, WELCOME_MAX, chatProblems, chatSnippet, fromChat, normalOrigin, originProblem, placeChatError, toChatBody, type ChatDraft } from './chat';
 import { ChatPreview } from './ChatPreview';
 import './chat.css';
 
@@ -26,8 +26,8 @@ export function ChatWidgetSection({ agent }: { agent: Agent }) {
   const notify = useNotify();
   const client = useQueryClient();
   const formRef = useRef<HTMLFormElement>(null);
-  const [current, setCurrent] = useState<AgentChat>(() => chatOf(agent));
-  const [draft, setDraft] = useState<ChatDraft>(() => fromChat(chatOf(agent)));
+  const [current, setCurrent] = useState<AgentChat>(() => agent.chat);
+  const [draft, setDraft] = useState<ChatDraft>(() => fromChat(agent.chat));
   const [typed, setTyped] = useState('');
   const [addProblem, setAddProblem] = useState<string | null>(null);
   const [said, setSaid] = useState('');
@@ -41,11 +41,11 @@ export function ChatWidgetSection({ agent }: { agent: Agent }) {
   const save = useMutation({
     mutationFn: (next: ChatDraft) => api.patch<Agent>(`/api/org/agents/${seg(agent.id)}`, { chat: toChatBody(next) }),
     onSuccess: (result) => {
-      const chat = chatOf(result);
+      const chat = result.chat;
       setCurrent(chat);
       setDraft(fromChat(chat));
       // The agent page's own query keeps the new settings for the next visit.
-      client.setQueryData<Agent>(queryKeys.agent(result.id), (old) => (old ? ({ ...old, chat } as Agent) : result));
+      client.setQueryData<Agent>(queryKeys.agent(result.id), (old) => (old ? { ...old, chat } : result));
       notify(chat.enabled ? 'The chat widget is saved and on.' : 'The chat widget is saved. It is off.');
     },
     onError: () => errors.focusApiError(formRef.current),

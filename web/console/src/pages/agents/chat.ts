@@ -1,5 +1,5 @@
 import { ApiError } from '../../api/client';
-import type { Agent } from '../../api/types';
+import type { AgentChat, AgentChatPatch } from '../../api/types';
 
 /**
  * The agent page's Chat widget section: the draft, its checks and the body it sends (`chat` of
@@ -7,19 +7,7 @@ import type { Agent } from '../../api/types';
  * operator, so a site is refused as it is typed rather than after Save.
  */
 
-/** Until chat-server's schema.d.ts lands the provisional shape of the contract; then the generated one. */
-interface ProvisionalChat {
-  enabled: boolean;
-  chatId: string;
-  allowedOrigins: string[];
-  welcomeMessage: string;
-  leadFormId: string | null;
-  dailyTokenBudget?: number | null;
-}
-export type AgentChat = Agent extends { chat: infer C } ? C : ProvisionalChat;
-export const chatOf = (agent: Agent): AgentChat => (agent as Agent & { chat: AgentChat }).chat;
-
-/** The server's limits (src/orgs, the chat contract of issue 22). */
+/** The server's limits (src/orgs/chat-origins.ts, src/orgs/schema.ts). */
 export const MAX_ORIGINS = 20;
 export const WELCOME_MAX = 500;
 export const MAX_DAILY_TOKENS = 1_000_000_000;
@@ -40,11 +28,11 @@ export function fromChat(chat: AgentChat): ChatDraft {
     allowedOrigins: [...chat.allowedOrigins],
     welcomeMessage: chat.welcomeMessage,
     leadFormId: chat.leadFormId ?? '',
-    dailyTokenBudget: chat.dailyTokenBudget === null || chat.dailyTokenBudget === undefined ? '' : String(chat.dailyTokenBudget),
+    dailyTokenBudget: chat.dailyTokenBudget === null ? '' : String(chat.dailyTokenBudget),
   };
 }
 
-export function toChatBody(draft: ChatDraft) {
+export function toChatBody(draft: ChatDraft): Required<AgentChatPatch> {
   const budget = draft.dailyTokenBudget.trim();
   return {
     enabled: draft.enabled,

@@ -11,7 +11,7 @@ import { fieldError } from '../../lib/errors';
 import { formatDateTime } from '../../lib/format';
 import { useAddressFilters } from '../../lib/useAddressFilters';
 import { conversationKeys, fetchConversations, tokens } from './api';
-import { shortPage, sourceLabel, utmText, widgetContext } from './source';
+import { shortPage, sourceLabel, utmText } from './source';
 import '../crm/crm.css';
 import './conversations.css';
 
@@ -131,7 +131,7 @@ export default function ConversationsPage() {
 
 /** "Widget", with the page the visitor was on and the campaign that brought them; "Console" or "API" for the others. */
 function Source({ conversation }: { conversation: Conversation }) {
-  const { pageUrl, utm } = widgetContext(conversation);
+  const { pageUrl, utm } = conversation;
   const campaign = utmText(utm);
   return (
     <>

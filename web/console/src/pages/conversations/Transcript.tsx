@@ -7,7 +7,7 @@ import { QueryState } from '../../components/QueryState';
 import { formatDateTime, plural } from '../../lib/format';
 import { conversationKeys, fetchTranscript, tokens } from './api';
 import { MessageList } from './Messages';
-import { linkablePage, sourceLabel, startedIn, utmText, widgetContext } from './source';
+import { linkablePage, sourceLabel, startedIn, utmText } from './source';
 
 /** One conversation, every message in order: what was asked, each model answer and each tool call. */
 export default function TranscriptPage() {
@@ -24,7 +24,7 @@ function TranscriptView({ transcript }: { transcript: Transcript }) {
   const agents = useAgents();
   const agent = agents.data?.find((each) => each.id === transcript.agentId);
   const name = agent?.name ?? 'an agent';
-  const { pageUrl, utm } = widgetContext(transcript);
+  const { pageUrl, utm } = transcript;
   const widget = transcript.source === 'widget';
   return (
     <Page

@@ -1,4 +1,4 @@
-import type { Conversation } from '../../api/types';
+import type { ConversationUtm as Utm } from '../../api/types';
 
 /** Where a conversation started, in the list and the transcript: the console, the API or a site's chat widget. */
 
@@ -14,21 +14,7 @@ export function startedIn(source: string): string {
   return `(${source})`;
 }
 
-export interface Utm {
-  source?: string | undefined;
-  medium?: string | undefined;
-  campaign?: string | undefined;
-  term?: string | undefined;
-  content?: string | undefined;
-}
-
 const UTM_KEYS = ['source', 'medium', 'campaign', 'term', 'content'] as const;
-
-/** The widget's page and UTM parameters (null for the others, and for a widget page that sent none). */
-export function widgetContext(conversation: Conversation): { pageUrl: string | null; utm: Utm | null } {
-  const c = conversation as Conversation & { pageUrl?: string | null; utm?: Utm | null };
-  return { pageUrl: c.pageUrl ?? null, utm: c.utm ?? null };
-}
 
 /** "source google · medium cpc · campaign spring", in the parameters' own order; '' without any. */
 export function utmText(utm: Utm | null): string {
