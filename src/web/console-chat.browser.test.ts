@@ -169,7 +169,7 @@ describe.each(testDialects())('the agent page’s chat widget and widget convers
     const provider = await change('POST', '/api/org/model-providers', { name: 'Local', kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-never-called' });
     expect(provider.status).toBe(201);
     const providerId = ((await provider.json()) as { data: { id: string } }).data.id;
-    expect((await change('PATCH', `/api/org/agents/${agentId}`, { model: { providerId, model: 'gpt-test' } })).status).toBe(200);
+    expect((await change('PATCH', `/api/org/agents/${agentId}`, { model: { providerId, model: 'gpt-test', instructions: '' } })).status).toBe(200);
     // From a site not on the list: refused, and no conversation is made.
     const elsewhere = await fetch(`${app}/api/public/chats/${chatId}/sessions`, { method: 'POST', headers: { origin: 'https://elsewhere.example', 'content-type': 'application/json' }, body: '{}' });
     expect(elsewhere.status).toBe(403);

@@ -214,7 +214,7 @@ export function ChatWidgetSection({ agent }: { agent: Agent }) {
           </div>
         </form>
         <aside className="preview" aria-labelledby="chat-preview-title">
-          <h3 id="chat-preview-title">Preview</h3>
+          <h3 id="chat-preview-title">Widget preview</h3>
           <ChatPreview branding={agent.branding} welcomeMessage={draft.welcomeMessage.trim()} leadForm={leadForm} enabled={draft.enabled} />
         </aside>
       </div>
