@@ -127,7 +127,7 @@ describe.each(testDialects())('the agent page’s chat widget and widget convers
     await section().getByRole('spinbutton', { name: 'Widget daily token budget (optional)' }).fill('20000');
     await section().getByRole('button', { name: 'Save chat widget' }).click();
     // On, but without a model the chat answers no one (the public side says not found): the section says so.
-    await section().getByRole('status').filter({ hasText: 'On on 1 site. This agent has no model yet: visitors see nothing until you choose one above.' }).waitFor();
+    await section().getByRole('status').filter({ hasText: 'On for 1 site. This agent has no model yet: visitors see nothing until you choose one above.' }).waitFor();
 
     // The API has exactly what the page shows.
     expect((await readAgent()).chat).toEqual({ enabled: true, chatId, allowedOrigins: [SITE], welcomeMessage: WELCOME, leadFormId: formId, dailyTokenBudget: 20000 });

@@ -115,7 +115,7 @@ export function ChatWidgetSection({ agent }: { agent: Agent }) {
       <p className="chat-status" role="status">
         {current.enabled ? (
           <>
-            <span className="badge on">On</span> on {current.allowedOrigins.length === 1 ? '1 site' : `${current.allowedOrigins.length} sites`}.
+            <span className="badge on">On</span> for {current.allowedOrigins.length === 1 ? '1 site' : `${current.allowedOrigins.length} sites`}.
           </>
         ) : (
           <>
