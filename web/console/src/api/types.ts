@@ -38,6 +38,9 @@ export type Organization = Schemas['Organization'];
 export type ApiKey = Schemas['ApiKey'];
 export type CreatedApiKey = Schemas['CreatedApiKey'];
 export type Agent = Schemas['Agent'];
+/** An agent's chat widget settings (the agent page's Chat widget section). */
+export type AgentChat = Schemas['AgentChat'];
+export type AgentChatPatch = Schemas['AgentChatPatch'];
 
 // ── Models (pages/models) ──
 
@@ -112,6 +115,7 @@ export type ConversationMessage = Schemas['ConversationMessage'];
 export type ConversationToolCall = Schemas['ConversationToolCall'];
 export type Transcript = Schemas['ConversationTranscript'];
 export type TokenUsage = Schemas['TokenUsage'];
+export type ConversationUtm = Schemas['ConversationUtm'];
 
 // ── Webhooks (pages/webhooks) ──
 

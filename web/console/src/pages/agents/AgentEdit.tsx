@@ -17,6 +17,7 @@ import { useFormErrors } from '../../lib/useFormErrors';
 import { Playground } from '../conversations/Playground';
 import { AgentModelSection } from '../models/AgentModelSection';
 import { AgentToolsSection } from '../tools/AgentToolsSection';
+import { ChatWidgetSection } from './ChatWidgetSection';
 
 const HEX = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 const FONT = /^[A-Za-z0-9][A-Za-z0-9 ,'-]*$/;
@@ -262,6 +263,7 @@ function AgentEditor({ agent }: { agent: Agent | null }) {
       </div>
       {saved ? <AgentModelSection agent={saved} /> : null}
       {saved ? <Playground agent={saved} /> : null}
+      {saved ? <ChatWidgetSection agent={saved} /> : null}
       {saved ? <AgentToolsSection agentId={saved.id} agentName={saved.name} /> : null}
     </Page>
   );

@@ -1,6 +1,7 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { useAgents } from '../../api/lists';
+import type { Conversation } from '../../api/types';
 import { FilterActions } from '../../components/FilterActions';
 import { Page } from '../../components/Page';
 import { LoadError, Loading } from '../../components/QueryState';
@@ -10,11 +11,11 @@ import { fieldError } from '../../lib/errors';
 import { formatDateTime } from '../../lib/format';
 import { useAddressFilters } from '../../lib/useAddressFilters';
 import { conversationKeys, fetchConversations, tokens } from './api';
+import { shortPage, sourceLabel, utmText } from './source';
 import '../crm/crm.css';
 import './conversations.css';
 
 const EMPTY = { agentId: '' };
-const SOURCES: Record<string, string> = { console: 'Console', api: 'API' };
 
 /** Every conversation with the organization's agents, newest first, by agent. */
 export default function ConversationsPage() {
@@ -43,7 +44,7 @@ export default function ConversationsPage() {
   };
 
   return (
-    <Page title="Conversations" intro="Everything said to your agents, in the console’s Playground or through the API, newest first.">
+    <Page title="Conversations" intro="Everything said to your agents, in the console’s Playground, through the API or in your sites’ chat widget, newest first.">
       <form role="search" aria-label="Conversations" className="crm-filters" onSubmit={onSubmit} noValidate>
         <SelectField label="Agent" name="agentId" value={draft.agentId} onChange={(e) => setDraft({ agentId: e.target.value })} error={fieldError(error, 'agentId')}>
           <option value="">All agents</option>
@@ -105,7 +106,9 @@ export default function ConversationsPage() {
                     <td className="crm-wrap">{agentName(item.agentId)}</td>
                     <td className="num">{item.messageCount.toLocaleString()}</td>
                     <td className="crm-nowrap">{tokens(item.usage)}</td>
-                    <td>{SOURCES[item.source] ?? item.source}</td>
+                    <td className="crm-wrap">
+                      <Source conversation={item} />
+                    </td>
                     <td>{formatDateTime(item.updatedAt)}</td>
                   </tr>
                 ))}
@@ -123,5 +126,22 @@ export default function ConversationsPage() {
         </>
       )}
     </Page>
+  );
+}
+
+/** "Widget", with the page the visitor was on and the campaign that brought them; "Console" or "API" for the others. */
+function Source({ conversation }: { conversation: Conversation }) {
+  const { pageUrl, utm } = conversation;
+  const campaign = utmText(utm);
+  return (
+    <>
+      {sourceLabel(conversation.source)}
+      {pageUrl ? (
+        <span className="conv-source-detail small" title={pageUrl}>
+          {shortPage(pageUrl)}
+        </span>
+      ) : null}
+      {campaign ? <span className="conv-source-detail small muted">UTM: {campaign}</span> : null}
+    </>
   );
 }

@@ -7,6 +7,7 @@ import { QueryState } from '../../components/QueryState';
 import { formatDateTime, plural } from '../../lib/format';
 import { conversationKeys, fetchTranscript, tokens } from './api';
 import { MessageList } from './Messages';
+import { linkablePage, sourceLabel, startedIn, utmText } from './source';
 
 /** One conversation, every message in order: what was asked, each model answer and each tool call. */
 export default function TranscriptPage() {
@@ -23,6 +24,8 @@ function TranscriptView({ transcript }: { transcript: Transcript }) {
   const agents = useAgents();
   const agent = agents.data?.find((each) => each.id === transcript.agentId);
   const name = agent?.name ?? 'an agent';
+  const { pageUrl, utm } = transcript;
+  const widget = transcript.source === 'widget';
   return (
     <Page
       title={`Conversation with ${name}`}
@@ -35,8 +38,26 @@ function TranscriptView({ transcript }: { transcript: Transcript }) {
       <dl className="kv card">
         <dt>Started</dt>
         <dd>
-          {formatDateTime(transcript.createdAt)} {transcript.source === 'console' ? 'in the console' : 'through the API'}
+          {formatDateTime(transcript.createdAt)} {startedIn(transcript.source)}
         </dd>
+        <dt>Source</dt>
+        <dd>{sourceLabel(transcript.source)}</dd>
+        {widget ? (
+          <>
+            <dt>Page</dt>
+            <dd>
+              {pageUrl && linkablePage(pageUrl) ? (
+                <a href={pageUrl} target="_blank" rel="noopener noreferrer nofollow">
+                  {pageUrl}
+                </a>
+              ) : (
+                (pageUrl ?? 'Not sent')
+              )}
+            </dd>
+            <dt>UTM</dt>
+            <dd>{utmText(utm) || 'None'}</dd>
+          </>
+        ) : null}
         <dt>Agent</dt>
         <dd>{agent ? <Link to={`/agents/${encodeURIComponent(agent.id)}`}>{agent.name}</Link> : <code>{transcript.agentId}</code>}</dd>
         <dt>Messages</dt>
@@ -47,7 +68,7 @@ function TranscriptView({ transcript }: { transcript: Transcript }) {
         <dd>{formatDateTime(transcript.updatedAt)}</dd>
       </dl>
       {transcript.messages.length ? (
-        <MessageList messages={transcript.messages} agentId={transcript.agentId} conversationId={transcript.id} userLabel="User" label="Transcript" showToolRequests />
+        <MessageList messages={transcript.messages} agentId={transcript.agentId} conversationId={transcript.id} userLabel={widget ? 'Visitor' : 'User'} label="Transcript" showToolRequests />
       ) : (
         <p className="muted">No messages yet.</p>
       )}
