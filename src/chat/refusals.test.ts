@@ -131,6 +131,9 @@ describe.each(testDialects())('chat widget refusals on %s', (dialect) => {
     await refused(() => sendVisitorMessage(t, chat.chatId, token, '   \n  '), 400, 'VALIDATION_ERROR', 'Type a message first.');
     await refused(() => visitor(t, 'POST', `/${chat.chatId}/session/messages`, { token, payload: { content: 'Hi', extra: true } }), 400, 'VALIDATION_ERROR', /extra/);
     await refused(() => visitor(t, 'POST', `/${chat.chatId}/sessions`, { payload: { pageUrl: 'javascript:alert(1)' } }), 400, 'VALIDATION_ERROR', /pageUrl/);
+    // A session may start without a body; a message may not.
+    expect((await visitor(t, 'POST', `/${chat.chatId}/sessions`)).statusCode).toBe(201);
+    await refused(() => visitor(t, 'POST', `/${chat.chatId}/session/messages`, { token }), 400, 'VALIDATION_ERROR', /body/);
     // 2,000 characters is allowed.
     model.script({ text: 'OK.' });
     expect((await sendVisitorMessage(t, chat.chatId, token, 'x'.repeat(2000))).statusCode).toBe(200);

@@ -59,6 +59,11 @@ export function registerChatRoutes(app: App, deps: { chatAuth: ChatAuth; chat: C
 
     scope.post('/:chat_id/sessions', {
       onRequest: [chatAuth.requireChat, sessionLimit],
+      // No body is `{}`: nothing about the page.
+      preValidation: (request, _reply, done) => {
+        request.body ??= {};
+        done();
+      },
       bodyLimit: SESSION_BODY_LIMIT,
       schema: {
         tags: TAGS, operationId: 'createChatSession', summary: 'Start a visitor session',

@@ -175,7 +175,7 @@ export type ChatAuth = ReturnType<typeof createChatAuth>;
 export const CHAT_PREFIX = '/api/public/chats';
 
 /**
- * A scope for public chat routes under `/api/public/chats`: JSON bodies only. Routes add `chatAuth.requireChat`
+ * A scope for public chat routes under `/api/public/chats`: JSON bodies only (an empty one reads as none). Routes add `chatAuth.requireChat`
  * (first) and, on session routes, `chatAuth.requireSession` as onRequest hooks. The preflight of every path under
  * a chat is registered once, by chat/routes.ts, so other files may open scopes of their own here.
  */
@@ -183,7 +183,8 @@ export function registerChatScope(app: App, register: (scope: App) => void): voi
   app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
     scope.removeAllContentTypeParsers();
-    addJsonBodyParser(scope);
+    // A session may start without a body: `Content-Type: application/json` with nothing after it is allowed too.
+    addJsonBodyParser(scope, { allowEmpty: true });
     register(scope);
   }, { prefix: CHAT_PREFIX });
 }
