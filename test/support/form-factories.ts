@@ -105,8 +105,9 @@ export function getConfig(app: App, slug: string, options: SubmitOptions = {}) {
 
 /** Row counts of everything a submission can write, to prove that a refusal wrote nothing. */
 export async function countWrites(database: Database, orgId: string) {
-  const count = async (table: 'contacts' | 'notes' | 'opportunities' | 'submissions') =>
+  const count = async (table: 'contacts' | 'notes' | 'opportunities' | 'submissions' | 'webhook_outbox') =>
     Number((await database.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where('org_id', '=', orgId).executeTakeFirstOrThrow()).n);
   const keys = Number((await database.db.selectFrom('idempotency_keys').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
-  return { contacts: await count('contacts'), notes: await count('notes'), opportunities: await count('opportunities'), submissions: await count('submissions'), idempotencyKeys: keys };
+  // The webhook outbox too: a refused submission must not queue its events either.
+  return { contacts: await count('contacts'), notes: await count('notes'), opportunities: await count('opportunities'), submissions: await count('submissions'), webhookOutbox: await count('webhook_outbox'), idempotencyKeys: keys };
 }
