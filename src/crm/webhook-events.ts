@@ -30,7 +30,7 @@ export async function contactEvent(
   const type = event.created ? 'contact.created' : 'contact.updated';
   if (!subscriptions.has(type)) return undefined;
   const row = event.row ?? (await repos.contacts.find(event.orgId, event.contactId));
-  return row ? { orgId: event.orgId, type, data: { contact: presentContact(row) } } : undefined;
+  return row ? contactPayload(event.orgId, type, row) : undefined;
 }
 
 /** opportunity.created (`row`: as this unit inserted it) or opportunity.stage_changed as committed; undefined when no endpoint receives it. */
@@ -42,11 +42,18 @@ export async function opportunityEvent(
   if (!subscriptions.has(event.type)) return undefined;
   const row = (event.type === 'opportunity.created' ? event.row : undefined) ?? (await repos.opportunities.find(event.orgId, event.opportunityId));
   if (!row) return undefined;
-  const opportunity = presentOpportunity(row);
-  const data = event.type === 'opportunity.created'
-    ? { opportunity }
-    : { opportunity, previousStageId: event.previousStageId, stageId: row.stage_id };
-  return { orgId: event.orgId, type: event.type, data };
+  if (event.type === 'opportunity.created') return opportunityCreatedPayload(event.orgId, row);
+  return { orgId: event.orgId, type: event.type, data: { opportunity: presentOpportunity(row), previousStageId: event.previousStageId, stageId: row.stage_id } };
+}
+
+/** contact.created or contact.updated with the contact as `row` says (the record as committed). */
+export function contactPayload(orgId: string, type: 'contact.created' | 'contact.updated', row: ContactsTable): WebhookEventInput {
+  return { orgId, type, data: { contact: presentContact(row) } };
+}
+
+/** opportunity.created with the opportunity as `row` says. */
+export function opportunityCreatedPayload(orgId: string, row: OpportunitiesTable): WebhookEventInput {
+  return { orgId, type: 'opportunity.created', data: { opportunity: presentOpportunity(row) } };
 }
 
 /** A contact's event, written now (the Operator API's own changes: one event per unit). */

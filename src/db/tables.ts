@@ -564,7 +564,7 @@ export interface WebhookDeliveriesTable {
 export interface WebhookOutboxTable {
   id: string;
   org_id: string;
-  /** JSON: [{id, type, payload, endpoints}], `payload` the event's data as JSON text. */
+  /** JSON: the events as outbox.ts's OutboxEvent `[{id, type, endpoints, data}]` (the data embedded, serialized once). */
   events: string;
   created_at: string;
 }

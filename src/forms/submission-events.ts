@@ -1,4 +1,4 @@
-import { contactEvent, opportunityEvent, type CrmEventRepos } from '../crm/webhook-events.js';
+import { contactEvent, contactPayload, opportunityCreatedPayload, opportunityEvent, type CrmEventRepos } from '../crm/webhook-events.js';
 import type { ContactsTable, OpportunitiesTable, SubmissionsTable } from '../db/tables.js';
 import { recordWebhookEvents, type WebhookEventInput } from '../webhooks/outbox.js';
 import type { Subscriptions } from '../webhooks/subscriptions.js';
@@ -59,4 +59,17 @@ export async function recordSubmissionEvents(repos: CrmEventRepos, subscriptions
     subscriptions.has('submission.created') ? submissionCreated(input) : undefined,
   ].filter((event): event is WebhookEventInput => event !== undefined);
   await recordWebhookEvents(repos, subscriptions, events, now);
+}
+
+/**
+ * A new person's events from the rows the one statement writes (new-lead-statement.ts): the records exactly
+ * as committed, nothing to read back; the same three recordSubmissionEvents writes on the transaction path.
+ */
+export function newLeadEvents(subscriptions: Subscriptions, input: SubmissionEventInput & { contactRow: ContactsTable }): WebhookEventInput[] {
+  const orgId = input.form.orgId;
+  const events: WebhookEventInput[] = [];
+  if (subscriptions.has('contact.created')) events.push(contactPayload(orgId, 'contact.created', input.contactRow));
+  if (input.opportunityRow && subscriptions.has('opportunity.created')) events.push(opportunityCreatedPayload(orgId, input.opportunityRow));
+  if (subscriptions.has('submission.created')) events.push(submissionCreated(input));
+  return events;
 }

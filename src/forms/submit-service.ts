@@ -15,10 +15,7 @@ import { checkSubmission, type CheckedSubmission } from './submission-check.js';
 import type { NewLeadEvents, NewLeadOutcome, NewLeadRows } from './new-lead-statement.js';
 import type { OpportunitiesRepo } from '../crm/opportunities-repo.js';
 import type { WebhooksRepo } from '../webhooks/repo.js';
-import type { WebhookEventInput } from '../webhooks/outbox.js';
-import type { Subscriptions } from '../webhooks/subscriptions.js';
-import { presentContact, presentOpportunity } from '../crm/present.js';
-import { recordSubmissionEvents, submissionCreated } from './submission-events.js';
+import { newLeadEvents, recordSubmissionEvents } from './submission-events.js';
 
 export interface SubmitContext {
   ip: string | null;
@@ -157,19 +154,6 @@ export function createSubmitService(deps: {
     return { contact, note, opportunity, submission };
   }
 
-  /**
-   * A new lead's webhook events, from the rows the one statement writes (they are the records as
-   * committed, as the transaction path reads them back): contact.created, opportunity.created, submission.created.
-   */
-  function newLeadEvents(subscriptions: Subscriptions, form: LiveForm, checked: CheckedSubmission, rows: NewLeadRows): WebhookEventInput[] {
-    const events: WebhookEventInput[] = [];
-    const orgId = form.orgId;
-    if (subscriptions.has('contact.created')) events.push({ orgId, type: 'contact.created', data: { contact: presentContact(rows.contact) } });
-    if (rows.opportunity && subscriptions.has('opportunity.created')) events.push({ orgId, type: 'opportunity.created', data: { opportunity: presentOpportunity(rows.opportunity) } });
-    if (subscriptions.has('submission.created')) events.push(submissionCreated({ form, checked, submission: rows.submission, contactCreated: true }));
-    return events;
-  }
-
   /** Every write of one submission. Runs in a transaction (maybe with other submissions: see db/transaction-runner.ts). */
   function write(form: LiveForm, checked: CheckedSubmission, context: SubmitContext, result: SubmitResult, now: Date, contactProbablyExists: boolean) {
     const createdAt = now.toISOString();
@@ -226,7 +210,7 @@ export function createSubmitService(deps: {
     let contactProbablyExists = false;
     if (newLeadAtOnce && key === undefined && (!form.createOpportunity || form.opportunityTarget)) {
       const rows = newLeadRows(form, checked, context, now.toISOString());
-      const outcome = await newLeadAtOnce(rows, (subscriptions) => newLeadEvents(subscriptions, form, checked, rows));
+      const outcome = await newLeadAtOnce(rows, (subscriptions) => newLeadEvents(subscriptions, { form, checked, submission: rows.submission, contactCreated: true, contactRow: rows.contact, opportunityRow: rows.opportunity ?? undefined }));
       if (outcome === 'written') return { result, replayed: false };
       contactProbablyExists = true;
     }

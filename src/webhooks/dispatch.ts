@@ -16,12 +16,13 @@ export async function dispatchOutbox(transact: Transact<{ webhooks: WebhooksRepo
     if (!(await webhooks.takeDispatchLock())) return 0;
     const rows = await webhooks.outboxHead(limit);
     if (rows.length === 0) return 0;
-    const named = new Set(rows.flatMap((row) => (JSON.parse(row.events) as OutboxEvent[]).flatMap((event) => event.endpoints)));
+    const parsed = rows.map((row) => JSON.parse(row.events) as OutboxEvent[]);
+    const named = new Set(parsed.flatMap((outboxEvents) => outboxEvents.flatMap((event) => event.endpoints)));
     const existing = await webhooks.existingEndpoints([...named]);
     const events = [];
     const deliveries = [];
-    for (const row of rows) {
-      const moved = dispatchedRows(row, existing);
+    for (const [i, row] of rows.entries()) {
+      const moved = dispatchedRows(row, parsed[i]!, existing);
       events.push(...moved.events);
       deliveries.push(...moved.deliveries);
     }

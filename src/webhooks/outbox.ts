@@ -58,12 +58,16 @@ export async function recordWebhookEvents(
   return row.eventIds;
 }
 
-/** One event of an outbox row: its payload as JSON text, and the endpoints it goes to. */
+/**
+ * One event of an outbox row: its data, and the endpoints it goes to. The data is kept as JSON within the
+ * row (serialized once, with the row) and becomes the event's payload text at dispatch: the same bytes,
+ * since a JSON value survives stringify, parse and stringify unchanged.
+ */
 export interface OutboxEvent {
   id: string;
   type: string;
   endpoints: string[];
-  payload: string;
+  data: unknown;
 }
 
 /**
@@ -79,21 +83,21 @@ export function outboxRow(subscriptions: Subscriptions, events: readonly Webhook
     if (endpoints.length === 0) continue;
     orgId ??= event.orgId;
     if (event.orgId !== orgId) throw new Error('one outbox row holds the events of one organization');
-    kept.push({ id: newTimeOrderedId('evt', now), type: event.type, endpoints: [...endpoints], payload: JSON.stringify(event.data ?? null) });
+    kept.push({ id: newTimeOrderedId('evt', now), type: event.type, endpoints: [...endpoints], data: event.data ?? null });
   }
   if (kept.length === 0 || orgId === undefined) return undefined;
   return { row: { id: newTimeOrderedId('obx', now), org_id: orgId, events: JSON.stringify(kept), created_at: now }, eventIds: kept.map((event) => event.id) };
 }
 
 /**
- * What an outbox row becomes (dispatch.ts): its events, and one pending delivery per endpoint that still
+ * What an outbox row becomes (dispatch.ts), given its parsed `events`: the event rows, and one pending delivery per endpoint that still
  * exists, due at the time of the change; in the change's time order, so each endpoint's queue is too.
  */
-export function dispatchedRows(row: WebhookOutboxTable, existingEndpoints: ReadonlySet<string>): { events: WebhookEventsTable[]; deliveries: WebhookDeliveriesTable[] } {
+export function dispatchedRows(row: WebhookOutboxTable, outboxEvents: readonly OutboxEvent[], existingEndpoints: ReadonlySet<string>): { events: WebhookEventsTable[]; deliveries: WebhookDeliveriesTable[] } {
   const events: WebhookEventsTable[] = [];
   const deliveries: WebhookDeliveriesTable[] = [];
-  for (const event of JSON.parse(row.events) as OutboxEvent[]) {
-    events.push({ id: event.id, org_id: row.org_id, type: event.type, payload: event.payload, created_at: row.created_at });
+  for (const event of outboxEvents) {
+    events.push({ id: event.id, org_id: row.org_id, type: event.type, payload: JSON.stringify(event.data), created_at: row.created_at });
     for (const endpointId of event.endpoints) {
       if (existingEndpoints.has(endpointId)) deliveries.push(newDelivery(row.org_id, endpointId, event.id, row.created_at));
     }
