@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '../http/errors.js';
 import { callNotLogged } from '../invocation/call-log.js';
 import type { ToolCallRequest } from '../invocation/invoker.js';
-import { directToolCall } from './direct-call.js';
+import { createDirectCallReader } from './direct-call.js';
 import { cleanProtocolErrors } from './protocol-errors.js';
 import { agentAuthInfo, answerOf, createMcpServerHandler } from './server.js';
 
@@ -82,7 +82,7 @@ async function bothPaths(request: { headers: Record<string, string | undefined>;
   };
   const post = await mcp.post({ headers, body: request.body, toRequest }, auth);
   const sdk = await answerOf(await mcp.fetch(webRequest(headers), { authInfo: auth, parsedBody: request.body }));
-  return { post, sdk, calls, direct: directToolCall(headers, request.body) !== undefined, wentToSdk: sdkRequests > 0 };
+  return { post, sdk, calls, direct: createDirectCallReader()(headers, request.body) !== undefined, wentToSdk: sdkRequests > 0 };
 }
 
 const TAKEN: Array<[string, { headers: Record<string, string | undefined>; body: unknown }]> = [
@@ -129,6 +129,9 @@ const LEFT: Array<[string, { headers: Record<string, string | undefined>; body: 
   [`${MODERN}: the header naming another revision`, modernCall({ name: 'shipping_quote', arguments: {} }, { headers: { 'mcp-protocol-version': '2025-11-25' } })],
   [`${MODERN}: an envelope for an unknown revision`, modernCall({ name: 'shipping_quote', _meta: { ...envelope, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } }, { headers: { 'mcp-protocol-version': '2099-01-01' } })],
   [`${MODERN}: a name the header must encode`, modernCall({ name: 'café', arguments: {} })],
+  [`${MODERN}: an envelope without clientCapabilities`, modernCall({ name: 'shipping_quote', _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientInfo': envelope['io.modelcontextprotocol/clientInfo'] } })],
+  [`${MODERN}: clientInfo without a version`, modernCall({ name: 'shipping_quote', _meta: { ...envelope, 'io.modelcontextprotocol/clientInfo': { name: 'test-client' } } })],
+  [`${MODERN}: clientCapabilities that are not an object`, modernCall({ name: 'shipping_quote', _meta: { ...envelope, 'io.modelcontextprotocol/clientCapabilities': 'all' } })],
 ];
 
 describe('MCP tools/call: the direct path answers as the SDK does', () => {
@@ -156,6 +159,25 @@ describe('MCP tools/call: the direct path answers as the SDK does', () => {
       expect(post.body).not.toMatch(/"expected"|invalid_type|\\n/);
     });
   }
+
+  it('remembers the SDK\'s decision per headers and envelope, never across them, and forgets within its bound', () => {
+    const read = createDirectCallReader();
+    const good = modernCall({ name: 'shipping_quote', arguments: {} });
+    const bad = modernCall({ name: 'shipping_quote', arguments: {}, _meta: { ...envelope, 'io.modelcontextprotocol/clientInfo': { name: 'test-client' } } });
+    const legacyWithModernHeader = legacyCall({ name: 'shipping_quote', arguments: {} }, { headers: { 'mcp-protocol-version': MODERN } });
+    for (let round = 0; round < 2; round++) {
+      expect(read(good.headers, good.body)).toMatchObject({ name: 'shipping_quote', modern: true });
+      expect(read(bad.headers, bad.body)).toBeUndefined();
+      expect(read(legacyWithModernHeader.headers, legacyWithModernHeader.body)).toBeUndefined();
+      expect(read(legacyCall({ name: 'shipping_quote' }).headers, legacyCall({ name: 'shipping_quote' }).body)).toMatchObject({ modern: false });
+    }
+    // Many envelopes (as many clients would send): still the right decision for each, past the bound.
+    for (let client = 0; client < 600; client++) {
+      const call = modernCall({ name: 'shipping_quote', _meta: { ...envelope, 'io.modelcontextprotocol/clientInfo': { name: `client-${client}`, version: '1' } } });
+      expect(read(call.headers, call.body)).toMatchObject({ modern: true });
+    }
+    expect(read(bad.headers, bad.body)).toBeUndefined();
+  });
 
   it('never lets an internal message out on the direct path', async () => {
     const { post } = await bothPaths(legacyCall({ name: 'broken', arguments: {} }));

@@ -10,7 +10,7 @@ import type { AgentPrincipal } from '../orgs/agent-keys-service.js';
 import { formatTools } from '../invocation/formats.js';
 import type { Invoker } from '../invocation/invoker.js';
 import type { InstallationsService } from '../invocation/installations-service.js';
-import { directToolCall, type DirectToolCall } from './direct-call.js';
+import { createDirectCallReader, type DirectToolCall } from './direct-call.js';
 import { cleanProtocolErrors, INTERNAL_MESSAGE } from './protocol-errors.js';
 
 /** What a tool failure tells the model: the code, the message, and whatever else lets it correct the call. */
@@ -142,6 +142,7 @@ export async function answerOf(response: Response): Promise<McpAnswer> {
 export function createMcpServerHandler(deps: McpServerDeps) {
   const { installations, invoker, version, log } = deps;
   const serverInfo = { name: 'switchboard', version };
+  const directToolCall = createDirectCallReader();
 
   /** `tools/call` for one agent, on either path: the result, or a ProtocolError for a failure that is not the call's. */
   async function callTool(principal: AgentPrincipal, params: { name: string; arguments?: Record<string, unknown> }): Promise<CallToolResult> {
