@@ -14,6 +14,7 @@ import type { App } from './http/app-type.js';
 import { installJsonBodyParser } from './http/json-body.js';
 import { installMetrics } from './metrics/serve.js';
 import { registerHealthRoutes } from './http/health.js';
+import { requestChildLogger, requestIdMixin } from './http/request-logger.js';
 import { registerOpenApi } from './http/openapi.js';
 import { createValidatorCompiler } from './http/validation.js';
 import { createSerializerCompiler } from './http/serialization.js';
@@ -95,8 +96,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       redact: { paths: redactPaths, censor: '[redacted]' },
       // Request URLs are logged with credentials in their query or path redacted (http/redact.ts).
       serializers: logSerializers,
+      // The request id on each line a request logs, bound without pino's redaction (http/request-logger.ts).
+      mixin: requestIdMixin,
       ...(deps.logStream ? { stream: deps.logStream } : {}),
     },
+    childLoggerFactory: requestChildLogger,
     genReqId: () => newId('req'),
     // A hop count trusts that many proxies nearest to us.
     trustProxy: typeof trustProxy === 'number' ? (_address: string, hop: number) => hop < trustProxy : trustProxy,

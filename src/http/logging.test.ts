@@ -31,6 +31,22 @@ describe('logs', () => {
     expect(all).not.toContain('svc_sess_secretcookie');
   });
 
+  it('put the request id of the request on each line it logs, the same as its X-Request-Id, and on no other line', async () => {
+    lines.length = 0;
+    const first = await t.app.inject({ method: 'GET', url: '/api/dev/tools', headers: { authorization: 'Bearer svc_at_first' } });
+    const second = await t.app.inject({ method: 'GET', url: '/api/dev/tools', headers: { authorization: 'Bearer svc_at_second' } });
+    t.app.log.info('not a request');
+    const parsed = lines.join('').trim().split('\n').map((line) => JSON.parse(line) as { reqId?: string; msg?: string });
+    for (const response of [first, second]) {
+      const id = response.headers['x-request-id'];
+      expect(id).toMatch(/^req_/);
+      const own = parsed.filter((line) => line.reqId === id);
+      expect(own.map((line) => line.msg)).toEqual(expect.arrayContaining(['incoming request', 'request completed']));
+    }
+    expect(first.headers['x-request-id']).not.toBe(second.headers['x-request-id']);
+    expect(parsed.find((line) => line.msg === 'not a request')).not.toHaveProperty('reqId');
+  });
+
   it('redact secrets wherever a handler logs them', () => {
     t.app.log.info({ req: { headers: { authorization: 'Bearer svc_at_leak' } }, body: { client_secret: 'svc_cs_leak', password: 'hunter2' } }, 'oops');
     const all = lines.join('');
