@@ -40,6 +40,9 @@ export async function lookupKey(
   hash: string,
   find: () => Promise<(CachedKey & { revoked: boolean }) | undefined>,
 ): Promise<CachedKey | undefined> {
+  // A cached key (nearly every request) costs a lookup and nothing else.
+  const cached = cache?.peek(hash);
+  if (cached !== undefined) return cached;
   const load = async () => {
     const row = await find();
     if (!row || row.revoked) return undefined;
@@ -47,5 +50,5 @@ export async function lookupKey(
     return { value: key, tags: [keyTag(key.id), keyOrgTag(key.orgId)] };
   };
   if (!cache) return (await load())?.value;
-  return cache.peek(hash) ?? (await cache.get(hash, load));
+  return cache.get(hash, load);
 }
