@@ -183,6 +183,9 @@ describe('the console’s tools pages in Chromium', () => {
 
     // The list: the name, Front desk only, credentials set, enabled.
     await nav(owner, 'Tools');
+    // On the list, not the installation page still showing its recent calls (rows with the tool's name too).
+    await owner.waitForURL(`${app}/app/tools`);
+    await poll(() => h1(owner).textContent()).toBe('Tools');
     const row = owner.getByRole('row', { name: new RegExp(toolName) });
     await row.getByRole('cell', { name: 'Front desk' }).waitFor();
     await row.getByRole('cell', { name: 'Set', exact: true }).waitFor();

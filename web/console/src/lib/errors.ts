@@ -79,7 +79,9 @@ export function emailProblem(email: string): string | null {
   return null;
 }
 
-/** Moves focus to the first input marked invalid, after React has drawn the errors. */
-export function focusFirstInvalid(form: HTMLFormElement | null): void {
-  requestAnimationFrame(() => form?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
+/** Moves focus to the first input of the form marked invalid; false when none is (yet). */
+export function focusFirstInvalid(form: HTMLFormElement | null): boolean {
+  const target = form?.querySelector<HTMLElement>('[aria-invalid="true"]');
+  target?.focus();
+  return target != null;
 }
