@@ -1,7 +1,7 @@
 import type { ToolCallsTable } from '../db/tables.js';
 import { AppError } from '../http/errors.js';
 import type { Clock } from '../lib/clock.js';
-import { newTimeOrderedId } from '../lib/ids.js';
+import { timeOrderedIdAt } from '../lib/ids.js';
 import { jsonTooDeep, MAX_JSON_DEPTH } from '../lib/json.js';
 import type { CallableTool } from './agent-tools.js';
 import { checkArguments, summarizeArgumentProblems } from './arguments.js';
@@ -9,6 +9,7 @@ import { callNotLogged, type CallLog } from './call-log.js';
 import type { ToolHttpClient, ToolHttpOutcome } from './http-client.js';
 import type { CallPath } from './schema.js';
 import { CREDENTIAL_FIELDS } from './credentials.js';
+import { RESERVED_PARAMETER } from '../tools/definition.js';
 import type { InstallationsService } from './installations-service.js';
 import { signatureHeaders } from './signing.js';
 
@@ -60,6 +61,21 @@ export function parseArguments(raw: unknown): { ok: true; value: unknown } | { o
   }
 }
 
+/** What the HTTP client measured of an exchange, as the call log keeps it. */
+type Measured = Pick<ToolHttpOutcome, 'durationMs' | 'requestBytes' | 'responseBytes'>;
+
+/**
+ * The endpoint's request body: the checked arguments, then `_svc_context`, as one JSON object.
+ * The arguments' JSON is extended in place rather than spread into a new object: `value` has no
+ * prototype (a parameter may be called `__proto__`), and spreading such an object took a third
+ * longer than serializing it (1.41 µs against 1.04 for both, measured alone).
+ */
+export function requestBody(value: Record<string, unknown>, context: Record<string, string>): Buffer {
+  const args = JSON.stringify(value);
+  const svc = JSON.stringify(context);
+  return Buffer.from(args === '{}' ? `{"${RESERVED_PARAMETER}":${svc}}` : `${args.slice(0, -1)},"${RESERVED_PARAMETER}":${svc}}`);
+}
+
 /**
  * The one path from an agent to a tool's endpoint: the Operator API, MCP and tests all
  * call `invoke`. It resolves the agent's tool by name from the live revision, checks the
@@ -71,16 +87,24 @@ export function parseArguments(raw: unknown): { ok: true; value: unknown } | { o
  */
 export function createInvoker(deps: { installations: Pick<InstallationsService, 'callable'>; http: ToolHttpClient; callLog: Pick<CallLog, 'write'>; clock: Clock }) {
   const { installations, http, callLog, clock } = deps;
+  // Calls made in the same millisecond share its ISO text: toISOString was a sixth of invoke's own time.
+  let isoMs = Number.NaN;
+  let iso = '';
 
   async function invoke(request: ToolCallRequest): Promise<ToolCallSuccess> {
     const tool = await installations.callable(request.orgId, request.agentId, request.name);
     const now = clock.now();
-    const timestamp = now.toISOString();
-    const callId = newTimeOrderedId('call', timestamp);
+    const ms = now.getTime();
+    if (ms !== isoMs) {
+      isoMs = ms;
+      iso = now.toISOString();
+    }
+    const timestamp = iso;
+    const callId = timeOrderedIdAt('call', ms);
     const definition = tool.live.definition;
 
     /** Commits the call's row; `sent` says whether the endpoint was called, for the 503 when the row cannot be written. */
-    const log = async (outcome: string, sent: boolean, measured: { httpStatus?: number | null; durationMs?: number; requestBytes?: number; responseBytes?: number } = {}) => {
+    const log = (outcome: string, sent: boolean, httpStatus: number | null = null, measured?: Measured): Promise<void> => {
       const row: ToolCallsTable = {
         id: callId,
         org_id: request.orgId,
@@ -90,18 +114,16 @@ export function createInvoker(deps: { installations: Pick<InstallationsService, 
         installation_id: tool.installationId,
         path: request.path,
         outcome,
-        http_status: measured.httpStatus ?? null,
-        duration_ms: measured.durationMs ?? 0,
-        request_bytes: measured.requestBytes ?? 0,
-        response_bytes: measured.responseBytes ?? 0,
+        http_status: httpStatus,
+        duration_ms: measured?.durationMs ?? 0,
+        request_bytes: measured?.requestBytes ?? 0,
+        response_bytes: measured?.responseBytes ?? 0,
         created_at: timestamp,
         conversation_id: request.conversationId ?? null,
       };
-      try {
-        await callLog.write(row, definition.name);
-      } catch (error) {
+      return callLog.write(row, definition.name).catch((error: unknown) => {
         throw callNotLogged(callId, sent, error);
-      }
+      });
     };
 
     const parsed = parseArguments(request.arguments);
@@ -113,13 +135,10 @@ export function createInvoker(deps: { installations: Pick<InstallationsService, 
       throw new AppError('INVALID_ARGUMENTS', summarizeArgumentProblems(checked.details), { details: checked.details, extra: { callId } });
     }
 
-    const body = Buffer.from(JSON.stringify({
-      ...checked.value,
-      _svc_context: { agentId: request.agentId, orgId: request.orgId, timestamp, callId, toolId: tool.live.toolId },
-    }));
+    const body = requestBody(checked.value, { agentId: request.agentId, orgId: request.orgId, timestamp, callId, toolId: tool.live.toolId });
     const headers = tool.credentialsUnreadable ? undefined : authHeaders(tool, Math.floor(now.getTime() / 1000), body);
     if (headers === undefined) {
-      await log('TOOL_CREDENTIALS_MISSING', false, { requestBytes: 0 });
+      await log('TOOL_CREDENTIALS_MISSING', false);
       const needed = CREDENTIAL_FIELDS[definition.authType].join(' and ');
       throw new AppError(
         'TOOL_CREDENTIALS_MISSING',
@@ -131,14 +150,13 @@ export function createInvoker(deps: { installations: Pick<InstallationsService, 
     }
 
     const outcome: ToolHttpOutcome = await http.send({ method: definition.method, url: definition.endpoint, headers, body });
-    const measured = { durationMs: outcome.durationMs, requestBytes: outcome.requestBytes, responseBytes: outcome.responseBytes };
     if (outcome.ok) {
-      await log('OK', true, { ...measured, httpStatus: outcome.status });
+      await log('OK', true, outcome.status, outcome);
       return { callId, status: outcome.status, durationMs: outcome.durationMs, result: outcome.json };
     }
     const status = 'status' in outcome ? outcome.status : null;
     // TOOL_BLOCKED is decided before a connection is made: nothing was sent.
-    await log(outcome.code, outcome.code !== 'TOOL_BLOCKED', { ...measured, httpStatus: status });
+    await log(outcome.code, outcome.code !== 'TOOL_BLOCKED', status ?? null, outcome);
     const extra: Record<string, unknown> = { callId };
     if (outcome.code === 'TOOL_HTTP_ERROR') {
       extra.status = outcome.status;

@@ -63,6 +63,12 @@ const TIME_DIGITS = 9;
 export function newTimeOrderedId(prefix: RecordIdPrefix, createdAt: string): string {
   const ms = Date.parse(createdAt);
   if (!Number.isSafeInteger(ms) || ms < 0) throw new RangeError(`Not an ISO 8601 time after 1970: ${createdAt}`);
+  return timeOrderedIdAt(prefix, ms);
+}
+
+/** `newTimeOrderedId` for a time already in milliseconds since 1970 (no ISO text to parse). */
+export function timeOrderedIdAt(prefix: RecordIdPrefix, ms: number): string {
+  if (!Number.isSafeInteger(ms) || ms < 0) throw new RangeError(`Not a time after 1970: ${ms}`);
   return `${prefix}_${ms.toString(36).padStart(TIME_DIGITS, '0')}${randomBase62(15)}`;
 }
 
