@@ -30,10 +30,16 @@ const TOOL_RESULT_CODES = new Set([
   'TOOL_UNREACHABLE', 'TOOL_HTTP_ERROR', 'TOOL_INVALID_RESPONSE', 'TOOL_RESPONSE_TOO_LARGE',
 ]);
 
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
 /** A JSON object is `structuredContent` as is; any other JSON value is wrapped as `{result}` (the field must be an object). */
 function structured(value: unknown): Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { result: value };
+  return isJsonObject(value) ? value : { result: value };
 }
+
+const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json' };
 
 export function toolResult(result: unknown): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: structured(result) };
@@ -144,30 +150,53 @@ export function createMcpServerHandler(deps: McpServerDeps) {
   const serverInfo = { name: 'switchboard', version };
   const directToolCall = createDirectCallReader();
 
-  /** `tools/call` for one agent, on either path: the result, or a ProtocolError for a failure that is not the call's. */
-  async function callTool(principal: AgentPrincipal, params: { name: string; arguments?: Record<string, unknown> }): Promise<CallToolResult> {
+  /** `tools/call` for one agent: the endpoint's JSON, or the call's failure as a result; a ProtocolError for a failure that is not the call's. */
+  async function invokeTool(principal: AgentPrincipal, params: { name: string; arguments?: Record<string, unknown> | undefined }): Promise<{ value: unknown } | { failure: CallToolResult }> {
     try {
       const outcome = await invoker.invoke({
         orgId: principal.orgId, agentId: principal.agentId, name: params.name, arguments: params.arguments ?? {}, path: 'mcp',
       });
-      return toolResult(outcome.result);
+      return { value: outcome.result };
     } catch (error) {
-      if (error instanceof AppError && TOOL_RESULT_CODES.has(error.code)) return toolFailure(error);
+      if (error instanceof AppError && TOOL_RESULT_CODES.has(error.code)) return { failure: toolFailure(error) };
       throw protocolFailure(error, log);
     }
   }
 
-  /** A plain tools/call answered as the SDK answers it: one JSON body, 200 even for a JSON-RPC error (it is in-band). */
+  /** `tools/call` as the SDK's handler: the result, or a ProtocolError for a failure that is not the call's. */
+  async function callTool(principal: AgentPrincipal, params: { name: string; arguments?: Record<string, unknown> }): Promise<CallToolResult> {
+    const outcome = await invokeTool(principal, params);
+    return 'value' in outcome ? toolResult(outcome.value) : outcome.failure;
+  }
+
+  /** What a 2026-07-28 result adds after its fields, as the SDK writes it. */
+  const modernResultTail = `,"resultType":"complete","_meta":${JSON.stringify({ [SERVER_INFO_META_KEY]: serverInfo })}`;
+
+  /**
+   * A plain tools/call answered as the SDK answers it: one JSON body, 200 even for a JSON-RPC error
+   * (it is in-band). A result is written as text around the endpoint's JSON, serialized once: its
+   * object form (`structuredContent`) is that same text, so the answer costs one serialization of
+   * the result where building the message object and serializing it cost two (the differential
+   * test holds the bytes to the SDK's).
+   */
   async function answerDirectly(call: DirectToolCall, principal: AgentPrincipal): Promise<McpAnswer> {
-    let message: unknown;
+    let body: string;
     try {
-      const result = await callTool(principal, call);
-      message = { result: call.modern ? { ...result, resultType: 'complete', _meta: { [SERVER_INFO_META_KEY]: serverInfo } } : result, jsonrpc: '2.0', id: call.id };
+      const outcome = await invokeTool(principal, call);
+      if ('value' in outcome) {
+        const text = JSON.stringify(outcome.value);
+        const structuredText = isJsonObject(outcome.value) ? text : `{"result":${text}}`;
+        body = `{"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${structuredText}${call.modern ? modernResultTail : ''}},` +
+          `"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`;
+      } else {
+        const result = outcome.failure;
+        body = JSON.stringify({ result: call.modern ? { ...result, resultType: 'complete', _meta: { [SERVER_INFO_META_KEY]: serverInfo } } : result, jsonrpc: '2.0', id: call.id });
+      }
     } catch (error) {
       const failure = error as ProtocolError;
-      message = { jsonrpc: '2.0', id: call.id, error: { code: failure.code, message: failure.message, ...(failure.data !== undefined ? { data: failure.data } : {}) } };
+      body = JSON.stringify({ jsonrpc: '2.0', id: call.id, error: { code: failure.code, message: failure.message, ...(failure.data !== undefined ? { data: failure.data } : {}) } });
     }
-    return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(message) };
+    return { status: 200, headers: JSON_HEADERS, body };
   }
 
   function buildServer(principal: AgentPrincipal): Server {
