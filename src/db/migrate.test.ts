@@ -222,32 +222,6 @@ describe.each(testDialects())('20261126T2300_chat_widget on %s', (dialect) => {
   });
 });
 
-describe('20261127T0400_tool_calls_clustered on SQLite', () => {
-  it('keeps every call-log row and index, and clusters the table on its id', async () => {
-    const { database, dispose } = await emptyDatabase('sqlite');
-    const db = database.db as Kysely<any>;
-    try {
-      await migrateUpTo(db, '20261127T0000_webhook_outbox');
-      const row = (id: string, conversation: string | null) => ({
-        id, org_id: 'org_1', agent_id: 'agt_1', tool_id: 'tool_1', revision_id: 'rev_1', installation_id: 'inst_1', path: 'operator',
-        outcome: 'OK', http_status: 200, duration_ms: 12, request_bytes: 90, response_bytes: 40, created_at: '2026-11-27T03:00:00.000Z', conversation_id: conversation,
-      });
-      const rows = [row('call_0mwrevtqrLcXDYz3Occ6Q2DRn', null), row('call_0mwrevtqsAbcDYz3Occ6Q2DRn', 'conv_1')];
-      await db.insertInto('tool_calls').values(rows).execute();
-
-      expect((await migrateToLatest(db)).applied).toEqual(['20261127T0400_tool_calls_clustered']);
-      expect(await db.selectFrom('tool_calls').selectAll().orderBy('id').execute()).toEqual(rows);
-      const table = await sql<{ sql: string }>`select sql from sqlite_master where type = 'table' and name = 'tool_calls'`.execute(db);
-      expect(table.rows[0]!.sql).toMatch(/without rowid\s*$/i);
-      const indexes = await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'tool_calls' and sql is not null order by name`.execute(db);
-      expect(indexes.rows.map((index) => index.name)).toEqual(['tool_calls_conversation_idx', 'tool_calls_org_created_idx', 'tool_calls_tool_created_idx']);
-      await expect(db.insertInto('tool_calls').values(rows[0]!).execute()).rejects.toThrow(/unique/i);
-    } finally {
-      await dispose();
-    }
-  });
-});
-
 describe('a migration that would leave a row pointing nowhere (SQLite: foreign keys off while migrating)', () => {
   it('fails, naming the broken reference, and rolls back entirely', async () => {
     const { database, dispose } = await emptyDatabase('sqlite');
