@@ -40,6 +40,37 @@ export interface Metrics {
   watchPool(stats: () => PoolStats): void;
 }
 
+/**
+ * A prom-client counter whose counts are kept as plain numbers and handed to it when it is read
+ * (its `collect`, on each scrape). The counters counted on every tool call (its outcome, and a hit in
+ * the key and tool caches) cost prom-client's label hashing each time: 0.13 µs an increment, where
+ * adding to a number found by a key we make costs 0.01 (measured alone, prom-client 15, Node 20).
+ * `key` names one combination of labels; `labels` makes them the first time it is seen.
+ */
+function countedOnScrape<L extends string>(options: { name: string; help: string; labelNames: readonly L[]; registers: Registry[] }) {
+  const pending = new Map<string, { labels: Record<L, string>; count: number }>();
+  new Counter({
+    ...options,
+    collect() {
+      for (const entry of pending.values()) {
+        if (entry.count === 0) continue;
+        this.inc(entry.labels, entry.count);
+        entry.count = 0;
+      }
+    },
+  });
+  return {
+    add(key: string, labels: () => Record<L, string>): void {
+      let entry = pending.get(key);
+      if (entry === undefined) {
+        entry = { labels: labels(), count: 0 };
+        pending.set(key, entry);
+      }
+      entry.count++;
+    },
+  };
+}
+
 /** Whether anything serves the metrics (METRICS_PORT or METRICS_TOKEN): the process defaults and the HTTP histogram are kept only then. */
 export const metricsServed = (config: Pick<Config, 'metrics'>): boolean => config.metrics.port !== undefined || config.metrics.token !== undefined;
 
@@ -51,11 +82,11 @@ export function createMetrics(options: { processDefaults: boolean }): Metrics {
 
   const httpRequests = new Counter({ name: 'switchboard_http_requests_total', help: 'HTTP requests answered, by route pattern, method and status.', labelNames: ['route', 'method', 'status'] as const, registers });
   const httpDuration = new Histogram({ name: 'switchboard_http_request_duration_seconds', help: 'Time from a request\'s arrival to its answer, by route pattern, method and status.', labelNames: ['route', 'method', 'status'] as const, buckets: LATENCY_BUCKETS, registers });
-  const toolCalls = new Counter({ name: 'switchboard_tool_calls_total', help: 'Tool calls, by outcome (OK or the error code) and path (operator, mcp, test, conversation).', labelNames: ['outcome', 'path'] as const, registers });
+  const toolCalls = countedOnScrape({ name: 'switchboard_tool_calls_total', help: 'Tool calls, by outcome (OK or the error code) and path (operator, mcp, test, conversation).', labelNames: ['outcome', 'path'] as const, registers });
   const toolDuration = new Histogram({ name: 'switchboard_tool_call_duration_seconds', help: 'Tool call duration as logged (the endpoint\'s time and Switchboard\'s), by outcome.', labelNames: ['outcome'] as const, buckets: LATENCY_BUCKETS, registers });
   const submissions = new Counter({ name: 'switchboard_form_submissions_total', help: 'Form submissions, by outcome: accepted, replayed (an Idempotency-Key seen before), honeypot, or the error code.', labelNames: ['outcome'] as const, registers });
   const rateLimited = new Counter({ name: 'switchboard_rate_limit_refusals_total', help: 'Requests refused with 429 by a rate limit, by rule.', labelNames: ['rule'] as const, registers });
-  const cacheLookups = new Counter({ name: 'switchboard_cache_lookups_total', help: 'Per-node cache lookups, by cache and result (hit or miss).', labelNames: ['cache', 'result'] as const, registers });
+  const cacheLookups = countedOnScrape({ name: 'switchboard_cache_lookups_total', help: 'Per-node cache lookups, by cache and result (hit or miss).', labelNames: ['cache', 'result'] as const, registers });
 
   return {
     registry,
@@ -65,12 +96,12 @@ export function createMetrics(options: { processDefaults: boolean }): Metrics {
       httpDuration.observe(labels, seconds);
     },
     toolCall: (outcome, path, milliseconds) => {
-      toolCalls.inc({ outcome, path });
+      toolCalls.add(`${outcome} ${path}`, () => ({ outcome, path }));
       toolDuration.observe({ outcome }, milliseconds / 1000);
     },
     submission: (outcome) => submissions.inc({ outcome }),
     rateLimited: (rule) => rateLimited.inc({ rule }),
-    cacheLookup: (cache, hit) => cacheLookups.inc({ cache, result: hit ? 'hit' : 'miss' }),
+    cacheLookup: (cache, hit) => cacheLookups.add(hit ? `${cache} hit` : `${cache} miss`, () => ({ cache, result: hit ? 'hit' : 'miss' })),
     watchPool: (stats) => {
       new Gauge({
         name: 'switchboard_db_pool_connections', help: 'PostgreSQL pool connections: in_use, idle, and waiting (queries queued for a connection).', labelNames: ['state'] as const, registers,
