@@ -8,7 +8,7 @@ import { MultilineText } from '../http/wire-text.js';
 import { SUBMISSIONS_PER_MINUTE } from '../forms/rules.js';
 import { createVisitorEventMapper } from './events.js';
 import type { LeadCapture } from './lead-service.js';
-import { addressAndChat, replyHeaders, STREAM_HEADERS } from './routes.js';
+import { addressAndChat, STREAM_HEADERS } from './routes.js';
 import { CHAT_MESSAGES_PER_ADDRESS } from './rules.js';
 import { ChatEventStream, ChatIdParams } from './schema.js';
 import { registerChatScope, type ChatAuth } from './session-auth.js';
@@ -56,7 +56,7 @@ export function registerLeadRoutes(app: App, deps: { chatAuth: ChatAuth; lead: L
       },
     }, async (request, reply) => {
       const { turn, captureEvent } = await lead.decide(chatAuth.chat(request), chatAuth.session(request), request.body, { ip: request.ip, userAgent: request.headers['user-agent'] ?? null });
-      await streamTurn(request, reply, turn, { ...replyHeaders(reply), ...STREAM_HEADERS }, createVisitorEventMapper(captureEvent), () => '');
+      await streamTurn(request, reply, turn, STREAM_HEADERS, createVisitorEventMapper(captureEvent), () => '');
     });
   });
 }

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { streamTurn } from '../conversations/routes.js';
 import type { App } from '../http/app-type.js';
 import { Envelope, errorResponses, ok } from '../http/envelope.js';
@@ -24,15 +24,6 @@ export const STREAM_HEADERS = { 'content-type': 'text/event-stream; charset=utf-
 export function addressAndChat(request: FastifyRequest): string {
   const chatId = (request.params as { chat_id?: string }).chat_id ?? '';
   return `${request.ip}|${chatId.slice(0, 30)}`;
-}
-
-/** The headers hooks set on the reply (CORS, Vary, X-Request-Id, RateLimit-*), for a stream that writes its own head. */
-export function replyHeaders(reply: FastifyReply): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(reply.getHeaders())) {
-    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : String(value);
-  }
-  return out;
 }
 
 /** `/api/public/chats/{chat_id}…`: the chat widget's public side (docs/chat-widget.md). */
@@ -99,7 +90,7 @@ export function registerChatRoutes(app: App, deps: { chatAuth: ChatAuth; chat: C
       },
     }, async (request, reply) => {
       const { turn, captureEvent } = await chat.startMessage(chatAuth.chat(request), chatAuth.session(request), request.body.content);
-      await streamTurn(request, reply, turn, { ...replyHeaders(reply), ...STREAM_HEADERS }, createVisitorEventMapper(captureEvent), () => '');
+      await streamTurn(request, reply, turn, STREAM_HEADERS, createVisitorEventMapper(captureEvent), () => '');
     });
   });
 }

@@ -147,6 +147,8 @@ describe.each(testDialects())('conversations on %s', (dialect) => {
     const res = await send(conv.id, 'Price to Finland?', org, true);
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/event-stream; charset=utf-8');
+    // The stream writes its own head, and keeps what the hooks set: the request id a support ticket quotes.
+    expect(res.headers['x-request-id']).toMatch(/^req_[0-9A-Za-z]{20}$/);
     expect(model.requests.every((r) => r.json.stream === true)).toBe(true);
     const list = events(res.body);
     const types = list.map((e) => e.type);

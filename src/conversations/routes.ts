@@ -41,8 +41,18 @@ const DEFAULT_STREAM_HEADERS = { 'content-type': 'text/event-stream; charset=utf
 
 export type Turn = Awaited<ReturnType<ConversationsService['startTurn']>>;
 
+/** The headers hooks set on the reply (X-Request-Id; CORS, Vary and RateLimit-* on the chat widget's routes), for a stream that writes its own head. */
+function replyHeaders(reply: FastifyReply): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(reply.getHeaders())) {
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : String(value);
+  }
+  return out;
+}
+
 /**
  * Runs a started turn as a stream on the raw response, each event written as `encode` says and `closing` last.
+ * The head carries what the request's hooks set on the reply (its X-Request-Id among them), then `headers`.
  * Writes are corked until the next tick: the pieces the model sends in one read (several text deltas, a
  * call's end and the next step's start) leave in one socket write instead of one each. A turn that could not
  * be saved (the database went away) is said in the stream, since the status is already sent.
@@ -51,7 +61,7 @@ export async function streamTurn(request: FastifyRequest, reply: FastifyReply, t
   const { signal, done } = disconnectSignal(reply);
   reply.hijack();
   const raw = reply.raw;
-  raw.writeHead(200, headers);
+  raw.writeHead(200, { ...replyHeaders(reply), ...headers });
   let corked = false;
   const uncork = () => {
     if (!corked) return;

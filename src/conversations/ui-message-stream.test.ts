@@ -134,6 +134,7 @@ describe.each(testDialects())('the UI message stream (useChat) on %s', (dialect)
 
     expect(headers.get('x-vercel-ai-ui-message-stream')).toBe('v1');
     expect(headers.get('content-type')).toBe('text/event-stream');
+    expect(headers.get('x-request-id')).toMatch(/^req_[0-9A-Za-z]{20}$/);
     expect(model.requests.every((r) => r.json.stream === true)).toBe(true);
     const types = chunks.map((c) => c.type);
     const deltas = types.filter((type) => type === 'text-delta').length;
