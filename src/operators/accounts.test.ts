@@ -150,7 +150,7 @@ describe.each(testDialects())('console accounts on %s', (dialect) => {
       expect(browser.cookie).not.toBe(owner.cookie);
       const session = await send('GET', '/api/auth/session', { browser });
       expect(session.statusCode).toBe(200);
-      expect(session.json().data).toEqual({ user: { id: owner.user.id, email: owner.email, name: 'Olive Owner', role: 'owner' }, organization: owner.organization, developer: null, csrfToken: browser.csrf });
+      expect(session.json().data).toEqual({ user: { id: owner.user.id, email: owner.email, name: 'Olive Owner', role: 'owner' }, organization: owner.organization, developer: null, csrfToken: browser.csrf, publicUrl: 'http://localhost:3000' });
       // Signed out is a 200 with null (the console asks on every load: no error in the browser's console).
       const nobody = await send('GET', '/api/auth/session');
       expect(nobody.statusCode).toBe(200);

@@ -75,6 +75,8 @@ describe.each(testDialects())('developer accounts and the Developer API with a s
         organization: null,
         developer: { id: expect.stringMatching(/^dev_/), name: 'Dana Tools', email: dev.email },
         csrfToken: dev.csrf,
+        // What the console writes into its snippets, whatever address it was opened at.
+        publicUrl: 'http://localhost:3000',
       });
       expect(await session(dev)).toEqual(dev.data);
     });

@@ -108,6 +108,7 @@ export function createOperatorsService(deps: OperatorsDeps) {
       organization: person.org_id === null ? null : { id: person.org_id, name: org?.name ?? '' },
       developer: dev ? { id: dev.id, name: dev.name, email: person.email } : null,
       csrfToken,
+      publicUrl,
     };
   }
 

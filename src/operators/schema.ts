@@ -31,6 +31,7 @@ export const SessionInfo = named('SessionInfo', Type.Object({
   organization: Type.Union([SessionOrganization, Type.Null()], { description: 'The organization the person operates; null for a developer without one.' }),
   developer: Type.Union([SessionDeveloper, Type.Null()], { description: 'The person\'s developer account; null when they are not a developer (POST /api/auth/developer makes one).' }),
   csrfToken: Type.String({ description: 'Send it as X-CSRF-Token on every change made with the session cookie.' }),
+  publicUrl: Type.String({ description: 'The address people reach this service at (PUBLIC_URL, no trailing slash): what the console writes into the snippets it gives (the chat widget\'s tag, MCP\'s URL, a token request), whatever address the console itself was opened at.' }),
 }));
 export type SessionInfo = Static<typeof SessionInfo>;
 /** `GET /api/auth/session`: the session, or null when nobody is signed in. */

@@ -20,6 +20,7 @@ const CONSENT = 'I agree to be contacted about my request.';
 describe.each(testDialects())('the agent page’s chat widget and widget conversations in Chromium (%s)', (dialect) => {
   let t: TestContext;
   let app: string;
+  let publicUrl: string;
   const harness = createBrowserHarness({ artifacts: `console-chat-${dialect}` });
   const { newContext, newPage, visited, cookieOf, checked, pageErrors, blocked } = harness;
   let context: BrowserContext;
@@ -29,9 +30,12 @@ describe.each(testDialects())('the agent page’s chat widget and widget convers
 
   beforeAll(async () => {
     // The agent's model is a provider on loopback that is never called (no test reaches a model provider).
-    const served = await createServingTestContext(dialect, { env: { MODEL_ALLOW_PRIVATE_ENDPOINTS: '1' } });
+    // PUBLIC_URL names the same server by another host than the one the console is opened at: the
+    // snippet must give the public address, not the console's own.
+    const served = await createServingTestContext(dialect, { env: { MODEL_ALLOW_PRIVATE_ENDPOINTS: '1' }, publicUrl: (url) => url.replace('127.0.0.1', 'localhost') });
     t = served;
     app = served.url;
+    publicUrl = t.config.publicUrl;
     t.clock.now = () => new Date();
     await harness.start(app);
     context = await newContext();
@@ -134,7 +138,8 @@ describe.each(testDialects())('the agent page’s chat widget and widget convers
 
     // The snippet, copied by its button: this server's script and the public chat id, never the agent's id.
     await section().getByRole('button', { name: 'Copy snippet' }).click();
-    const snippet = `<script async src="${app}/chat-embed.js" data-svc-chat="${chatId}"></script>`;
+    const snippet = `<script async src="${publicUrl}/chat-embed.js" data-svc-chat="${chatId}"></script>`;
+    expect(publicUrl).toMatch(/^http:\/\/localhost:\d+$/);
     await poll(() => owner.evaluate<string>('navigator.clipboard.readText()')).toBe(snippet);
     expect(await section().getByRole('textbox', { name: 'Snippet' }).inputValue()).toBe(snippet);
     expect(snippet).not.toContain(agentId);

@@ -124,11 +124,16 @@ export async function createTestContext(dialect: Dialect, options: TestContextOp
 /**
  * A test context serving on a free loopback port, with PUBLIC_URL its own address so the links and
  * snippets it gives point at it (browser tests, real OAuth clients). `url` is that address.
+ * `publicUrl` makes PUBLIC_URL another address of it (`http://localhost:…`, say), for a test that the
+ * console gives PUBLIC_URL, not the address it was opened at.
  */
-export async function createServingTestContext(dialect: Dialect, options: TestContextOptions = {}): Promise<TestContext & { url: string }> {
+export async function createServingTestContext(
+  dialect: Dialect,
+  options: TestContextOptions & { publicUrl?: (url: string) => string } = {},
+): Promise<TestContext & { url: string }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const t = await createTestContext(dialect, { ...options, env: { ...options.env, PUBLIC_URL: url } });
+  const t = await createTestContext(dialect, { ...options, env: { ...options.env, PUBLIC_URL: options.publicUrl?.(url) ?? url } });
   await t.app.listen({ port, host: '127.0.0.1' });
   return Object.assign(t, { url });
 }

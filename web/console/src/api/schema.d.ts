@@ -3522,6 +3522,8 @@ export interface components {
             developer: components["schemas"]["SessionDeveloper"] | null;
             /** @description Send it as X-CSRF-Token on every change made with the session cookie. */
             csrfToken: string;
+            /** @description The address people reach this service at (PUBLIC_URL, no trailing slash): what the console writes into the snippets it gives (the chat widget's tag, MCP's URL, a token request), whatever address the console itself was opened at. */
+            publicUrl: string;
         };
         SessionInfoResponse: {
             /** @enum {boolean} */

@@ -101,6 +101,15 @@ export function useCurrentSession(): Session {
   return data;
 }
 
+/**
+ * The address people reach the service at (the server's PUBLIC_URL), for the snippets the console gives
+ * (the chat widget's tag, MCP's URL, a token request): not the address the console was opened at, which
+ * may be an internal one.
+ */
+export function usePublicUrl(): string {
+  return useCurrentSession().publicUrl;
+}
+
 let signedOut = false;
 
 /** True after this tab signed out (until the next sign-in): the guard then sends to sign-in without a way back. */

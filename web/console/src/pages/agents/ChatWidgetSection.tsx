@@ -11,6 +11,7 @@ import { useFormErrors } from '../../lib/useFormErrors';
 import { CHAT_FIELDS, NO_SITES, WELCOME_MAX, chatProblems, chatSnippet, fromChat, normalOrigin, originProblem, placeChatError, toChatBody, type ChatDraft } from './chat';
 import { ChatPreview } from './ChatPreview';
 import './chat.css';
+import { usePublicUrl } from '../../api/session';
 
 /** The org's forms for the lead form picker (every page; its own key: the forms page keeps pages of another shape). */
 const leadFormsKey = [...queryKeys.forms, 'lead-form-choices'] as const;
@@ -249,7 +250,7 @@ function LeadFormField({ forms, value, onChange, error }: { forms: UseQueryResul
 /** The tag to paste, once the agent has its public chat id. */
 function Snippet({ chatId, enabled }: { chatId: string; enabled: boolean }) {
   const id = useId();
-  const value = chatSnippet(window.location.origin, chatId);
+  const value = chatSnippet(usePublicUrl(), chatId);
   return (
     <div className="field snippet-field chat-snippet">
       <h3>

@@ -15,6 +15,7 @@ import { fetchAgentKeys, fetchAgentTools, toolKeys } from './api';
 import type { AgentKey, CreatedAgentKey } from '../../api/types';
 import { mcpConfig } from './format';
 import './tools.css';
+import { usePublicUrl } from '../../api/session';
 
 /** The agent page's "Tools and MCP": the tools it can call now, and its agent keys for MCP clients. */
 export function AgentToolsSection({ agentId, agentName }: { agentId: string; agentName: string }) {
@@ -77,12 +78,13 @@ function AgentKeys({ agentId, agentName }: { agentId: string; agentName: string 
     if (errors.check(formRef.current, { name: name.trim() ? null : 'Say where the key is used, like “Claude Desktop”.' })) create.mutate();
   }
 
-  const config = created ? mcpConfig(window.location.origin, created.key) : '';
+  const publicUrl = usePublicUrl();
+  const config = created ? mcpConfig(publicUrl, created.key) : '';
   return (
     <>
       <h3>Agent keys</h3>
       <p className="hint">
-        An agent key lets an MCP client, such as Claude Desktop, call {agentName}’s tools at <code>{window.location.origin}/mcp</code>, and nothing else.
+        An agent key lets an MCP client, such as Claude Desktop, call {agentName}’s tools at <code>{publicUrl}/mcp</code>, and nothing else.
       </p>
       {created ? (
         <ShownOnce

@@ -1,11 +1,12 @@
 import { useId } from 'react';
 import { CopyButton } from '../../../components/CopyButton';
 import { tokenRequest } from './apps';
+import { usePublicUrl } from '../../../api/session';
 
 /** A ready `curl` for an app's access token, to copy into a shell; with the secret only while it is shown once. */
 export function TokenRequest({ clientId, secret }: { clientId: string; secret?: string }) {
   const id = useId();
-  const command = tokenRequest(window.location.origin, clientId, secret);
+  const command = tokenRequest(usePublicUrl(), clientId, secret);
   return (
     <div className="field snippet-field">
       <label htmlFor={id}>Token request (curl)</label>
