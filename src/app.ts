@@ -132,9 +132,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.setValidatorCompiler(createValidatorCompiler());
   app.setSerializerCompiler(createSerializerCompiler());
   installJsonBodyParser(app);
-  // A synchronous hook: it runs on every request, and an async one costs a promise each time.
+  // A synchronous hook: it runs on every request, and an async one costs a promise each time. Every answer says
+  // its Content-Type is the one to use (nosniff): JSON, event streams and error pages are never read as a script
+  // or a page by a browser that guesses. A stream that writes its own head copies both (conversations/routes.ts).
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    reply.header('X-Content-Type-Options', 'nosniff');
     done();
   });
   installErrorHandling(app);

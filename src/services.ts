@@ -218,7 +218,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   // with MODEL_ALLOW_PRIVATE_ENDPOINTS); closed by close(). A turn's tool calls go through the same invoker.
   const modelClient = createModelClient({ allowPrivate: config.modelAllowPrivateEndpoints, resolver, timeoutMs: config.modelTimeoutMs });
   const conversations = createConversationsService({
-    repo: repos.conversations, transact, agents, orgs, models, installations, invoker, modelClient, clock,
+    repo: repos.conversations, transact, agents, orgs, models, installations, invoker, modelClient, clock, log,
     // The longest turn the limits allow (32 tool rounds and the answer after them): a claim older than that was never released.
     turnLimitMs: 33 * config.modelTimeoutMs + 32 * config.toolCallTimeoutMs,
   });
@@ -303,6 +303,8 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     await webhookWorker.stop();
     await toolHttp.close();
     await modelClient.close();
+    // Claims still being released in the background (the database was away) are left to go stale.
+    conversations.close();
     await views.stop();
     await purger?.stop();
     await infra.close();

@@ -29,5 +29,7 @@ export function secondsToMidnightUtc(now: Date): number {
 export const KIND_FAILURE = 'Sorry, I can\'t answer right now. Please try again in a moment.';
 
 export const BUDGET_USED_UP = 'This assistant has answered all the questions it can for today. Please come back tomorrow.';
+/** The rest of the day's budget is held by answers still running (conversations/budgets.ts): it may free up in seconds. */
+export const BUDGET_HELD_FOR_VISITORS = 'This assistant is busy answering other visitors. Please try again in a few seconds.';
 export const SESSION_FULL = 'This chat has reached its length limit. Please start a new chat to continue.';
 export const STILL_ANSWERING = 'I\'m still answering your previous message. Please wait for it to finish.';

@@ -47,7 +47,7 @@ export function createVisitorEventMapper(captureEvent?: LeadOffer['captureEvent'
         return card ? sseEvent('lead-capture', card) : '';
       }
       case 'error':
-        return sseEvent('error', { code: event.code, message: KIND_FAILURE });
+        return sseEvent('error', { code: event.code, message: KIND_FAILURE, ...(event.retryAfter === undefined ? {} : { retryAfter: event.retryAfter }) });
       case 'finish':
         return sseEvent('finish', { status: event.status });
       default:

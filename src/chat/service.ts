@@ -1,5 +1,5 @@
 import type { ConversationsRepo } from '../conversations/repo.js';
-import { TURN_IN_PROGRESS } from '../conversations/errors.js';
+import { BUDGET_HELD, TURN_IN_PROGRESS } from '../conversations/errors.js';
 import type { ConversationMessage, Utm } from '../conversations/schema.js';
 import type { ConversationsService } from '../conversations/service.js';
 import type { ExpiryPurge } from '../db/expiry-purger.js';
@@ -9,7 +9,7 @@ import type { RateLimiter } from '../http/rate-limit.js';
 import type { Clock } from '../lib/clock.js';
 import { hashSecret } from '../lib/hashing.js';
 import { newId, newSecret } from '../lib/ids.js';
-import { BUDGET_USED_UP, chatLimit, KIND_FAILURE, secondsToMidnightUtc, SESSION_FULL, STILL_ANSWERING } from './errors.js';
+import { BUDGET_HELD_FOR_VISITORS, BUDGET_USED_UP, chatLimit, KIND_FAILURE, secondsToMidnightUtc, SESSION_FULL, STILL_ANSWERING } from './errors.js';
 import { visitorHistory } from './events.js';
 import type { LeadCardMessage, LeadOffer } from './lead-tool.js';
 import type { ChatRepo } from './repo.js';
@@ -80,6 +80,8 @@ export function createChatService(deps: ChatServiceDeps) {
     if (content.trim() === '') throw new AppError('VALIDATION_ERROR', 'Type a message first.', { field: 'content' });
     if (session.visitorMessages >= MAX_VISITOR_MESSAGES) throw chatLimit(SESSION_FULL, 1);
     const budget = chat.chat.dailyTokenBudget;
+    // A budget used up is refused here, before the rate limit counts the message; the turn's claim checks it
+    // again with what turns under way reserve, atomically (conversations/budgets.ts).
     if (budget !== null && (await conversations.widgetTokensUsedToday(chat.agentId)) >= budget) {
       throw chatLimit(BUDGET_USED_UP, secondsToMidnightUtc(clock.now()));
     }
@@ -88,7 +90,7 @@ export function createChatService(deps: ChatServiceDeps) {
 
     // Lead capture: capture_lead among the turn's tools while the chat has a lead form, and its card's event.
     const offer = await deps.lead.offer(chat);
-    const turn = await conversations.startTurn(session.orgId, session.conversationId, content, { pendingTools: offer.pendingTools }).catch((error: unknown) => {
+    const turn = await conversations.startTurn(session.orgId, session.conversationId, content, { pendingTools: offer.pendingTools, widgetBudget: budget }).catch((error: unknown) => {
       throw inVisitorWords(error);
     });
     try {
@@ -113,7 +115,7 @@ export type ChatService = ReturnType<typeof createChatService>;
  */
 export function inVisitorWords(error: unknown): unknown {
   if (!isAppError(error)) return error;
-  if (error.code === 'RATE_LIMIT_EXCEEDED') return new AppError('RATE_LIMIT_EXCEEDED', BUDGET_USED_UP, { headers: error.headers });
+  if (error.code === 'RATE_LIMIT_EXCEEDED') return new AppError('RATE_LIMIT_EXCEEDED', error.message.startsWith(BUDGET_HELD) ? BUDGET_HELD_FOR_VISITORS : BUDGET_USED_UP, { headers: error.headers });
   if (error.code === 'CONFLICT') {
     if (error.message === TURN_IN_PROGRESS) return new AppError('CONFLICT', STILL_ANSWERING);
     // The conversation is as long as one may be (every message counted, tool calls too).

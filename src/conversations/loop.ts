@@ -1,7 +1,9 @@
-import { generateText, jsonSchema, stepCountIs, streamText, tool, type LanguageModel, type ModelMessage, type StepResult, type ToolSet } from 'ai';
+import { generateText, InvalidToolInputError, jsonSchema, NoSuchToolError, stepCountIs, streamText, tool, wrapLanguageModel, type ModelMessage, type StepResult, type ToolSet } from 'ai';
 import type { ExportedTool } from '../../web/tools/export.js';
 import { isAppError } from '../http/errors.js';
 import type { Invoker } from '../invocation/invoker.js';
+import type { ProviderModel } from './model-client.js';
+import { MAX_STEP_TOKENS, modelOutputLimits } from './model-output.js';
 
 /**
  * One turn of the model loop: the history, the instructions and the agent's tools go to the model;
@@ -62,7 +64,7 @@ export interface PendingTool {
 export const PENDING = 'PENDING';
 
 export interface LoopInput {
-  model: LanguageModel;
+  model: ProviderModel;
   instructions: string;
   temperature: number | null;
   maxToolRounds: number;
@@ -108,7 +110,21 @@ function slots(size: number) {
   };
 }
 
-function toolSet(input: LoopInput, runs: Map<string, ToolRun>): ToolSet {
+/** One call through the invoker: the endpoint's JSON, or the failure handed to the model as `{error: {code, message}}`. */
+async function invoked(input: LoopInput, toolCallId: string, name: string, args: unknown): Promise<ToolRun> {
+  const started = performance.now();
+  try {
+    const success = await input.invoke(name, args);
+    return { toolCallId, name, arguments: args, result: success.result, outcome: 'OK', durationMs: success.durationMs, callId: success.callId };
+  } catch (error) {
+    const code = isAppError(error) ? error.code : 'INTERNAL_ERROR';
+    const message = isAppError(error) ? error.message : 'The tool call failed unexpectedly.';
+    const callId = isAppError(error) && typeof error.extra?.callId === 'string' ? error.extra.callId : null;
+    return { toolCallId, name, arguments: args, result: { error: { code, message } }, outcome: code, durationMs: Math.round(performance.now() - started), callId };
+  }
+}
+
+function toolSet(input: LoopInput, runs: Map<string, ToolRun>, withheld: ReadonlyMap<string, string>): ToolSet {
   const set: ToolSet = {};
   const bounded = slots(MAX_PARALLEL_TOOL_CALLS);
   for (const exported of input.tools) {
@@ -120,18 +136,12 @@ function toolSet(input: LoopInput, runs: Map<string, ToolRun>): ToolSet {
       // The endpoint's JSON as JSON, whatever its type (a bare string too), never reworded.
       toModelOutput: ({ output }) => ({ type: 'json', value: output as never }),
       execute: (args: unknown, { toolCallId }) => bounded(async () => {
-        input.emit({ type: 'tool-call-start', id: toolCallId, name, arguments: args });
-        const started = performance.now();
-        let run: ToolRun;
-        try {
-          const success = await input.invoke(name, args);
-          run = { toolCallId, name, arguments: args, result: success.result, outcome: 'OK', durationMs: success.durationMs, callId: success.callId };
-        } catch (error) {
-          const code = isAppError(error) ? error.code : 'INTERNAL_ERROR';
-          const message = isAppError(error) ? error.message : 'The tool call failed unexpectedly.';
-          const callId = isAppError(error) && typeof error.extra?.callId === 'string' ? error.extra.callId : null;
-          run = { toolCallId, name, arguments: args, result: { error: { code, message } }, outcome: code, durationMs: Math.round(performance.now() - started), callId };
-        }
+        const problem = withheld.get(toolCallId);
+        input.emit({ type: 'tool-call-start', id: toolCallId, name, arguments: problem === undefined ? args : null });
+        // Arguments over a limit (model-output.ts) are never sent: the model is told why.
+        const run = problem === undefined
+          ? await invoked(input, toolCallId, name, args)
+          : { toolCallId, name, arguments: null, result: { error: { code: 'INVALID_ARGUMENTS', message: problem } }, outcome: 'INVALID_ARGUMENTS', durationMs: 0, callId: null };
         runs.set(toolCallId, run);
         input.emit({ type: 'tool-call-end', id: toolCallId, name, result: run.result, outcome: run.outcome, durationMs: run.durationMs, callId: run.callId });
         return run.result;
@@ -148,11 +158,13 @@ function toolSet(input: LoopInput, runs: Map<string, ToolRun>): ToolSet {
 export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
   const runs = new Map<string, ToolRun>();
   const steps: StepRecord[] = [];
-  const tools = toolSet(input, runs);
+  // Why a call's arguments were withheld (over the size or nesting limit: model-output.ts), by tool call id.
+  const withheld = new Map<string, string>();
+  const tools = toolSet(input, runs, withheld);
   const known = new Set(Object.keys(tools));
   const pendingNames = new Set((input.pendingTools ?? []).map((pending) => pending.name));
   const settings = {
-    model: input.model,
+    model: wrapLanguageModel({ model: input.model, middleware: modelOutputLimits(withheld) }),
     ...(input.instructions.trim() === '' ? {} : { system: input.instructions }),
     ...(input.temperature === null ? {} : { temperature: input.temperature }),
     messages: input.history,
@@ -163,7 +175,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     stopWhen: stepCountIs(input.maxToolRounds + 1),
     prepareStep: ({ stepNumber }: { stepNumber: number }) => (stepNumber >= input.maxToolRounds ? { toolChoice: 'none' as const } : undefined),
     onStepFinish: (step: StepResult<ToolSet>) => {
-      const record = recordStep(step, runs, known, pendingNames);
+      const record = recordStep(step, runs, known, pendingNames, withheld);
       steps.push(record);
       // A streamed turn says its pending calls as the stream reaches them (below), in order with its text.
       if (!input.stream) for (const run of record.tools) if (run.outcome === PENDING) input.emit({ type: 'tool-call-pending', id: run.toolCallId, name: run.name, arguments: run.arguments });
@@ -194,12 +206,12 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
         input.emit({ type: 'text-delta', delta: part.text });
       } else if (part.type === 'error') failure ??= part.error;
       else if (part.type === 'abort') aborted = true;
-      else if (part.type === 'tool-call' && pendingNames.has(part.toolName) && part.invalid !== true) {
+      else if (part.type === 'tool-call' && pendingNames.has(part.toolName) && part.invalid !== true && !withheld.has(part.toolCallId)) {
         input.emit({ type: 'tool-call-pending', id: part.toolCallId, name: part.toolName, arguments: part.input ?? null });
       }
       else if (part.type === 'tool-error' && !runs.has(part.toolCallId)) {
-        const refused = refusal(part.toolName, part.error, known);
-        input.emit({ type: 'tool-call-refused', id: part.toolCallId, name: part.toolName, arguments: part.input ?? null, outcome: refused.code, message: refused.message });
+        const refused = refusal(part.toolName, part.error, known, withheld.get(part.toolCallId));
+        input.emit({ type: 'tool-call-refused', id: part.toolCallId, name: part.toolName, arguments: withheld.has(part.toolCallId) ? null : part.input ?? null, outcome: refused.code, message: refused.message });
       }
     }
   } catch (error) {
@@ -214,7 +226,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
  * The step as recorded: the calls that ran, the calls of pending tools (no result yet), and the calls the SDK
  * refused before they ran (a name the agent has no tool for, unreadable arguments).
  */
-function recordStep(step: StepResult<ToolSet>, runs: Map<string, ToolRun>, known: Set<string>, pendingNames: Set<string>): StepRecord {
+function recordStep(step: StepResult<ToolSet>, runs: Map<string, ToolRun>, known: Set<string>, pendingNames: Set<string>, withheld: Map<string, string>): StepRecord {
   const tools: ToolRun[] = [];
   for (const call of step.toolCalls) {
     const run = runs.get(call.toolCallId);
@@ -223,20 +235,33 @@ function recordStep(step: StepResult<ToolSet>, runs: Map<string, ToolRun>, known
       continue;
     }
     const failed = step.content.find((part) => part.type === 'tool-error' && part.toolCallId === call.toolCallId);
-    if (!failed && pendingNames.has(call.toolName)) {
+    if (!failed && pendingNames.has(call.toolName) && !withheld.has(call.toolCallId)) {
       tools.push({ toolCallId: call.toolCallId, name: call.toolName, arguments: call.input ?? null, result: null, outcome: PENDING, durationMs: 0, callId: null });
       continue;
     }
-    const { code, message } = refusal(call.toolName, failed?.type === 'tool-error' ? failed.error : undefined, known);
-    tools.push({ toolCallId: call.toolCallId, name: call.toolName, arguments: call.input ?? null, result: { error: { code, message } }, outcome: code, durationMs: 0, callId: null });
+    const problem = withheld.get(call.toolCallId);
+    const { code, message } = refusal(call.toolName, failed?.type === 'tool-error' ? failed.error : undefined, known, problem);
+    tools.push({ toolCallId: call.toolCallId, name: call.toolName, arguments: problem === undefined ? call.input ?? null : null, result: { error: { code, message } }, outcome: code, durationMs: 0, callId: null });
   }
-  return { text: step.text, inputTokens: step.usage.inputTokens ?? 0, outputTokens: step.usage.outputTokens ?? 0, tools };
+  return { text: step.text, inputTokens: tokenCount(step.usage.inputTokens), outputTokens: tokenCount(step.usage.outputTokens), tools };
 }
 
-/** Why the SDK refused a call before it ran: a name the agent has no tool for, or arguments it could not read. */
-function refusal(toolName: string, error: unknown, known: Set<string>): { code: string; message: string } {
+/** A provider's token count as we count it: an integer from 0 to MAX_STEP_TOKENS (model-output.ts), 0 for anything else. */
+export function tokenCount(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) return 0;
+  return Math.min(Math.round(value), MAX_STEP_TOKENS);
+}
+
+/**
+ * Why the SDK refused a call before it ran: a name the agent has no tool for, or arguments it could not read
+ * (`withheld`: ours, over a limit). The SDK's own messages are about the call itself (the name, the JSON it
+ * could not parse), never our internals; anything else is said in our words.
+ */
+function refusal(toolName: string, error: unknown, known: Set<string>, withheld?: string): { code: string; message: string } {
+  if (withheld !== undefined) return { code: 'INVALID_ARGUMENTS', message: withheld };
+  const sdkSaid = InvalidToolInputError.isInstance(error) || NoSuchToolError.isInstance(error);
   return {
     code: known.has(toolName) ? 'INVALID_ARGUMENTS' : 'TOOL_NOT_ENABLED',
-    message: error instanceof Error ? error.message : 'The tool call could not be made.',
+    message: sdkSaid ? (error as Error).message : known.has(toolName) ? 'The arguments could not be read as JSON.' : `There is no tool named "${toolName}".`,
   };
 }

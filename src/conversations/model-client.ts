@@ -1,7 +1,7 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import type { LanguageModel } from 'ai';
+import type { wrapLanguageModel } from 'ai';
 import { Readable } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
 import { createGuardedConnector } from '../invocation/http-client.js';
@@ -35,9 +35,12 @@ export interface ModelClientOptions {
   connectTimeoutMs?: number;
 }
 
+/** A provider's model as the AI SDK's providers make it (LanguageModelV3, which `ai` does not export by name): what middleware wraps. */
+export type ProviderModel = Parameters<typeof wrapLanguageModel>[0]['model'];
+
 export interface ModelClient {
   /** The AI SDK model for the provider's `model` id: Chat Completions for openai and openai-compatible, Messages for anthropic. */
-  model(connection: ProviderConnection, modelId: string): LanguageModel;
+  model(connection: ProviderConnection, modelId: string): ProviderModel;
   close(): Promise<void>;
 }
 
@@ -83,7 +86,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
     }
   }) as typeof globalThis.fetch;
 
-  function model(connection: ProviderConnection, modelId: string): LanguageModel {
+  function model(connection: ProviderConnection, modelId: string): ProviderModel {
     const common = { baseURL: connection.baseUrl, fetch: guardedFetch };
     switch (connection.kind) {
       case 'openai':

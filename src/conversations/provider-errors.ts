@@ -9,6 +9,11 @@ export interface ProviderFailure {
   message: string;
   /** The provider's Retry-After (seconds or an HTTP date), passed on with a 429. */
   retryAfter?: string;
+  /**
+   * For the log only, when `message` is a sentence of ours that hides it: what the SDK or the runtime said
+   * (its class and message, key redacted). A caller never sees it.
+   */
+  detail?: string;
 }
 
 /** A provider's message is shown, not a whole error page. */
@@ -58,6 +63,8 @@ export function providerFailure(error: unknown, apiKey: string | undefined): Pro
   }
   const transport = causes.map((e) => (e as { code?: unknown }).code).find((code): code is string => typeof code === 'string' && /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(code));
   if (transport) return { code: 'MODEL_PROVIDER_ERROR', message: `The model provider could not be reached (${transport}).` };
-  const message = error instanceof Error ? error.message : String(error);
-  return { code: 'MODEL_PROVIDER_ERROR', message: `The model provider's answer could not be used: ${redacted(message, apiKey)}` };
+  // Anything else is an answer the SDK could not use (not in the provider API's shape, cut short) or an exception
+  // while reading it: said in our words, never the exception's (it can name our internals); the log has it.
+  const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return { code: 'MODEL_PROVIDER_ERROR', message: 'The model provider\'s answer could not be read. Try again; if it keeps happening, check the provider\'s base URL and the agent\'s model id.', detail: redacted(detail, apiKey) };
 }

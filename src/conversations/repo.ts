@@ -22,17 +22,53 @@ export function createConversationsRepo(db: Kysely<DB>) {
 
     /**
      * Starts a turn: claims the conversation unless another turn holds it (a claim older than
-     * `staleBefore` is one a node never released). False when it is taken.
+     * `staleBefore` is one a node never released), holding `reserved` tokens of its budgets. False when it is taken.
      */
-    claimTurn: async (orgId: string, id: string, now: string, staleBefore: string): Promise<boolean> => {
+    claimTurn: async (orgId: string, id: string, now: string, staleBefore: string, reserved = 0): Promise<boolean> => {
       const result = await db
         .updateTable('conversations')
-        .set({ turn_started_at: now })
+        .set({ turn_started_at: now, turn_reserved_tokens: reserved })
         .where('org_id', '=', orgId)
         .where('id', '=', id)
         .where((eb) => eb.or([eb('turn_started_at', 'is', null), eb('turn_started_at', '<', staleBefore)]))
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;
+    },
+    /**
+     * The organization's count for the UTC day, its row locked until the transaction ends (PostgreSQL: an upsert
+     * that changes nothing takes the row's lock, and reads the latest committed count): every claim under this
+     * budget waits here for the one before it, so each sees the reservations committed before it.
+     */
+    lockOrgUsage: async (orgId: string, day: string): Promise<DailyCount> => {
+      const row = await db
+        .insertInto('conversation_token_usage')
+        .values({ org_id: orgId, day, tokens: 0, largest_turn: 0 })
+        .onConflict((oc) => oc.columns(['org_id', 'day']).doUpdateSet((eb) => ({ tokens: eb.ref('conversation_token_usage.tokens') })))
+        .returning(['tokens', 'largest_turn'])
+        .executeTakeFirstOrThrow();
+      return { tokens: Number(row.tokens), largestTurn: Number(row.largest_turn) };
+    },
+    /** The same for an agent's widget count. */
+    lockWidgetUsage: async (orgId: string, agentId: string, day: string): Promise<DailyCount> => {
+      const row = await db
+        .insertInto('widget_token_usage')
+        .values({ org_id: orgId, agent_id: agentId, day, tokens: 0, largest_turn: 0 })
+        .onConflict((oc) => oc.columns(['agent_id', 'day']).doUpdateSet((eb) => ({ tokens: eb.ref('widget_token_usage.tokens') })))
+        .returning(['tokens', 'largest_turn'])
+        .executeTakeFirstOrThrow();
+      return { tokens: Number(row.tokens), largestTurn: Number(row.largest_turn) };
+    },
+    /** What the organization's turns under way hold (claims since `staleBefore`). */
+    orgReserved: async (orgId: string, staleBefore: string): Promise<number> => {
+      const row = await db.selectFrom('conversations').select((eb) => eb.fn.sum<string | number | null>('turn_reserved_tokens').as('held'))
+        .where('org_id', '=', orgId).where('turn_started_at', 'is not', null).where('turn_started_at', '>=', staleBefore).executeTakeFirst();
+      return Number(row?.held ?? 0);
+    },
+    /** What the agent's widget turns under way hold. */
+    widgetReserved: async (agentId: string, staleBefore: string): Promise<number> => {
+      const row = await db.selectFrom('conversations').select((eb) => eb.fn.sum<string | number | null>('turn_reserved_tokens').as('held'))
+        .where('agent_id', '=', agentId).where('turn_started_at', 'is not', null).where('turn_started_at', '>=', staleBefore).where('source', '=', 'widget').executeTakeFirst();
+      return Number(row?.held ?? 0);
     },
     /** Ends a turn: its messages, the conversation's counts and totals, and the claim released. */
     appendMessages: async (orgId: string, id: string, rows: ConversationMessagesTable[], totals: { inputTokens: number; outputTokens: number; updatedAt: string }) => {
@@ -45,6 +81,7 @@ export function createConversationsRepo(db: Kysely<DB>) {
           output_tokens: eb('output_tokens', '+', totals.outputTokens),
           updated_at: totals.updatedAt,
           turn_started_at: null,
+          turn_reserved_tokens: 0,
         }))
         .where('org_id', '=', orgId)
         .where('id', '=', id)
@@ -60,12 +97,15 @@ export function createConversationsRepo(db: Kysely<DB>) {
         .where('tool_outcome', '=', 'PENDING')
         .execute();
     },
-    /** Adds a turn's tokens to the organization's count for the UTC day (one row per org and day). */
+    /** Adds a turn's tokens to the organization's count for the UTC day (one row per org and day), and keeps its largest turn. */
     addTokenUsage: async (orgId: string, day: string, tokens: number) => {
       await db
         .insertInto('conversation_token_usage')
-        .values({ org_id: orgId, day, tokens })
-        .onConflict((oc) => oc.columns(['org_id', 'day']).doUpdateSet((eb) => ({ tokens: eb('conversation_token_usage.tokens', '+', eb.ref('excluded.tokens')) })))
+        .values({ org_id: orgId, day, tokens, largest_turn: tokens })
+        .onConflict((oc) => oc.columns(['org_id', 'day']).doUpdateSet((eb) => ({
+          tokens: eb('conversation_token_usage.tokens', '+', eb.ref('excluded.tokens')),
+          largest_turn: eb.case().when('excluded.largest_turn', '>', eb.ref('conversation_token_usage.largest_turn')).then(eb.ref('excluded.largest_turn')).else(eb.ref('conversation_token_usage.largest_turn')).end(),
+        })))
         .execute();
     },
     /** The tokens the organization's turns used on the UTC day; 0 before its first. */
@@ -77,8 +117,11 @@ export function createConversationsRepo(db: Kysely<DB>) {
     addWidgetTokenUsage: async (orgId: string, agentId: string, day: string, tokens: number) => {
       await db
         .insertInto('widget_token_usage')
-        .values({ org_id: orgId, agent_id: agentId, day, tokens })
-        .onConflict((oc) => oc.columns(['agent_id', 'day']).doUpdateSet((eb) => ({ tokens: eb('widget_token_usage.tokens', '+', eb.ref('excluded.tokens')) })))
+        .values({ org_id: orgId, agent_id: agentId, day, tokens, largest_turn: tokens })
+        .onConflict((oc) => oc.columns(['agent_id', 'day']).doUpdateSet((eb) => ({
+          tokens: eb('widget_token_usage.tokens', '+', eb.ref('excluded.tokens')),
+          largest_turn: eb.case().when('excluded.largest_turn', '>', eb.ref('widget_token_usage.largest_turn')).then(eb.ref('excluded.largest_turn')).else(eb.ref('widget_token_usage.largest_turn')).end(),
+        })))
         .execute();
     },
     /** The tokens the agent's widget conversations used on the UTC day; 0 before their first. */
@@ -86,9 +129,17 @@ export function createConversationsRepo(db: Kysely<DB>) {
       const row = await db.selectFrom('widget_token_usage').select('tokens').where('agent_id', '=', agentId).where('day', '=', day).executeTakeFirst();
       return row === undefined ? 0 : Number(row.tokens);
     },
-    releaseTurn: (orgId: string, id: string) =>
-      db.updateTable('conversations').set({ turn_started_at: null }).where('org_id', '=', orgId).where('id', '=', id).execute(),
+    /** Ends a turn that saved nothing: the claim and what it held released. Only the claim made at `startedAt`: a later turn's is not ours. */
+    releaseTurn: (orgId: string, id: string, startedAt: string) =>
+      db.updateTable('conversations').set({ turn_started_at: null, turn_reserved_tokens: 0 })
+        .where('org_id', '=', orgId).where('id', '=', id).where('turn_started_at', '=', startedAt).execute(),
   };
 }
 
 export type ConversationsRepo = ReturnType<typeof createConversationsRepo>;
+
+/** A daily token count: the tokens used, and the largest turn among them. */
+export interface DailyCount {
+  tokens: number;
+  largestTurn: number;
+}

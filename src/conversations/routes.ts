@@ -1,6 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../http/app-type.js';
 import { Envelope, errorResponses, ok } from '../http/envelope.js';
+import { databaseUnavailable } from '../http/database-unavailable.js';
+import { logFailure } from '../http/error-handler.js';
 import { AppError, isAppError } from '../http/errors.js';
 import type { OrgAuth } from '../orgs/auth.js';
 import { ORG_BODY_LIMIT, operatorRoute, registerOperatorScope } from '../orgs/operator-scope.js';
@@ -79,11 +81,15 @@ export async function streamTurn(request: FastifyRequest, reply: FastifyReply, t
   };
   const emit = (event: TurnEvent) => write(encode(event));
   try {
-    await turn.run({ stream: true, signal, emit });
+    const result = await turn.run({ stream: true, signal, emit });
+    if (result.failure) logFailure(request.log, result.failure, result.failure, result.failure.status);
   } catch (error) {
-    request.log.error({ err: error }, 'conversation turn failed');
-    const failure = isAppError(error) ? error : new AppError('INTERNAL_ERROR', 'The answer could not be saved. Try again.');
-    emit({ type: 'error', code: failure.code, message: failure.message });
+    // The status is sent: the failure is the stream's `error` event, logged as the error handler logs it (an
+    // outage one warning line, a bug of ours an error with its stack), with Retry-After as `retryAfter`.
+    const failure = isAppError(error) ? error : databaseUnavailable(error) ?? new AppError('INTERNAL_ERROR', 'Something went wrong on our side while answering. Send your message again; if it keeps happening, contact support with the request id.');
+    logFailure(request.log, failure, error, failure.status);
+    const retryAfter = failure.headers['Retry-After'];
+    emit({ type: 'error', code: failure.code, message: failure.message, ...(retryAfter === undefined ? {} : { retryAfter }) });
   } finally {
     done();
   }

@@ -1,7 +1,9 @@
 import type { ConversationMessagesTable, ConversationsTable } from '../db/tables.js';
 import type { Transact } from '../db/transaction-runner.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
+import { serviceUnavailable } from '../http/database-unavailable.js';
 import { AppError } from '../http/errors.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { formatTools } from '../invocation/formats.js';
 import type { InstallationsService } from '../invocation/installations-service.js';
 import type { Invoker } from '../invocation/invoker.js';
@@ -10,7 +12,8 @@ import { newId } from '../lib/ids.js';
 import type { ModelsService } from '../models/service.js';
 import type { AgentsService } from '../orgs/agents-service.js';
 import type { OrgsService } from '../orgs/service.js';
-import { budgetUsedUp, conversationNotFound, noModel, turnInProgress } from './errors.js';
+import { reserveTurn, type TurnBudgets } from './budgets.js';
+import { conversationNotFound, noModel, turnInProgress } from './errors.js';
 import { PENDING, runLoop, type LoopEvent, type PendingTool, type StepRecord } from './loop.js';
 import type { ModelClient } from './model-client.js';
 import { historyOf, presentConversation, presentMessage } from './present.js';
@@ -42,6 +45,8 @@ export interface ConversationsServiceDeps {
   invoker: Pick<Invoker, 'invoke'>;
   modelClient: ModelClient;
   clock: Clock;
+  /** Where a claim that could not be released (the database away) is reported. */
+  log: { warn(object: object, message: string): void };
   /**
    * How long a turn may hold its conversation: past it, a claim is one a node never released (it
    * died mid-turn). services.ts derives it from the longest turn the limits allow.
@@ -52,6 +57,8 @@ export interface ConversationsServiceDeps {
 /** What a turn may add to the agent's tools: tools the caller answers itself (the chat widget's lead capture). */
 export interface TurnOptions {
   pendingTools?: PendingTool[];
+  /** The agent's widget budget, for a turn of a widget conversation (chat/): reserved with the organization's. */
+  widgetBudget?: number | null;
 }
 
 /** The answer to a pending call (loop.ts PENDING): its result, handed to the model, and its outcome in the transcript. */
@@ -105,7 +112,7 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
     const now = isoNow(clock);
     const row: ConversationsTable = {
       id: newId('conv'), org_id: orgId, agent_id: agentId, source,
-      message_count: 0, input_tokens: 0, output_tokens: 0, turn_started_at: null, created_at: now, updated_at: now,
+      message_count: 0, input_tokens: 0, output_tokens: 0, turn_started_at: null, turn_reserved_tokens: 0, created_at: now, updated_at: now,
       page_url: origin.pageUrl, utm: origin.utm === null ? null : JSON.stringify(origin.utm),
     };
     await repos.conversations.insertConversation(row);
@@ -124,19 +131,6 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
   async function get(orgId: string, id: string): Promise<Transcript> {
     const row = await found(orgId, id);
     return { ...presentConversation(row), messages: (await repo.messages(id)).map(presentMessage) };
-  }
-
-  /**
-   * The organization's daily token budget (an owner sets it): a turn starts only while the day's count is
-   * under it. A turn under way is not stopped when it passes the budget (its tokens are known only as each
-   * model request ends, and a half-answered question helps nobody): it finishes, and the next one is refused.
-   */
-  async function checkBudget(orgId: string): Promise<void> {
-    const budget = await orgs.dailyTokenBudget(orgId);
-    if (budget === null) return;
-    const now = clock.now();
-    const used = await repo.tokensUsedOn(orgId, utcDay(clock));
-    if (used >= budget) throw budgetUsedUp(budget, used, now);
   }
 
   /**
@@ -161,16 +155,12 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
     if (before.message_count >= MAX_MESSAGES) {
       throw new AppError('CONFLICT', `This conversation has ${before.message_count} messages, the most one may have (${MAX_MESSAGES}). Start a new conversation (POST /api/org/agents/${before.agent_id}/conversations).`);
     }
-    await checkBudget(orgId);
-    const startedAt = isoNow(clock);
-    const staleBefore = new Date(clock.now().getTime() - deps.turnLimitMs).toISOString();
-    if (!(await repo.claimTurn(orgId, id, startedAt, staleBefore))) {
-      throw turnInProgress();
-    }
+    const startedAt = await claim(orgId, before, { org: await orgs.dailyTokenBudget(orgId), widget: turnOptions.widgetBudget ?? null });
     let released = false;
     const release = async () => {
-      if (!released) await repo.releaseTurn(orgId, id);
+      if (released) return;
       released = true;
+      await claims.release(orgId, id, startedAt);
     };
     try {
       // Read again under the claim: no other turn can add messages now.
@@ -214,7 +204,7 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
             add({ role: 'assistant', content: outcome.partial, status: 'cancelled' });
           } else if (outcome.status === 'error') {
             const said = providerFailure(outcome.error, connection.apiKey);
-            failure = new AppError(said.code, said.message, said.retryAfter === undefined ? {} : { headers: { 'Retry-After': said.retryAfter } });
+            failure = new AppError(said.code, said.message, { ...(said.retryAfter === undefined ? {} : { headers: { 'Retry-After': said.retryAfter } }), ...(said.detail === undefined ? {} : { cause: said.detail }) });
             // The text streamed before the failure stays in the transcript, marked as an error.
             add({ role: 'assistant', content: said.message, status: 'error', error_code: said.code });
             emit({ type: 'error', code: said.code, message: said.message, ...(said.retryAfter === undefined ? {} : { retryAfter: said.retryAfter }) });
@@ -228,6 +218,8 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
             if (tokens > 0) await repos.conversations.addTokenUsage(orgId, utcDay(clock), tokens);
             // A widget conversation's tokens count against its agent's widget budget too (chat/).
             if (tokens > 0 && conversation.source === 'widget') await repos.conversations.addWidgetTokenUsage(orgId, conversation.agent_id, utcDay(clock), tokens);
+          }).catch((error: unknown) => {
+            throw unsaved(error);
           });
           released = true;
           const result = { conversationId: id, messages: [...answered, ...rows].map(presentMessage), usage, status: outcome.status, ...(failure ? { failure } : {}) };
@@ -244,7 +236,78 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
     }
   }
 
-  return { create, createIn, widgetTokensUsedToday, list, get, startTurn, resumeTurn };
+  /**
+   * Claims the conversation for a turn and reserves its budgets (budgets.ts), together: under a budget, in one
+   * transaction with the budget's count locked. Without one, the claim alone (the common case: one statement).
+   */
+  async function claim(orgId: string, conversation: ConversationsTable, budgets: TurnBudgets): Promise<string> {
+    const startedAt = isoNow(clock);
+    const staleBefore = new Date(clock.now().getTime() - deps.turnLimitMs).toISOString();
+    const claimed = budgets.org === null && budgets.widget === null
+      ? await repo.claimTurn(orgId, conversation.id, startedAt, staleBefore)
+      : await transact(async (repos) => {
+        const scope = { orgId, agentId: conversation.agent_id, day: utcDay(clock), staleBefore, now: clock.now() };
+        const reserved = await reserveTurn(repos.conversations, budgets, scope);
+        return repos.conversations.claimTurn(orgId, conversation.id, startedAt, staleBefore, reserved);
+      });
+    if (!claimed) throw turnInProgress();
+    return startedAt;
+  }
+
+  const claims = createClaimReleaser({ repo, log: deps.log, turnLimitMs: deps.turnLimitMs });
+
+  return { create, createIn, widgetTokensUsedToday, list, get, startTurn, resumeTurn, close: claims.close };
+}
+
+/**
+ * A turn whose messages could not be saved: the database is away (503 SERVICE_UNAVAILABLE with Retry-After, as
+ * every request the database fails), or a bug of ours (as it is: a 500 with its stack in the log).
+ */
+function unsaved(error: unknown): unknown {
+  if (!isDatabaseUnavailable(error)) return error;
+  return serviceUnavailable('The answer could not be saved: the service cannot reach its database right now. Send your message again in a few seconds.', error);
+}
+
+/** How often a claim the database did not take back is tried again. */
+const RELEASE_RETRY_MS = 500;
+
+/**
+ * Releases turns' claims, and when the database is away, keeps trying in the background (every RELEASE_RETRY_MS,
+ * until the claim would be stale anyway): the conversation is free again as soon as the database is back,
+ * instead of answering "still answering" until the claim goes stale. Only the claim the turn made is released
+ * (by its start time), never a later turn's.
+ */
+function createClaimReleaser(deps: { repo: Pick<ConversationsRepo, 'releaseTurn'>; log: ConversationsServiceDeps['log']; turnLimitMs: number }) {
+  const retrying = new Map<string, ReturnType<typeof setTimeout>>();
+
+  function retry(orgId: string, id: string, startedAt: string): void {
+    const key = `${id} ${startedAt}`;
+    const giveUpAt = Date.parse(startedAt) + deps.turnLimitMs;
+    const attempt = () => {
+      deps.repo.releaseTurn(orgId, id, startedAt).then(() => retrying.delete(key), () => {
+        if (Date.now() >= giveUpAt || !retrying.has(key)) return retrying.delete(key);
+        retrying.set(key, setTimeout(attempt, RELEASE_RETRY_MS).unref());
+      });
+    };
+    retrying.set(key, setTimeout(attempt, RELEASE_RETRY_MS).unref());
+  }
+
+  async function release(orgId: string, id: string, startedAt: string): Promise<void> {
+    try {
+      await deps.repo.releaseTurn(orgId, id, startedAt);
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) throw error;
+      deps.log.warn({ conversationId: id }, 'a conversation\'s turn could not be released: the database is unavailable; trying again until it is back');
+      retry(orgId, id, startedAt);
+    }
+  }
+
+  function close(): void {
+    for (const timer of retrying.values()) clearTimeout(timer);
+    retrying.clear();
+  }
+
+  return { release, close };
 }
 
 function pendingCalls(rows: readonly ConversationMessagesTable[]): ConversationMessagesTable[] {

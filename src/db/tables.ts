@@ -415,6 +415,8 @@ export interface ConversationsTable {
   output_tokens: number;
   /** Set while a turn runs; null between turns. */
   turn_started_at: string | null;
+  /** What the running turn holds of its daily token budgets (conversations/budgets.ts); 0 between turns. bigint: read with Number(). */
+  turn_reserved_tokens: number | string;
   created_at: string;
   updated_at: string;
   /** Widget conversations: the host page's URL where the visitor started; null for the others. */
@@ -431,6 +433,8 @@ export interface WidgetTokenUsageTable {
   day: string;
   /** bigint: PostgreSQL answers it as text, so read it with Number(). */
   tokens: number | string;
+  /** The most tokens one turn used that day (bigint): the size of the next turns' reservations. */
+  largest_turn: number | string;
 }
 
 /** A chat widget visitor's session: the token's SHA-256 only; ends 7 idle days after its last use. */
@@ -455,6 +459,8 @@ export interface ConversationTokenUsageTable {
   day: string;
   /** bigint: PostgreSQL answers it as text, so read it with Number(). */
   tokens: number | string;
+  /** The most tokens one turn used that day (bigint): the size of the next turns' reservations. */
+  largest_turn: number | string;
 }
 
 export interface ConversationMessagesTable {

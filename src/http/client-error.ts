@@ -40,6 +40,7 @@ function rawResponse(error: AppError, requestId: string): string {
     'Content-Type: application/json; charset=utf-8',
     `Content-Length: ${Buffer.byteLength(body)}`,
     `X-Request-Id: ${requestId}`,
+    'X-Content-Type-Options: nosniff',
     'Connection: close',
     '',
     body,

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable, warnUnavailable } from './database-unavailable.js';
 import { AppError, type ErrorCode } from './errors.js';
+import { isUpstreamFailure, warnUpstream } from './upstream-failure.js';
 import { describeValidationErrors, summarize } from './validation.js';
 
 /**
@@ -148,11 +149,15 @@ export function send(request: FastifyRequest, reply: FastifyReply, error: AppErr
   });
 }
 
-/** An outage is a warning, a failure of ours an error with its stack, a refusal one info line. */
-function logFailure(request: FastifyRequest, error: AppError | undefined, raw: unknown, status: number): void {
-  if (error?.code === 'SERVICE_UNAVAILABLE') warnUnavailable(request.log, error, raw);
-  else if (status >= 500) request.log.error({ err: raw }, 'request failed');
-  else request.log.info({ code: error?.code }, 'request refused');
+/**
+ * An outage is a warning, the outside world's failure (a tool, a model provider) a warning with its code, a
+ * failure of ours an error with its stack, a refusal one info line.
+ */
+export function logFailure(log: FastifyRequest['log'], error: AppError | undefined, raw: unknown, status: number): void {
+  if (error?.code === 'SERVICE_UNAVAILABLE') warnUnavailable(log, error, raw);
+  else if (error !== undefined && isUpstreamFailure(error)) warnUpstream(log, error);
+  else if (status >= 500) log.error({ err: raw }, 'request failed');
+  else log.info({ code: error?.code }, 'request refused');
 }
 
 /**
@@ -163,7 +168,7 @@ function logFailure(request: FastifyRequest, error: AppError | undefined, raw: u
  */
 function sendPage(request: FastifyRequest, reply: FastifyReply, render: ErrorPageRenderer, raw: FastifyError | AppError, known: AppError | undefined): FastifyReply {
   const status = known?.status ?? (raw as FastifyError).statusCode ?? 500;
-  logFailure(request, known, raw, status);
+  logFailure(request.log, known, raw, status);
   for (const [name, value] of Object.entries(known?.headers ?? {})) reply.header(name, value);
   return render(request, reply, { status, error: known });
 }
@@ -174,7 +179,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     const config = request.routeOptions.config;
     if (config?.errorFormat === 'html' && config.errorPage) return sendPage(request, reply, config.errorPage, raw, known);
     const error = known ?? fromFastifyError(raw);
-    logFailure(request, error, raw, error.status);
+    logFailure(request.log, error, raw, error.status);
     return send(request, reply, error);
   });
   app.setNotFoundHandler((request, reply) =>

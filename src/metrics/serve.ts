@@ -53,12 +53,12 @@ function listenForScrapes(metrics: Metrics, host: string, port: number): Promise
   const server = createServer((request, response) => {
     const path = (request.url ?? '').split('?')[0];
     if (path !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {
-      response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found: metrics are at GET /metrics.\n');
+      response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' }).end('Not found: metrics are at GET /metrics.\n');
       return;
     }
     metrics.registry.metrics().then(
-      (text) => response.writeHead(200, { 'content-type': metrics.registry.contentType }).end(request.method === 'HEAD' ? undefined : text),
-      () => response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('The metrics could not be collected.\n'),
+      (text) => response.writeHead(200, { 'content-type': metrics.registry.contentType, 'x-content-type-options': 'nosniff' }).end(request.method === 'HEAD' ? undefined : text),
+      () => response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' }).end('The metrics could not be collected.\n'),
     );
   });
   // A scrape is short; an idle scraper connection is not kept forever.

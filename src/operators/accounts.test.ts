@@ -363,13 +363,19 @@ describe.each(testDialects())('console accounts on %s', (dialect) => {
       expect((await send('POST', '/api/org/invitations', { browser: owner, payload: { email: 'nope' } })).statusCode).toBe(400);
     });
 
-    it('keeps members out of members, invitations and API keys (403), and lets them do the rest', async () => {
+    it('keeps members out of members, invitations, API keys and webhooks (403 naming what the route guards), and lets them do the rest', async () => {
       const owner = await signUp();
       const staff = await member(owner);
-      for (const [method, url] of [['GET', '/api/org/members'], ['GET', '/api/org/invitations'], ['GET', '/api/org/api-keys'], ['POST', '/api/org/api-keys'], ['DELETE', `/api/org/members/${owner.user.id}`], ['POST', '/api/org/invitations']] as const) {
+      const guarded = [
+        ['GET', '/api/org/members', 'manage members and invitations'], ['GET', '/api/org/invitations', 'manage members and invitations'],
+        ['DELETE', `/api/org/members/${owner.user.id}`, 'manage members and invitations'], ['POST', '/api/org/invitations', 'manage members and invitations'],
+        ['GET', '/api/org/api-keys', 'manage API keys'], ['POST', '/api/org/api-keys', 'manage API keys'],
+        ['GET', '/api/org/webhooks', 'manage webhooks'], ['POST', '/api/org/webhooks', 'manage webhooks'],
+      ] as const;
+      for (const [method, url, what] of guarded) {
         const res = await send(method, url, { browser: staff, ...(method === 'POST' ? { payload: { name: 'k', email: 'a@example.com' } } : {}) });
         expect(res.statusCode, `${method} ${url}`).toBe(403);
-        expect(res.json().code).toBe('FORBIDDEN');
+        expect(res.json()).toMatchObject({ code: 'FORBIDDEN', error: `Only an owner of the organization can ${what}. Ask an owner to do it.` });
       }
       expect((await send('GET', '/api/org/forms', { browser: staff })).statusCode).toBe(200);
       const contact = await send('POST', '/api/org/contacts', { browser: staff, payload: { email: `lead-${unique()}@example.com` } });

@@ -178,7 +178,7 @@ export function registerAccountRoutes(app: App, deps: { operators: OperatorsServ
   });
 
   registerOperatorScope(app, orgAuth, (r, orgOf) => {
-    const owner = { onRequest: orgAuth.requireOwner };
+    const owner = { onRequest: orgAuth.requireOwner('manage members and invitations') };
     const ownerOnly = 'Owners only: a member\'s session gets 403 FORBIDDEN.';
     r.get('/api/org/members', {
       ...owner,

@@ -107,13 +107,15 @@ export function createOrgAuth(deps: OrgAuthDeps) {
   };
 
   /**
-   * For routes only owners use (members, invitations, API keys), after `require`: a member's
-   * session gets 403 FORBIDDEN. Route-level onRequest hooks run after the scope's, before the body is read.
+   * For routes only owners use (members, invitations, API keys, webhooks), after `require`: a member's
+   * session gets 403 FORBIDDEN saying what the route guards (`what`: "manage webhooks"). Route-level
+   * onRequest hooks run after the scope's, before the body is read.
    */
-  const requireOwner: onRequestAsyncHookHandler = async (request) => {
-    if (slot.get(request).role === 'member') {
-      throw new AppError('FORBIDDEN', 'Only an owner of the organization can manage members, invitations and API keys. Ask an owner to do it.');
-    }
+  const requireOwner = (what: string): onRequestAsyncHookHandler => {
+    const refused = `Only an owner of the organization can ${what}. Ask an owner to do it.`;
+    return async (request) => {
+      if (slot.get(request).role === 'member') throw new AppError('FORBIDDEN', refused);
+    };
   };
 
   return { require, requireOwner, principal: (request: FastifyRequest): OrgPrincipal => slot.get(request) };

@@ -25,29 +25,30 @@ export function registerOrgRoutes(app: App, deps: { orgAuth: OrgAuth; orgs: Orgs
     }, async (request) => ok(await orgs.updateOrganization(orgOf(request), request.body, { owner: orgAuth.principal(request).role !== 'member' })));
 
     // ── API keys ──
+    const ownsKeys = orgAuth.requireOwner('manage API keys');
     r.post('/api/org/api-keys', {
-      onRequest: orgAuth.requireOwner,
+      onRequest: ownsKeys,
       bodyLimit: ORG_BODY_LIMIT,
       schema: { ...operatorRoute, operationId: 'createApiKey', summary: 'Create an org API key', description: 'Creates a key for the Operator API. The key is in this response only; only its hash is stored. Needs an org API key or an owner session (403 FORBIDDEN for a member).', body: ApiKeyCreate, response: { 201: Envelope(CreatedApiKey), ...errorResponses(403, 400, 401, 413, 415) } },
     }, async (request, reply) => reply.code(201).send(ok(await apiKeys.create(orgOf(request), request.body))));
 
     r.get('/api/org/api-keys', {
-      onRequest: orgAuth.requireOwner,
+      onRequest: ownsKeys,
       schema: { ...operatorRoute, operationId: 'listApiKeys', summary: 'List org API keys', description: 'The organization\'s keys, revoked ones included, newest first, paged with `limit` and `cursor`; secrets are never returned. Needs an org API key or an owner session (403 FORBIDDEN for a member).', querystring: PageQuery, response: { 200: Envelope(ApiKeyPage), ...errorResponses(400, 401) } },
     }, async (request) => ok(await apiKeys.list(orgOf(request), request.query)));
 
     r.get('/api/org/api-keys/:id', {
-      onRequest: orgAuth.requireOwner,
+      onRequest: ownsKeys,
       schema: { ...operatorRoute, operationId: 'getApiKey', summary: 'Get an org API key', description: 'One key\'s name, last four characters and dates; never the secret. Needs an org API key or an owner session (403 FORBIDDEN for a member). 404 NOT_FOUND.', params: ApiKeyIdParams, response: { 200: Envelope(ApiKey), ...errorResponses(403, 401, 404) } },
     }, async (request) => ok(await apiKeys.get(orgOf(request), request.params.id)));
 
     r.post('/api/org/api-keys/:id/revoke', {
-      onRequest: orgAuth.requireOwner,
+      onRequest: ownsKeys,
       schema: { ...operatorRoute, operationId: 'revokeApiKey', summary: 'Revoke an org API key', description: 'The key stops working at once; the record stays for the audit trail. Revoking twice is harmless. Needs an org API key or an owner session (403 FORBIDDEN for a member). 404 NOT_FOUND.', params: ApiKeyIdParams, response: { 200: Envelope(ApiKey), ...errorResponses(403, 401, 404) } },
     }, async (request) => ok(await apiKeys.revoke(orgOf(request), request.params.id)));
 
     r.delete('/api/org/api-keys/:id', {
-      onRequest: orgAuth.requireOwner,
+      onRequest: ownsKeys,
       schema: { ...operatorRoute, operationId: 'deleteApiKey', summary: 'Delete an org API key', description: 'Revokes the key and removes its record. Needs an org API key or an owner session (403 FORBIDDEN for a member). 404 NOT_FOUND.', params: ApiKeyIdParams, response: { 200: Envelope(Deleted), ...errorResponses(403, 401, 404) } },
     }, async (request) => ok(await apiKeys.remove(orgOf(request), request.params.id)));
 

@@ -11,7 +11,7 @@ const WHO = 'Needs an org API key or an owner session (403 FORBIDDEN for a membe
 /** `/api/org/webhooks…`: where the organization's events are sent, and what became of each delivery. Owners only. */
 export function registerWebhookRoutes(app: App, deps: { orgAuth: OrgAuth; webhooks: WebhooksService }): void {
   const { orgAuth, webhooks } = deps;
-  const owner = { onRequest: orgAuth.requireOwner };
+  const owner = { onRequest: orgAuth.requireOwner('manage webhooks') };
 
   registerOperatorScope(app, orgAuth, (r, orgOf) => {
     r.post('/api/org/webhooks', {

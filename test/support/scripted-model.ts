@@ -22,6 +22,8 @@ export type ScriptedCall = { id: string; name: string; arguments: string };
 export type Scripted =
   | { text?: string; toolCalls?: ScriptedCall[]; usage?: { input: number; output: number }; /** Streamed: send the text, then hold the stream open. */ hold?: true }
   | { status: number; error: string; headers?: Record<string, string> }
+  /** A 200 whose JSON body is this text as it is (an answer JSON.stringify could not even write). */
+  | { body: string }
   | { hang: true };
 
 export interface ScriptedModel {
@@ -134,6 +136,10 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
       const answer = queue.shift();
       if (!answer) return send(response, 500, { error: { message: 'The script has no answer for this request.' } });
       if ('hang' in answer) return;
+      if ('body' in answer) {
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer.body) });
+        return response.end(answer.body);
+      }
       if ('status' in answer) {
         const anthropic = request.url?.endsWith('/messages');
         return send(response, answer.status, anthropic ? { type: 'error', error: { type: 'api_error', message: answer.error } } : { error: { message: answer.error, type: 'invalid_request_error', code: null } }, answer.headers);
