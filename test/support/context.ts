@@ -43,6 +43,8 @@ export interface TestContext {
   clock: TestClock;
   /** What the app does after answering (password-reset emails): `await t.background.idle()` before looking for its effects. */
   background: BackgroundQueue;
+  /** PostgreSQL: a URL that reaches this test's schema, for a second node with a pool of its own. */
+  databaseUrl?: string;
   close(): Promise<void>;
 }
 
@@ -96,7 +98,7 @@ export interface TestContextOptions {
 }
 
 export async function createTestContext(dialect: Dialect, options: TestContextOptions = {}): Promise<TestContext> {
-  const { database, dispose } = await createTestDatabase(dialect, options.limits);
+  const { database, url, dispose } = await createTestDatabase(dialect, options.limits);
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-data-'));
   const config = loadConfig({ ...TEST_ENV, DATA_DIR: dataDir, ...options.env });
   const clock = new TestClock();
@@ -113,6 +115,7 @@ export async function createTestContext(dialect: Dialect, options: TestContextOp
     app,
     clock,
     background,
+    ...(url === undefined ? {} : { databaseUrl: url }),
     close: async () => {
       await app.close();
       await dispose();
