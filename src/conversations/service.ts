@@ -45,8 +45,8 @@ export interface ConversationsServiceDeps {
   invoker: Pick<Invoker, 'invoke'>;
   modelClient: ModelClient;
   clock: Clock;
-  /** Where a claim that could not be released (the database away) is reported. */
-  log: { warn(object: object, message: string): void };
+  /** Where a claim that could not be released (the database away) is noted: info, since the turn's own answer already warned. */
+  log: { info(object: object, message: string): void };
   /**
    * How long a turn may hold its conversation: past it, a claim is one a node never released (it
    * died mid-turn). services.ts derives it from the longest turn the limits allow.
@@ -297,7 +297,7 @@ function createClaimReleaser(deps: { repo: Pick<ConversationsRepo, 'releaseTurn'
       await deps.repo.releaseTurn(orgId, id, startedAt);
     } catch (error) {
       if (!isDatabaseUnavailable(error)) throw error;
-      deps.log.warn({ conversationId: id }, 'a conversation\'s turn could not be released: the database is unavailable; trying again until it is back');
+      deps.log.info({ conversationId: id }, 'a conversation\'s turn could not be released: the database is unavailable; trying again until it is back');
       retry(orgId, id, startedAt);
     }
   }

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { failureFields } from './unavailable.js';
 import type { Clock } from '../lib/clock.js';
 
 /** One table whose rows expire. Each feature's repo supplies the query; the purger only schedules it. */
@@ -59,7 +60,7 @@ export function createExpiryPurger(deps: {
         if (stopped) return deleted;
       }
     } catch (error) {
-      log.warn({ err: error, table: purge.name }, 'could not purge expired rows; the next run tries again');
+      log.warn({ ...failureFields(error), table: purge.name }, 'could not purge expired rows; the next run tries again');
       return deleted;
     }
   }

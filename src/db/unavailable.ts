@@ -69,3 +69,11 @@ export function unavailableReason(error: unknown): string {
   const text = typeof message === 'string' ? message : '';
   return typeof code === 'string' ? `${code}${text ? `: ${text}` : ''}` : text;
 }
+
+/**
+ * What a log line of background work says of a failure: an outage as its short reason (one line, no stack:
+ * the database is away, nothing of ours is wrong), anything else as the error with its stack.
+ */
+export function failureFields(error: unknown): { reason: string } | { err: unknown } {
+  return isDatabaseUnavailable(error) ? { reason: unavailableReason(error) } : { err: error };
+}

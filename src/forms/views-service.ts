@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { failureFields } from '../db/unavailable.js';
 import type { Clock } from '../lib/clock.js';
 import type { FormsRepo } from './repo.js';
 
@@ -56,7 +57,7 @@ export function createFormViews(deps: { repo: FormsRepo; clock: Clock; log: Fast
       try {
         await repo.addViews(batch);
       } catch (error) {
-        log.warn({ err: error }, 'form views could not be written; keeping them for the next flush');
+        log.warn(failureFields(error), 'form views could not be written; keeping them for the next flush');
         for (const row of batch) add(row.form_id, row.day, row.views);
         if (!timer && !stopped) {
           timer = setTimeout(() => void flush(), flushMs);

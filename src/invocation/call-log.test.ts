@@ -40,7 +40,7 @@ function track(promise: Promise<unknown>) {
 describe('call log', () => {
   it('resolves a caller only after the insert of its row resolved', async () => {
     const held = heldRepo();
-    const log = createCallLog({ repo: held.repo, log: { error: vi.fn() } });
+    const log = createCallLog({ repo: held.repo, log: { error: vi.fn(), warn: vi.fn() } });
     const written = track(log.write(row(1)));
     await settle();
     expect(held.batches()).toEqual([['call_1']]);
@@ -54,7 +54,7 @@ describe('call log', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'setInterval'] });
     try {
       const inserted: string[][] = [];
-      const log = createCallLog({ repo: { insertCalls: async (rows) => { inserted.push(rows.map((r) => r.id)); } }, log: { error: vi.fn() } });
+      const log = createCallLog({ repo: { insertCalls: async (rows) => { inserted.push(rows.map((r) => r.id)); } }, log: { error: vi.fn(), warn: vi.fn() } });
       // With the timers frozen, only a write that waits for none can finish.
       await log.write(row(1));
       expect(inserted).toEqual([['call_1']]);
@@ -65,7 +65,7 @@ describe('call log', () => {
 
   it('puts the rows that arrive while a batch is being written into the next multi-row insert, up to the batch size', async () => {
     const held = heldRepo();
-    const log = createCallLog({ repo: held.repo, log: { error: vi.fn() }, maxBatch: 4 });
+    const log = createCallLog({ repo: held.repo, log: { error: vi.fn(), warn: vi.fn() }, maxBatch: 4 });
     // Three calls answered in the same turn of the event loop: one insert.
     const first = [1, 2, 3].map((n) => track(log.write(row(n))));
     await settle();
@@ -90,7 +90,7 @@ describe('call log', () => {
   it('rejects the callers of a failed insert, and only them, and logs the failure once', async () => {
     const held = heldRepo();
     const error = vi.fn();
-    const log = createCallLog({ repo: held.repo, log: { error } });
+    const log = createCallLog({ repo: held.repo, log: { error, warn: vi.fn() } });
     const a = track(log.write(row(1)));
     await settle();
     const [b, c] = [track(log.write(row(2))), track(log.write(row(3)))];
@@ -110,9 +110,22 @@ describe('call log', () => {
     expect(error).toHaveBeenCalledWith(expect.objectContaining({ err: refused, rows: 2 }), expect.stringContaining('503'));
   });
 
+  it('logs a database outage as one warning with its reason, not as an error with a stack', async () => {
+    const held = heldRepo();
+    const [error, warn] = [vi.fn(), vi.fn()];
+    const log = createCallLog({ repo: held.repo, log: { error, warn } });
+    const a = track(log.write(row(1)));
+    await settle();
+    held.inserts[0]!.fail(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
+    await settle();
+    expect(a.settled).toBe('rejected');
+    expect(error).not.toHaveBeenCalled();
+    expect(warn).toHaveBeenCalledWith({ reason: 'ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:5432', rows: 1 }, expect.stringContaining('503'));
+  });
+
   it('fails the calls whose rows waited past the acquire limit for their insert to begin, and only them', async () => {
     const held = heldRepo();
-    const log = createCallLog({ repo: held.repo, log: { error: vi.fn() }, maxWaitMs: 50 });
+    const log = createCallLog({ repo: held.repo, log: { error: vi.fn(), warn: vi.fn() }, maxWaitMs: 50 });
     const first = track(log.write(row(1)));
     await settle();
     // Queued behind an insert that does not finish (a database that stopped answering).
@@ -135,7 +148,7 @@ describe('call log', () => {
 
   it('closes only once every row handed to it is written', async () => {
     const held = heldRepo();
-    const log = createCallLog({ repo: held.repo, log: { error: vi.fn() } });
+    const log = createCallLog({ repo: held.repo, log: { error: vi.fn(), warn: vi.fn() } });
     void log.write(row(1));
     await settle();
     void log.write(row(2));

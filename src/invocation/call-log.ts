@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { createGroupCommit } from '../db/group-commit.js';
-import { DatabaseUnavailableError } from '../db/unavailable.js';
+import { DatabaseUnavailableError, failureFields } from '../db/unavailable.js';
 import type { ToolCallsTable } from '../db/tables.js';
 import { AppError } from '../http/errors.js';
 import type { Transact } from '../db/transaction-runner.js';
@@ -35,7 +35,7 @@ interface Pending {
 
 export function createCallLog(deps: {
   repo: { insertCalls(rows: ToolCallsTable[]): Promise<unknown> };
-  log: Pick<FastifyBaseLogger, 'error'>;
+  log: Pick<FastifyBaseLogger, 'error' | 'warn'>;
   /** At most one statement's worth (repo.ts), so a batch is written or refused as a whole. */
   maxBatch?: number;
   /** How long a row may wait for its insert to begin (DATABASE_ACQUIRE_TIMEOUT_MS); past it, its call fails like a refused row. */
@@ -65,7 +65,11 @@ export function createCallLog(deps: {
         });
       }
     } catch (error) {
-      deps.log.error({ err: error, rows: batch.length }, 'could not write tool call log rows; their calls are answered 503 SERVICE_UNAVAILABLE');
+      // An outage is a warning (its reason, one line); anything else is a bug of ours, with its stack.
+      const fields = { ...failureFields(error), rows: batch.length };
+      const message = 'could not write tool call log rows; their calls are answered 503 SERVICE_UNAVAILABLE';
+      if ('reason' in fields) deps.log.warn(fields, message);
+      else deps.log.error(fields, message);
       for (const pending of batch) pending.reject(error);
       return;
     }

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { failureFields } from '../db/unavailable.js';
 import type { RawHttpOutcome, ToolHttpClient } from '../invocation/http-client.js';
 import { signatureHeaders } from '../invocation/signing.js';
 import type { Clock } from '../lib/clock.js';
@@ -220,7 +221,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     const now = clock.now();
     const ids = await repo.claimDue(now.toISOString(), leaseFrom(now), room);
     // Rows that cannot be read now are taken again when their lease runs out.
-    await startAll(ids).catch((error: unknown) => log.warn({ err: error }, 'claimed webhook deliveries could not be loaded; their lease will run out'));
+    await startAll(ids).catch((error: unknown) => log.warn(failureFields(error), 'claimed webhook deliveries could not be loaded; their lease will run out'));
     return dispatched + ids.length;
   }
 
@@ -263,7 +264,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
         },
         (error: unknown) => {
           polling = undefined;
-          log.warn({ err: error }, 'webhook delivery poll failed; trying again');
+          log.warn(failureFields(error), 'webhook delivery poll failed; trying again');
           schedulePoll(schedule.pollMs);
         },
       );

@@ -20,7 +20,7 @@ export interface ModelRequest {
 export type ScriptedCall = { id: string; name: string; arguments: string };
 /** One model answer: text and/or tool calls, or an HTTP error, or never answering. */
 export type Scripted =
-  | { text?: string; toolCalls?: ScriptedCall[]; usage?: { input: number; output: number }; /** Streamed: send the text, then hold the stream open. */ hold?: true }
+  | { text?: string; toolCalls?: ScriptedCall[]; usage?: { input: number; output: number }; /** Streamed: send the text, then hold the stream open. */ hold?: true; /** Answer only after this long. */ delayMs?: number }
   | { status: number; error: string; headers?: Record<string, string> }
   /** A 200 whose JSON body is this text as it is (an answer JSON.stringify could not even write). */
   | { body: string }
@@ -144,6 +144,14 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
         const anthropic = request.url?.endsWith('/messages');
         return send(response, answer.status, anthropic ? { type: 'error', error: { type: 'api_error', message: answer.error } } : { error: { message: answer.error, type: 'invalid_request_error', code: null } }, answer.headers);
       }
+      if ('delayMs' in answer && answer.delayMs) {
+        setTimeout(() => respond(answer, json), answer.delayMs);
+        return;
+      }
+      respond(answer, json);
+    });
+
+    function respond(answer: Extract<Scripted, { text?: string }>, json: any): void {
       const anthropic = request.url?.endsWith('/messages') === true;
       if (json?.stream) {
         response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -154,11 +162,12 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
           return;
         }
         for (const event of anthropic ? anthropicEvents(answer) : openAiChunks(answer)) response.write(event);
-        return response.end();
+        response.end();
+        return;
       }
       if (anthropic) return send(response, 200, anthropicMessage(answer));
       send(response, 200, openAiMessage(answer));
-    });
+    }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
