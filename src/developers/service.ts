@@ -94,7 +94,8 @@ export function createDevelopersService(deps: DevelopersDeps) {
       }
       return insertDeveloperAccount(repo, clock, person, name);
     }
-    passwords.check(input.password, 'password');
+    const refusal = passwords.refusal(input.password);
+    if (refusal !== undefined) throw new AppError('VALIDATION_ERROR', refusal, { field: 'password' });
     const user = { id: newId('usr'), org_id: null, role: null, email, name, password_hash: await hashPassword(input.password), created_at: isoNow(clock) };
     try {
       return await transact(async (repos) => {

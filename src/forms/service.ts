@@ -14,7 +14,7 @@ import { parseCustomFieldRefs, type LiveForm, type StoredCustomFieldRef } from '
 import type { OrgsService } from '../orgs/service.js';
 import type { FormChanges, FormsRepo } from './repo.js';
 import { httpUrl } from '../lib/text.js';
-import { requiredText } from '../lib/required-text.js';
+import { requiredText } from '../http/required-text.js';
 import { BUILT_IN_FIELDS, DEFAULT_FIELDS, DEFAULT_SUCCESS_MESSAGE, UTM_KEYS, type FieldSettings } from './rules.js';
 import type { ConsentVersion, FormCreateInput, FormPatchInput, FormRecord } from './schema.js';
 import { csvRow } from './csv.js';

@@ -8,7 +8,7 @@ import type { OrgChangeFeed } from './changes.js';
 import { agentNotFound, modelProviderNotFound } from './errors.js';
 import type { OrgsRepo } from './repo.js';
 import type { Agent, AgentChat, AgentChatPatch, AgentCreate, AgentPatch, Branding } from './schema.js';
-import { httpsUrl, requiredText } from '../lib/required-text.js';
+import { httpsUrl, requiredText } from '../http/required-text.js';
 import { AppError } from '../http/errors.js';
 import { normalizeOrigins, parseOrigins } from './chat-origins.js';
 

@@ -16,7 +16,7 @@ import type { OrgChangeFeed } from './changes.js';
 import { orgNotFound } from './errors.js';
 import type { OrgsRepo } from './repo.js';
 import type { Branding, CreatedApiKey, Organization, OrganizationPatch } from './schema.js';
-import { requiredText } from '../lib/required-text.js';
+import { requiredText } from '../http/required-text.js';
 
 export interface NewOrganization {
   name: string;
