@@ -37,7 +37,7 @@ import { createLiveFormLoader, type LiveForm } from './forms/public-form.js';
 import { createFormsService } from './forms/service.js';
 import { createSubmitService, expiredIdempotencyKeys } from './forms/submit-service.js';
 import { createFormViews } from './forms/views-service.js';
-import { createToolHttpClient } from './invocation/http-client.js';
+import { createToolHttpClient } from './net/http-client.js';
 import { createInstallationsService } from './invocation/installations-service.js';
 import { createToolCache } from './invocation/tool-cache.js';
 import { createCallLog } from './invocation/call-log.js';
