@@ -9,7 +9,7 @@ import type { ContactFilter, ContactsRepo } from './contacts-repo.js';
 import type { CustomFieldsRepo } from './custom-fields-repo.js';
 import { checkCustomInput, mergeCustomValues } from './custom-values.js';
 import { contactNotFound } from './errors.js';
-import { normalizeEmail, normalizePhone } from './normalize.js';
+import { normalizeEmail, normalizePhone } from '../lib/normalize.js';
 import { presentContact, presentNote, presentOpportunity, presentSubmission } from './present.js';
 import type { Contact, ContactCreate, ContactDetail, ContactListQuery, ContactPatch, Note } from './schema.js';
 import { containsPattern, isUniqueViolation } from '../db/query-helpers.js';

@@ -1,4 +1,4 @@
-import { normalizeEmail } from '../crm/normalize.js';
+import { normalizeEmail } from '../lib/normalize.js';
 import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { isUniqueViolation } from '../db/query-helpers.js';

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { normalizeEmail } from '../crm/normalize.js';
+import { normalizeEmail } from '../lib/normalize.js';
 import { isUniqueViolation } from '../db/query-helpers.js';
 import type { UsersTable } from '../db/tables.js';
 import type { ExpiryPurge } from '../db/expiry-purger.js';
