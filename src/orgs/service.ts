@@ -59,7 +59,7 @@ function presentOrg(row: OrgsTable, tokensUsedToday: number): Organization {
   return { id: row.id, name: row.name, defaultCountry: row.default_country, createdAt: row.created_at, dailyTokenBudget: row.daily_token_budget, tokensUsedToday };
 }
 
-/** The rows of a new org that are not the orgs feature's to write: its first operator, an owner (`users`). */
+/** A new org as `found` sees it: its row, written already, and its first operator, an owner, to write (`users` is operators/'). */
 export interface FoundedOrg {
   org: OrgsTable;
   owner: UsersTable;
@@ -74,9 +74,9 @@ export interface FoundedOrg {
 export type FoundOrg<R> = (repos: R, founded: FoundedOrg) => Promise<void>;
 
 /**
- * Organizations: creating one (its first operator and the default pipeline through `found`, and a first
- * API key, in one transaction), reading it and changing its settings, and what other features read about an org (its
- * default country, an agent's brand). `changes`: a new default country, which live forms cache with
+ * Organizations: creating one (its first operator and the default pipeline through `found`, and a
+ * first API key, in one transaction), reading it and changing its settings, and what other features
+ * read about an org (its default country, an agent's brand). `changes`: a new default country, which live forms cache with
  * the form, notifies it, so the org's cached public forms are dropped. `tokensUsedOn`: the tokens the org's
  * agent conversations used on a UTC day (the conversations feature counts them; its repo answers, services.ts).
  */
