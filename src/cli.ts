@@ -484,7 +484,8 @@ async function main(argv: string[]): Promise<number> {
   if (typeof values.password === 'string') {
     // The console's rule for every password a person signs in with: long enough and not a common one.
     const { createPasswordPolicy, loadCommonPasswords } = await import('./lib/passwords.js');
-    createPasswordPolicy(loadCommonPasswords()).check(values.password, 'password');
+    const refusal = createPasswordPolicy(loadCommonPasswords()).refusal(values.password);
+    if (refusal !== undefined) throw new AppError('VALIDATION_ERROR', refusal, { field: 'password' });
   }
 
   let config: Config;

@@ -3,7 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { DEFAULT_DATABASE_LIMITS, type DatabaseLimits } from './db/limits.js';
+import type { TrustProxy } from './http/proxy-peers.js';
 import { makeDataDir } from './lib/data-dir.js';
+import type { MetricsConfig } from './metrics/metrics.js';
+import type { SessionLimits } from './sessions/sessions-service.js';
 
 /**
  * Configuration, read from the environment and validated once at start-up.
@@ -32,7 +35,7 @@ export interface Config {
   /** Set when this start generated DATA_DIR/secrets.key (development without SECRETS_KEY): the server logs it. */
   secretsKeyGenerated: string | undefined;
   /** `false`, `true`, a hop count, or a list of proxy addresses/CIDRs (Fastify's trustProxy). */
-  trustProxy: boolean | number | string[];
+  trustProxy: TrustProxy;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   toolAllowPrivateEndpoints: boolean;
   /** MODEL_ALLOW_PRIVATE_ENDPOINTS: model provider base URLs on private addresses, and plain http:// to a local one (development only). */
@@ -57,20 +60,6 @@ export interface Config {
    * keep their CPU for requests, with delivery on one or two others).
    */
   webhookDelivery: 'on' | 'off';
-}
-
-/** METRICS_PORT / METRICS_HOST: a listener of their own; METRICS_TOKEN: `GET /metrics` on the main port with that bearer token. Neither: not served. */
-export interface MetricsConfig {
-  port: number | undefined;
-  host: string;
-  token: string | undefined;
-}
-
-export interface SessionLimits {
-  /** A session unused this long ends (SESSION_IDLE_DAYS, default 7). */
-  idleMs: number;
-  /** A session ends this long after sign-in, used or not (SESSION_MAX_DAYS, default 30). */
-  absoluteMs: number;
 }
 
 /** What one client connection may take from the server. */

@@ -22,6 +22,7 @@ import { createToolsService } from './tools/service.js';
 import { createCatalogService } from './catalog/service.js';
 import { createOrgAuth } from './orgs/auth.js';
 import { createOrgsService } from './orgs/service.js';
+import { foundOrg } from './org-founding.js';
 import { createAgentsService } from './orgs/agents-service.js';
 import { createAgentKeysService } from './orgs/agent-keys-service.js';
 import { createApiKeysService } from './orgs/api-keys-service.js';
@@ -37,7 +38,7 @@ import { createLiveFormLoader, type LiveForm } from './forms/public-form.js';
 import { createFormsService } from './forms/service.js';
 import { createSubmitService, expiredIdempotencyKeys } from './forms/submit-service.js';
 import { createFormViews } from './forms/views-service.js';
-import { createToolHttpClient } from './invocation/http-client.js';
+import { createToolHttpClient } from './net/http-client.js';
 import { createInstallationsService } from './invocation/installations-service.js';
 import { createToolCache } from './invocation/tool-cache.js';
 import { createCallLog } from './invocation/call-log.js';
@@ -146,7 +147,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   const orgAuth = createOrgAuth({ repo: repos.orgs, clock, keyCache, sessions: sessions.resolver });
   // The CRM and forms ask it for an org's default country and an agent's brand. A change of the
   // default country notifies `changes`: live forms are cached with it.
-  const orgs = createOrgsService({ repo: repos.orgs, transact, clock, changes, tokensUsedOn: repos.conversations.tokensUsedOn });
+  const orgs = createOrgsService({ repo: repos.orgs, transact, found: foundOrg, clock, changes, tokensUsedOn: repos.conversations.tokensUsedOn });
 
   // ── Console accounts ── (sign-up makes an org through `orgs`, as the CLI's org create does)
   // Reset requests do their lookup, writes and email here, after the answer (operators-service.ts says why).

@@ -1,6 +1,5 @@
 import { escapeHtml } from '../lib/html.js';
-import { CREDENTIAL_FIELDS } from '../invocation/credentials.js';
-import { TOOL_CATEGORIES, type AuthType, type ToolCategory, type ToolParameter } from '../tools/definition.js';
+import { CREDENTIAL_FIELDS, TOOL_CATEGORIES, type AuthType, type ToolCategory, type ToolParameter } from '../tools/definition.js';
 import type { CatalogTool } from './schema.js';
 
 /**

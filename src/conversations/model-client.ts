@@ -4,13 +4,13 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { wrapLanguageModel } from 'ai';
 import { Readable } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
-import { createGuardedConnector } from '../invocation/http-client.js';
+import { createGuardedConnector } from '../net/http-client.js';
 import type { ProviderConnection } from '../models/service.js';
 import type { HostResolver } from '../net/resolver.js';
 
 /**
  * The one way to a model provider. The AI SDK speaks each provider's wire format; its `fetch` goes
- * through an undici Agent whose connector is the tool calls' own (invocation/http-client.ts
+ * through an undici Agent whose connector is the tool calls' own (net/http-client.ts
  * `createGuardedConnector`): every address dialled is checked at connect time, so a base URL that
  * resolved to a public address when it was saved and to an internal one now is refused before a
  * socket exists. MODEL_ALLOW_PRIVATE_ENDPOINTS decides private addresses (and plain http:// to a

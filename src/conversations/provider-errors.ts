@@ -1,6 +1,6 @@
 import { APICallError } from 'ai';
 import { STATUS_CODES } from 'node:http';
-import { BlockedAddressError } from '../invocation/http-client.js';
+import { BlockedAddressError } from '../net/http-client.js';
 import { ProviderTimeoutError } from './model-client.js';
 
 /** A provider failure in our words: one of the MODEL_PROVIDER_* codes, the provider's own message, never the key. */

@@ -4,7 +4,7 @@ import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import type { OrgChangeFeed } from '../orgs/changes.js';
-import { requiredText } from '../lib/required-text.js';
+import { requiredText } from '../http/required-text.js';
 import type { CustomFieldsRepo } from './custom-fields-repo.js';
 import { customFieldNotFound } from './errors.js';
 import type { CustomField, CustomFieldCreate, CustomFieldEntity, CustomFieldPatch, CustomFieldType } from './schema.js';

@@ -6,7 +6,7 @@
 import type { CustomFieldsTable } from '../db/tables.js';
 import { AppError } from '../http/errors.js';
 import { cleanText, httpUrl } from '../lib/text.js';
-import { normalizeEmail, normalizePhone, type Normalized } from './normalize.js';
+import { normalizeEmail, normalizePhone, type Normalized } from '../lib/normalize.js';
 import type { CustomFieldEntity } from './schema.js';
 import type { CustomFieldDefinition } from './service.js';
 

@@ -3,7 +3,7 @@ import type { Transact } from '../db/transaction-runner.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import type { OrgPrincipal } from '../orgs/auth.js';
-import { requiredText } from '../lib/required-text.js';
+import { requiredText } from '../http/required-text.js';
 import { sourceOf } from './contacts-service.js';
 import type { CustomFieldsRepo } from './custom-fields-repo.js';
 import { checkCustomInput, mergeCustomValues } from './custom-values.js';

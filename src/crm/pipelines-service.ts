@@ -5,7 +5,7 @@ import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import type { OrgChangeFeed } from '../orgs/changes.js';
-import { requiredText } from '../lib/required-text.js';
+import { requiredText } from '../http/required-text.js';
 import { pipelineNotFound, stageNotFound } from './errors.js';
 import type { PipelinesRepo } from './pipelines-repo.js';
 import type { Pipeline, PipelineCreate, PipelinePatch } from './schema.js';

@@ -1,5 +1,4 @@
 import type { ContactsTable, NotesTable, OpportunitiesTable, SubmissionsTable } from '../db/tables.js';
-import type { SubmissionRecord } from '../forms/schema.js';
 import type { Contact, Note, Opportunity } from './schema.js';
 
 /** Rows → wire shapes (camelCase, JSON columns parsed). */
@@ -40,10 +39,30 @@ export function presentOpportunity(row: OpportunitiesTable): Opportunity {
 }
 
 /**
+ * A stored submission on the wire: forms/schema.ts's SubmissionRecord (a form's list, checked against it
+ * by forms/service.ts) and, without `contactId`, crm/schema.ts's ContactSubmission. Declared here,
+ * since forms/ depends on the CRM and not the other way round.
+ */
+export interface PresentedSubmission {
+  id: string;
+  formId: string;
+  contactId: string;
+  opportunityId: string | null;
+  values: Record<string, string>;
+  custom: Record<string, unknown>;
+  consentVersion: string;
+  consentText: string | null;
+  metadata: Record<string, string>;
+  ip: string | null;
+  userAgent: string | null;
+  createdAt: string;
+}
+
+/**
  * A form submission, with the consent text its version had: for a form's submission list and
  * a contact's detail (whose schema leaves out `contactId`).
  */
-export function presentSubmission(row: SubmissionsTable & { consent_text: string | null }): SubmissionRecord {
+export function presentSubmission(row: SubmissionsTable & { consent_text: string | null }): PresentedSubmission {
   return {
     id: row.id,
     formId: row.form_id,

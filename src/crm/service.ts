@@ -12,7 +12,7 @@
  *   });
  *
  * Contract:
- * - `normalizeEmail(raw)` / `normalizePhone(raw, defaultCountry)` (normalize.ts) return `{ok: true, value} | {ok: false, message}`;
+ * - `normalizeEmail(raw)` / `normalizePhone(raw, defaultCountry)` (lib/normalize.ts) return `{ok: true, value} | {ok: false, message}`;
  *   the orgs service's `defaultCountry(orgId)` gives the country for national numbers.
  * - `upsertContact(repos, …)` matches by email first, then phone (DESIGN "Contact identity"). Values may be raw:
  *   they are normalized here too (invalid → AppError INVALID_FIELD with `field`; neither → IDENTITY_REQUIRED).
@@ -36,7 +36,7 @@ import type { ContactsTable, NotesTable, OpportunitiesTable } from '../db/tables
 import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { newTimeOrderedId } from '../lib/ids.js';
-import { normalizeEmail, normalizePhone } from './normalize.js';
+import { normalizeEmail, normalizePhone } from '../lib/normalize.js';
 import type { OrgsRepo } from '../orgs/repo.js';
 import type { ContactChanges, ContactsRepo } from './contacts-repo.js';
 import type { CrmRepo } from './repo.js';

@@ -1,11 +1,11 @@
-import { normalizeEmail } from '../crm/normalize.js';
+import { normalizeEmail } from '../lib/normalize.js';
 import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { isUniqueViolation } from '../db/query-helpers.js';
+import type { UsersTable } from '../db/tables.js';
 import type { Transact } from '../db/transaction-runner.js';
 import { hashPassword, verifyPassword } from '../lib/hashing.js';
 import type { PasswordPolicy } from '../lib/passwords.js';
-import type { OperatorsRepo } from '../operators/repo.js';
 import { newId } from '../lib/ids.js';
 import { SCOPES, parseScopeList } from '../oauth/scopes.js';
 import { appName, appScopes, newAppRow } from './app-rules.js';
@@ -57,12 +57,22 @@ export async function insertDeveloperAccount(repo: DevelopersRepo, clock: Clock,
   return { id: row.id, email: person.email, name: row.name, createdAt: row.created_at };
 }
 
+/**
+ * What this service needs of people (`users`: a developer account is a person's), which operators/
+ * owns and writes (operators/repo.ts, handed in by services.ts): operators/ builds on developers/,
+ * not the other way round.
+ */
+export interface PeopleRepo {
+  findUserByEmail(email: string): Promise<UsersTable | undefined>;
+  insertUser(row: UsersTable): Promise<unknown>;
+}
+
 export interface DevelopersDeps {
   repo: DevelopersRepo;
   /** The CLI's developer creation writes a person and their developer account together. */
-  transact: Transact<{ operators: OperatorsRepo; developers: DevelopersRepo }>;
+  transact: Transact<{ operators: Pick<PeopleRepo, 'insertUser'>; developers: DevelopersRepo }>;
   /** Reads the person an email belongs to. */
-  people: Pick<OperatorsRepo, 'findUserByEmail'>;
+  people: Pick<PeopleRepo, 'findUserByEmail'>;
   passwords: PasswordPolicy;
   clock: Clock;
 }
@@ -94,7 +104,8 @@ export function createDevelopersService(deps: DevelopersDeps) {
       }
       return insertDeveloperAccount(repo, clock, person, name);
     }
-    passwords.check(input.password, 'password');
+    const refusal = passwords.refusal(input.password);
+    if (refusal !== undefined) throw new AppError('VALIDATION_ERROR', refusal, { field: 'password' });
     const user = { id: newId('usr'), org_id: null, role: null, email, name, password_hash: await hashPassword(input.password), created_at: isoNow(clock) };
     try {
       return await transact(async (repos) => {

@@ -14,9 +14,9 @@ import { parseCustomFieldRefs, type LiveForm, type StoredCustomFieldRef } from '
 import type { OrgsService } from '../orgs/service.js';
 import type { FormChanges, FormsRepo } from './repo.js';
 import { httpUrl } from '../lib/text.js';
-import { requiredText } from '../lib/required-text.js';
+import { requiredText } from '../http/required-text.js';
 import { BUILT_IN_FIELDS, DEFAULT_FIELDS, DEFAULT_SUCCESS_MESSAGE, UTM_KEYS, type FieldSettings } from './rules.js';
-import type { ConsentVersion, FormCreateInput, FormPatchInput, FormRecord } from './schema.js';
+import type { ConsentVersion, FormCreateInput, FormPatchInput, FormRecord, SubmissionRecord } from './schema.js';
 import { csvRow } from './csv.js';
 import { embedSnippets, type EmbedSnippets } from './embed-snippets.js';
 
@@ -273,7 +273,7 @@ export function createFormsService(deps: {
     };
   }
 
-  async function submissions(orgId: string, formId: string, query: { limit?: number; cursor?: string }) {
+  async function submissions(orgId: string, formId: string, query: { limit?: number; cursor?: string }): Promise<{ items: SubmissionRecord[]; nextCursor: string | null }> {
     await find(orgId, formId);
     const limit = query.limit ?? 20;
     const rows = await repo.listSubmissions(orgId, formId, limit, decodeCursor(query.cursor));

@@ -1,5 +1,5 @@
 import { checkCustomValue } from '../crm/custom-values.js';
-import { normalizeEmail, normalizePhone } from '../crm/normalize.js';
+import { normalizeEmail, normalizePhone } from '../lib/normalize.js';
 import { AppError } from '../http/errors.js';
 import type { LiveCustomField, LiveForm } from './public-form.js';
 import { isPlainObject } from '../lib/json.js';

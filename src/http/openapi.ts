@@ -1,7 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifySchema } from 'fastify';
-import type { Config } from '../config.js';
 import { documentRoute, hoistNamedSchemas } from './openapi-components.js';
 
 /**
@@ -9,7 +8,7 @@ import { documentRoute, hoistNamedSchemas } from './openapi-components.js';
  * Named schemas (schema-name.ts) are written once, in `components/schemas`, and referred to
  * with `$ref` everywhere else (openapi-components.ts).
  */
-export async function registerOpenApi(app: FastifyInstance, config: Config, version: string): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, config: { publicUrl: string }, version: string): Promise<void> {
   await app.register(swagger, {
     transform: ({ schema, url, route }) => documentRoute({ schema, url, route }) as { schema: FastifySchema; url: string },
     transformObject: (document) => ('openapiObject' in document ? hoistNamedSchemas(document.openapiObject as Record<string, unknown>) : document.swaggerObject),

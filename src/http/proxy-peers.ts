@@ -1,7 +1,9 @@
 import ipaddr from 'ipaddr.js';
-import type { Config } from '../config.js';
 
 type Subnet = [ipaddr.IPv4 | ipaddr.IPv6, number];
+
+/** TRUST_PROXY as config.ts reads it: `false`, `true`, a hop count, or a list of proxy addresses/CIDRs (Fastify's trustProxy). */
+export type TrustProxy = boolean | number | string[];
 
 /** The names Fastify's TRUST_PROXY list accepts besides addresses and CIDRs (@fastify/proxy-addr). */
 const NAMED_RANGES: Record<string, string[]> = {
@@ -61,7 +63,7 @@ function matches(ip: ipaddr.IPv4 | ipaddr.IPv6, [subnet, prefix]: Subnet): boole
  * - a hop count n ≥ 1: the n nearest hops are proxies, and the nearest is the socket's peer: every peer;
  * - a list: the addresses and CIDRs in it, and the names `loopback`, `linklocal` and `uniquelocal`.
  */
-export function proxyPeerTest(trustProxy: Config['trustProxy']): (address: string) => boolean {
+export function proxyPeerTest(trustProxy: TrustProxy): (address: string) => boolean {
   if (trustProxy === true || (typeof trustProxy === 'number' && trustProxy > 0)) return () => true;
   if (trustProxy === false || typeof trustProxy === 'number') return () => false;
   const subnets = trustProxy

@@ -1,6 +1,5 @@
 import type { InstallationCredentialsTable } from '../db/tables.js';
-import { decryptSecret, encryptSecret, type KeyRing } from '../lib/secrets.js';
-import type { AuthType } from '../tools/definition.js';
+import { credentialAad, decryptSecret, encryptSecret, type KeyRing } from '../lib/secrets.js';
 import type { Credentials } from './schema.js';
 
 /**
@@ -8,20 +7,6 @@ import type { Credentials } from './schema.js';
  * SECRETS_KEY, lib/secrets.ts), bound to its installation and field. The installations
  * service seals what an operator gives and opens what a call sends; rotation.ts re-seals.
  */
-
-/** The credential fields each authType takes, in the order they are documented. */
-export const CREDENTIAL_FIELDS: Record<AuthType, ReadonlyArray<keyof Credentials>> = {
-  none: [],
-  api_key: ['apiKey'],
-  bearer: ['token'],
-  basic: ['username', 'password'],
-  hmac: ['secret'],
-};
-
-/** Associated data of a sealed credential: a value copied to another installation or field does not decrypt. */
-export function credentialAad(installationId: string, field: string): string {
-  return `${installationId}:${field}`;
-}
 
 /** The rows that store `given` for an installation, sealed under the ring's current key. */
 export function sealCredentials(keys: KeyRing, installationId: string, given: ReadonlyArray<[keyof Credentials, string]>): InstallationCredentialsTable[] {

@@ -6,12 +6,11 @@ import { jsonTooDeep, MAX_JSON_DEPTH } from '../lib/json.js';
 import type { CallableTool } from './agent-tools.js';
 import { checkArguments, summarizeArgumentProblems } from './arguments.js';
 import { callNotLogged, type CallLog } from './call-log.js';
-import type { ToolHttpClient, ToolHttpOutcome } from './http-client.js';
+import type { ToolHttpClient, ToolHttpOutcome } from '../net/http-client.js';
 import type { CallPath } from './schema.js';
-import { CREDENTIAL_FIELDS } from './credentials.js';
-import { RESERVED_PARAMETER } from '../tools/definition.js';
+import { CREDENTIAL_FIELDS, RESERVED_PARAMETER } from '../tools/definition.js';
 import type { InstallationsService } from './installations-service.js';
-import { signatureHeaders } from './signing.js';
+import { signatureHeaders } from '../net/signing.js';
 
 export interface ToolCallRequest {
   orgId: string;

@@ -1,6 +1,6 @@
-import type { KeyRing } from '../lib/secrets.js';
+import { credentialAad, type KeyRing } from '../lib/secrets.js';
 import type { InvocationRepo } from './repo.js';
-import { credentialAad, openCredential, sealCredential } from './credentials.js';
+import { openCredential, sealCredential } from './credentials.js';
 
 export interface RotationResult {
   /** Values re-sealed under the current key in this run. */

@@ -2,13 +2,13 @@ import { AppError, type ErrorDetail } from '../http/errors.js';
 import type { ToolCallsTable } from '../db/tables.js';
 import type { Clock } from '../lib/clock.js';
 import { newTimeOrderedId } from '../lib/ids.js';
+import { CREDENTIAL_FIELDS } from '../tools/definition.js';
 import type { ToolsService } from '../tools/service.js';
 import { checkArguments, summarizeArgumentProblems } from './arguments.js';
 import { callNotLogged, type CallLog } from './call-log.js';
-import { buildRequestHeaders, type ToolHttpClient, type ToolHttpOutcome } from './http-client.js';
+import { buildRequestHeaders, type ToolHttpClient, type ToolHttpOutcome } from '../net/http-client.js';
 import { authHeaders, parseArguments } from './invoker.js';
 import type { Credentials, ToolTestResult } from './schema.js';
-import { CREDENTIAL_FIELDS } from './credentials.js';
 
 /** What stands for the calling agent and organization in a test call's `_svc_context`. */
 export const TEST_CONTEXT = { agentId: 'agt_test', orgId: 'org_test' } as const;

@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { AppError } from '../http/errors.js';
 
 export const MIN_PASSWORD_LENGTH = 10;
 /** scrypt's cost does not depend on the length, but nobody needs more, and a cap keeps bodies small. */
@@ -25,21 +24,25 @@ export function loadCommonPasswords(file: string = listFile()): ReadonlySet<stri
 }
 
 export interface PasswordPolicy {
-  /** Throws VALIDATION_ERROR on `field` saying why a password is refused. */
-  check(password: string, field: string): void;
+  /**
+   * Why a password is refused, in the words a VALIDATION_ERROR on the password field says it, or
+   * undefined when it may be used: the accounts' services and the CLI answer the error (lib/ imports
+   * nothing of http/).
+   */
+  refusal(password: string): string | undefined;
 }
 
 /** At least 10 characters, at most 200, not one character repeated, and not among the common passwords (ignoring case). */
 export function createPasswordPolicy(common: ReadonlySet<string>): PasswordPolicy {
   return {
-    check(password, field) {
-      const refuse = (message: string) => new AppError('VALIDATION_ERROR', message, { field });
+    refusal(password) {
       const length = [...password].length;
-      if (length < MIN_PASSWORD_LENGTH) throw refuse(`Use a password of at least ${MIN_PASSWORD_LENGTH} characters.`);
-      if (length > MAX_PASSWORD_LENGTH) throw refuse(`Use a password of at most ${MAX_PASSWORD_LENGTH} characters.`);
+      if (length < MIN_PASSWORD_LENGTH) return `Use a password of at least ${MIN_PASSWORD_LENGTH} characters.`;
+      if (length > MAX_PASSWORD_LENGTH) return `Use a password of at most ${MAX_PASSWORD_LENGTH} characters.`;
       if (/^(.)\1*$/su.test(password) || common.has(password.trim().toLowerCase())) {
-        throw refuse('This password is one of the most common ones, which attackers try first. Choose a less predictable one: a few unrelated words work well.');
+        return 'This password is one of the most common ones, which attackers try first. Choose a less predictable one: a few unrelated words work well.';
       }
+      return undefined;
     },
   };
 }

@@ -124,6 +124,15 @@ export function needsReencryption(ring: KeyRing, sealed: string): boolean {
 }
 
 /**
+ * Associated data of a value sealed for one field of one row (an installation's credential, a
+ * provider's API key, a webhook endpoint's signing secret): a value copied to another row or field
+ * does not decrypt.
+ */
+export function credentialAad(ownerId: string, field: string): string {
+  return `${ownerId}:${field}`;
+}
+
+/**
  * Opens a value sealed by encryptSecret with the same associated data. Throws
  * SecretDecryptionError when the value is malformed, was sealed under a key the ring does
  * not hold, or fails authentication (tampered, or copied from another row).

@@ -1,5 +1,4 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Config } from '../config.js';
 
 /**
  * The service's metrics in Prometheus' text format (prom-client), one registry per running app
@@ -71,8 +70,15 @@ function countedOnScrape<L extends string>(options: { name: string; help: string
   };
 }
 
+/** METRICS_PORT / METRICS_HOST: a listener of their own; METRICS_TOKEN: `GET /metrics` on the main port with that bearer token. Neither: not served. */
+export interface MetricsConfig {
+  port: number | undefined;
+  host: string;
+  token: string | undefined;
+}
+
 /** Whether anything serves the metrics (METRICS_PORT or METRICS_TOKEN): the process defaults and the HTTP histogram are kept only then. */
-export const metricsServed = (config: Pick<Config, 'metrics'>): boolean => config.metrics.port !== undefined || config.metrics.token !== undefined;
+export const metricsServed = (config: { metrics: MetricsConfig }): boolean => config.metrics.port !== undefined || config.metrics.token !== undefined;
 
 export function createMetrics(options: { processDefaults: boolean }): Metrics {
   const registry = new Registry();

@@ -1,10 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../config.js';
 import type { App } from '../http/app-type.js';
 import { AppError } from '../http/errors.js';
-import { metricsServed, type Metrics } from './metrics.js';
+import { metricsServed, type Metrics, type MetricsConfig } from './metrics.js';
 
 /**
  * Where the metrics are read. Never public: on a listener of their own (METRICS_PORT, on
@@ -16,7 +15,7 @@ import { metricsServed, type Metrics } from './metrics.js';
 /** The route's pattern, so ids in paths never become label values; requests no route matched share one label. */
 const routeOf = (request: FastifyRequest): string => request.routeOptions.url ?? 'unmatched';
 
-export function installMetrics(app: App, metrics: Metrics, config: Pick<Config, 'metrics'>): void {
+export function installMetrics(app: App, metrics: Metrics, config: { metrics: MetricsConfig }): void {
   if (!metricsServed(config)) return;
   // Synchronous, like the other per-request hook: no promise per request. A streamed answer (hijacked) is not counted here.
   app.addHook('onResponse', (request, reply, done) => {

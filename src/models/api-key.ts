@@ -1,6 +1,5 @@
 import type { ModelProvidersTable } from '../db/tables.js';
-import { credentialAad } from '../invocation/credentials.js';
-import { decryptSecret, encryptSecret, type KeyRing } from '../lib/secrets.js';
+import { credentialAad, decryptSecret, encryptSecret, type KeyRing } from '../lib/secrets.js';
 
 /**
  * A provider's API key at rest, sealed exactly as tool credentials are (invocation/credentials.ts):

@@ -4,7 +4,7 @@ import { decodeCursor, toPage } from '../http/cursor.js';
 import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
-import { requiredText } from '../lib/required-text.js';
+import { requiredText } from '../http/required-text.js';
 import type { KeyRing } from '../lib/secrets.js';
 import { openApiKey, sealApiKey } from './api-key.js';
 import { checkBaseUrl, DEFAULT_BASE_URLS, type BaseUrlPolicy } from './base-url.js';

@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../http/app-type.js';
-import type { Config } from '../config.js';
 import { invalidClient } from '../http/auth-errors.js';
 import { AppError } from '../http/errors.js';
 import type { RouteErrorConfig } from '../http/error-handler.js';
@@ -63,7 +62,7 @@ function clientCredentials(request: FastifyRequest, body: { client_id?: string; 
   return { clientId: body.client_id, clientSecret: body.client_secret, method: 'client_secret_post' };
 }
 
-export function registerOAuthRoutes(app: App, deps: { oauth: OAuthService; config: Config }): void {
+export function registerOAuthRoutes(app: App, deps: { oauth: OAuthService; config: { publicUrl: string } }): void {
   const { oauth, config } = deps;
 
   app.register(async (plugin) => {

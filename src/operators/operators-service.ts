@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { normalizeEmail } from '../crm/normalize.js';
+import { normalizeEmail } from '../lib/normalize.js';
 import { isUniqueViolation } from '../db/query-helpers.js';
 import type { UsersTable } from '../db/tables.js';
 import type { ExpiryPurge } from '../db/expiry-purger.js';
@@ -87,6 +87,12 @@ export function createOperatorsService(deps: OperatorsDeps) {
     return normalized.value;
   }
 
+  /** The password rules (lib/passwords.ts): VALIDATION_ERROR on `field` saying why a password is refused. */
+  function checkPassword(password: string, field: string): void {
+    const refusal = passwords.refusal(password);
+    if (refusal !== undefined) throw new AppError('VALIDATION_ERROR', refusal, { field });
+  }
+
   const emailTaken = () => new AppError('CONFLICT', 'There is already an account with this email. Sign in with it instead.', { field: 'email' });
 
   function personName(raw: string): string {
@@ -133,7 +139,7 @@ export function createOperatorsService(deps: OperatorsDeps) {
       if (input.developer !== true) {
         throw new AppError('VALIDATION_ERROR', 'Enter an organization name to run a business, or send developer: true to sign up as a developer.', { field: 'organizationName' });
       }
-      passwords.check(input.password, 'password');
+      checkPassword(input.password, 'password');
       const person: UsersTable = { id: newId('usr'), org_id: null, role: null, email: address, name, password_hash: await hashPassword(input.password), created_at: isoNow(clock) };
       try {
         await transact(async (repos) => {
@@ -148,7 +154,7 @@ export function createOperatorsService(deps: OperatorsDeps) {
     }
     const orgName = input.organizationName.trim();
     if (orgName === '' || orgName.length > 100) throw new AppError('VALIDATION_ERROR', 'Enter an organization name of 1 to 100 characters.', { field: 'organizationName' });
-    passwords.check(input.password, 'password');
+    checkPassword(input.password, 'password');
     const created = await orgs.signUpOrganization({ name: orgName, email: address, password: input.password, operatorName: name });
     const person: Person = { id: created.operator.id, org_id: created.org.id, email: created.operator.email, name: created.operator.name, role: 'owner' };
     if (input.developer === true) await insertDeveloperAccount(developers, clock, person, name);
@@ -194,7 +200,7 @@ export function createOperatorsService(deps: OperatorsDeps) {
     if (!(await verifyPassword(input.currentPassword, user.password_hash))) {
       throw new AppError('VALIDATION_ERROR', 'Your current password is not right.', { field: 'currentPassword' });
     }
-    passwords.check(input.newPassword, 'newPassword');
+    checkPassword(input.newPassword, 'newPassword');
     await setPassword(user.id, input.newPassword);
     return signedIn(user);
   }
@@ -235,7 +241,7 @@ export function createOperatorsService(deps: OperatorsDeps) {
   }
 
   async function confirmPasswordReset(input: { token: string; password: string }): Promise<SignedIn> {
-    passwords.check(input.password, 'password');
+    checkPassword(input.password, 'password');
     const userId = input.token.startsWith('svc_rst_') ? await repo.usePasswordReset(hashSecret(input.token), isoNow(clock)) : undefined;
     const user = userId === undefined ? undefined : await repo.findUser(userId);
     if (!user) throw new AppError('NOT_FOUND', 'This reset link is not valid: it was used already or is more than an hour old. Ask for a new one.', { field: 'token' });
@@ -263,7 +269,7 @@ export function createOperatorsService(deps: OperatorsDeps) {
 
   async function acceptInvitation(token: string, input: { name: string; password: string }): Promise<SignedIn> {
     const name = personName(input.name);
-    passwords.check(input.password, 'password');
+    checkPassword(input.password, 'password');
     const row = await openInvitation(token);
     if (!row) throw invitationGone();
     if (await repo.findUserByEmail(row.email)) throw emailTaken();
@@ -371,7 +377,7 @@ export function createOperatorsService(deps: OperatorsDeps) {
     const user = await repo.findUserByEmail(address);
     if (!user) throw new AppError('NOT_FOUND', `No user has the email ${address}.`, { field: 'email' });
     const chosen = password ?? generatePassword();
-    passwords.check(chosen, 'password');
+    checkPassword(chosen, 'password');
     await setPassword(user.id, chosen);
     return { userId: user.id, email: user.email, password: chosen, generated: password === undefined };
   }

@@ -8,7 +8,7 @@ import { agentKeyNotFound, agentNotFound } from './errors.js';
 import { keyTag, lookupKey, type KeyCache } from './key-cache.js';
 import type { OrgsRepo } from './repo.js';
 import type { AgentKey, CreatedAgentKey } from './schema.js';
-import { requiredText } from '../lib/required-text.js';
+import { requiredText } from '../http/required-text.js';
 
 export const AGENT_KEY_PREFIX = 'svc_agt_';
 /** `last_used_at` is informational: written at most once a minute. */

@@ -1,14 +1,13 @@
 import type { AgentsTable } from '../db/tables.js';
 import { isForeignKeyViolation } from '../db/query-helpers.js';
-import { DEFAULT_MAX_TOOL_ROUNDS, type AgentModel, type AgentModelInput } from '../models/schema.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import type { OrgChangeFeed } from './changes.js';
 import { agentNotFound, modelProviderNotFound } from './errors.js';
 import type { OrgsRepo } from './repo.js';
-import type { Agent, AgentChat, AgentChatPatch, AgentCreate, AgentPatch, Branding } from './schema.js';
-import { httpsUrl, requiredText } from '../lib/required-text.js';
+import { DEFAULT_MAX_TOOL_ROUNDS, type Agent, type AgentChat, type AgentChatPatch, type AgentCreate, type AgentModel, type AgentModelInput, type AgentPatch, type Branding } from './schema.js';
+import { httpsUrl, requiredText } from '../http/required-text.js';
 import { AppError } from '../http/errors.js';
 import { normalizeOrigins, parseOrigins } from './chat-origins.js';
 

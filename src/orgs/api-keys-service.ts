@@ -7,7 +7,7 @@ import { newId, newSecret } from '../lib/ids.js';
 import { keyTag, type KeyCache } from './key-cache.js';
 import type { OrgsRepo } from './repo.js';
 import type { ApiKey, CreatedApiKey } from './schema.js';
-import { requiredText } from '../lib/required-text.js';
+import { requiredText } from '../http/required-text.js';
 
 /** An org API key as the API shows it: never the secret, only its last four characters. */
 export function presentApiKey(row: OrgApiKeysTable): ApiKey {

@@ -4,7 +4,7 @@ import { ListQuery, Page } from '../http/envelope.js';
 import { IdParam } from '../http/path-ids.js';
 import { named } from '../http/schema-name.js';
 import { MultilineText } from '../http/wire-text.js';
-import { AgentModel, AgentModelInput } from '../models/schema.js';
+import { idPattern } from '../lib/ids.js';
 import { agentKeyNotFound, agentNotFound, apiKeyNotFound } from './errors.js';
 
 /** Wire schemas of the Operator API's organization resources: the organization itself, API keys and agents. */
@@ -67,6 +67,34 @@ export const ApiKeyCreate = named('ApiKeyCreate', Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 100, description: 'What the key is for, e.g. "Zapier".' }) },
   { additionalProperties: false },
 ));
+
+// ── An agent's model ──
+
+/** One round is one model answer that asks for tools; the default leaves room for a lookup, a retry and an action. */
+export const DEFAULT_MAX_TOOL_ROUNDS = 8;
+// Instructions: 16,000 characters (about 4,000 tokens) of the widest BMP text (3 bytes each in UTF-8) still fit the 64 KB Operator API body.
+const INSTRUCTIONS_MAX = 16_000;
+
+export const AgentModelInput = named('AgentModelInput', Type.Object(
+  {
+    providerId: Type.String({ pattern: idPattern('mp'), description: 'A model provider of your organization (`mp_…`).' }),
+    model: Type.String({ minLength: 1, maxLength: 200, description: 'The model id as the provider names it, e.g. `gpt-4.1-mini`, `claude-sonnet-4-5`, `llama3.1:8b`.' }),
+    instructions: MultilineText({ maxLength: INSTRUCTIONS_MAX, description: 'The system prompt, up to 16,000 characters; may be empty.' }),
+    temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2, description: '0–2; omitted: the provider\'s default.' })),
+    maxToolRounds: Type.Optional(Type.Integer({ minimum: 1, maximum: 32, default: DEFAULT_MAX_TOOL_ROUNDS, description: 'Model answers that call tools in one turn before it must answer in text, 1–32 (default 8).' })),
+  },
+  { additionalProperties: false },
+));
+export type AgentModelInput = Static<typeof AgentModelInput>;
+
+export const AgentModel = named('AgentModel', Type.Object({
+  providerId: Type.String({ description: '`mp_…`' }),
+  model: Type.String(),
+  instructions: Type.String(),
+  temperature: Type.Union([Type.Number(), Type.Null()], { description: 'Null: the provider\'s default.' }),
+  maxToolRounds: Type.Integer(),
+}));
+export type AgentModel = Static<typeof AgentModel>;
 
 // ── Agents ──
 

@@ -1,22 +1,19 @@
 import { isSupportedCountry } from 'libphonenumber-js/max';
-import type { OperatorsRepo } from '../operators/repo.js';
-import { insertDefaultPipeline } from '../crm/default-pipeline.js';
-import { normalizeEmail } from '../crm/normalize.js';
-import type { CrmRepo } from '../crm/repo.js';
+import { normalizeEmail } from '../lib/normalize.js';
 import { isUniqueViolation } from '../db/query-helpers.js';
 import type { Transact } from '../db/transaction-runner.js';
 import { AppError } from '../http/errors.js';
 import { isoNow, utcDay, type Clock } from '../lib/clock.js';
 import { hashPassword } from '../lib/hashing.js';
 import { newId } from '../lib/ids.js';
-import type { OrgsTable } from '../db/tables.js';
+import type { OrgsTable, UsersTable } from '../db/tables.js';
 import { presentAgent } from './agents-service.js';
 import { issueApiKey } from './api-keys-service.js';
 import type { OrgChangeFeed } from './changes.js';
 import { orgNotFound } from './errors.js';
 import type { OrgsRepo } from './repo.js';
 import type { Branding, CreatedApiKey, Organization, OrganizationPatch } from './schema.js';
-import { requiredText } from '../lib/required-text.js';
+import { requiredText } from '../http/required-text.js';
 
 export interface NewOrganization {
   name: string;
@@ -62,32 +59,36 @@ function presentOrg(row: OrgsTable, tokensUsedToday: number): Organization {
   return { id: row.id, name: row.name, defaultCountry: row.default_country, createdAt: row.created_at, dailyTokenBudget: row.daily_token_budget, tokensUsedToday };
 }
 
-/**
- * The repos an org's creation writes with, in one transaction: the org's, the operators' for its first
- * operator (a repo writes only its own feature's tables: db/table-owners.ts), and the CRM's for its
- * default pipeline.
- */
-export interface OrgsRepos {
-  orgs: OrgsRepo;
-  operators: Pick<OperatorsRepo, 'insertUser'>;
-  crm: Pick<CrmRepo, 'insertPipeline' | 'insertStages'>;
+/** A new org as `found` sees it: its row, written already, and its first operator, an owner, to write (`users` is operators/'). */
+export interface FoundedOrg {
+  org: OrgsTable;
+  owner: UsersTable;
 }
 
 /**
- * Organizations: creating one (its first operator, a first API key and the default pipeline, in one
- * transaction), reading it and changing its settings, and what other features read about an org (its
- * default country, an agent's brand). `changes`: a new default country, which live forms cache with
+ * What an org's creation writes besides its own rows, inside its transaction and through the unit's
+ * repos `R`: the first operator (operators/ writes users) and the default pipeline (crm/). A step of
+ * the composition root (org-founding.ts, passed in by services.ts), since both features build on
+ * orgs/ and orgs/ imports neither: a repo writes only its own feature's tables (db/table-owners.ts).
+ */
+export type FoundOrg<R> = (repos: R, founded: FoundedOrg) => Promise<void>;
+
+/**
+ * Organizations: creating one (its first operator and the default pipeline through `found`, and a
+ * first API key, in one transaction), reading it and changing its settings, and what other features
+ * read about an org (its default country, an agent's brand). `changes`: a new default country, which live forms cache with
  * the form, notifies it, so the org's cached public forms are dropped. `tokensUsedOn`: the tokens the org's
  * agent conversations used on a UTC day (the conversations feature counts them; its repo answers, services.ts).
  */
-export function createOrgsService(deps: {
+export function createOrgsService<R extends { orgs: OrgsRepo }>(deps: {
   repo: OrgsRepo;
-  transact: Transact<OrgsRepos>;
+  transact: Transact<R>;
+  found: FoundOrg<R>;
   clock: Clock;
   changes: OrgChangeFeed;
   tokensUsedOn: (orgId: string, day: string) => Promise<number>;
 }) {
-  const { repo, transact, clock, changes, tokensUsedOn } = deps;
+  const { repo, transact, found, clock, changes, tokensUsedOn } = deps;
 
   /**
    * The org, its first operator (an owner), the default pipeline and, with `issueKey`, a first API
@@ -113,9 +114,8 @@ export function createOrgsService(deps: {
       const now = isoNow(clock);
       const org: OrgsTable = { id: newId('org'), name, default_country: country, created_at: now, daily_token_budget: null };
       await repos.orgs.insertOrg(org);
-      const operator = { id: newId('usr'), org_id: org.id, email: email.value, name: operatorName, password_hash: passwordHash, role: 'owner' as const, created_at: now };
-      await repos.operators.insertUser(operator);
-      await insertDefaultPipeline(repos.crm, org.id, now);
+      const operator: UsersTable = { id: newId('usr'), org_id: org.id, email: email.value, name: operatorName, password_hash: passwordHash, role: 'owner', created_at: now };
+      await found(repos, { org, owner: operator });
       const apiKey = issueKey ? await issueApiKey(repos.orgs, org.id, 'Default key', now) : undefined;
       return {
         org: presentOrg(org, 0),

@@ -1,5 +1,4 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { SessionLimits } from '../config.js';
 import type { UserRole } from '../db/tables.js';
 import { AppError } from '../http/errors.js';
 import type { Clock } from '../lib/clock.js';
@@ -46,6 +45,14 @@ export interface IssuedSession {
   csrfToken: string;
   /** The absolute expiry (ISO time). */
   expiresAt: string;
+}
+
+/** How long a session lasts (config.ts reads them). */
+export interface SessionLimits {
+  /** A session unused this long ends (SESSION_IDLE_DAYS, default 7). */
+  idleMs: number;
+  /** A session ends this long after sign-in, used or not (SESSION_MAX_DAYS, default 30). */
+  absoluteMs: number;
 }
 
 export function createSessionsService(deps: { repo: SessionsRepo; clock: Clock; limits: SessionLimits; production: boolean; publicUrl: string }) {

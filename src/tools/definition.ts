@@ -20,6 +20,17 @@ export type AuthType = (typeof AUTH_TYPES)[number];
 export type ToolCategory = (typeof TOOL_CATEGORIES)[number];
 export type ToolStatus = (typeof TOOL_STATUSES)[number];
 
+/** A credential an installation gives for its tool's authType (invocation/schema.ts: InstallationCredentials). */
+export type CredentialField = 'apiKey' | 'token' | 'username' | 'password' | 'secret';
+/** The credential fields each authType takes, in the order they are documented: installations require them, the catalog names them. */
+export const CREDENTIAL_FIELDS: Record<AuthType, ReadonlyArray<CredentialField>> = {
+  none: [],
+  api_key: ['apiKey'],
+  bearer: ['token'],
+  basic: ['username', 'password'],
+  hmac: ['secret'],
+};
+
 export const TOOL_NAME_PATTERN = '^[A-Za-z][A-Za-z0-9_-]{0,63}$';
 /** RFC 9110 §5.6.2 token: what an HTTP header name may be. */
 export const HEADER_NAME_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$";

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { failureFields } from '../db/unavailable.js';
-import type { RawHttpOutcome, ToolHttpClient } from '../invocation/http-client.js';
-import { signatureHeaders } from '../invocation/signing.js';
+import type { RawHttpOutcome, ToolHttpClient } from '../net/http-client.js';
+import { signatureHeaders } from '../net/signing.js';
 import type { Clock } from '../lib/clock.js';
 import type { Mailer } from '../lib/mailer.js';
 import type { KeyRing } from '../lib/secrets.js';

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { verifySignature } from '../invocation/signing.js';
+import { verifySignature } from '../net/signing.js';
 import { transactOn } from '../repos.js';
 import { testDialects } from '../../test/support/context.js';
 import { delayed, json, raw, redirect, startHttpsEndpoint, type HttpsEndpoint, type RecordedRequest } from '../../test/support/https-endpoint.js';

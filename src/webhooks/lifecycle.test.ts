@@ -5,7 +5,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
 import type { Database } from '../db/database.js';
-import { verifySignature } from '../invocation/signing.js';
+import { verifySignature } from '../net/signing.js';
 import { keyIdOf } from '../lib/secrets.js';
 import { transactOn } from '../repos.js';
 import { createServices, type Services } from '../services.js';

@@ -1,4 +1,4 @@
-import type { RawHttpOutcome } from '../invocation/http-client.js';
+import type { RawHttpOutcome } from '../net/http-client.js';
 
 /**
  * What happens after an attempt. Pure functions, so the rules are tested without a network.

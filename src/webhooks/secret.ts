@@ -1,7 +1,6 @@
 import type { WebhookEndpointsTable } from '../db/tables.js';
-import { credentialAad } from '../invocation/credentials.js';
 import { randomBase62 } from '../lib/ids.js';
-import { decryptSecret, encryptSecret, type KeyRing } from '../lib/secrets.js';
+import { credentialAad, decryptSecret, encryptSecret, type KeyRing } from '../lib/secrets.js';
 
 /**
  * An endpoint's signing secret: `whsec_` and 40 base62 characters (~238 bits), shown once, at rest

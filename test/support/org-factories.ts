@@ -3,6 +3,7 @@ import type { Database } from '../../src/db/database.js';
 import { randomBase62 } from '../../src/lib/ids.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { createOrgChangeFeed } from '../../src/orgs/changes.js';
+import { foundOrg } from '../../src/org-founding.js';
 import { createOrgsService, type CreatedOrganization, type OrgsService } from '../../src/orgs/service.js';
 import { Repos, transactOn } from '../../src/repos.js';
 
@@ -23,7 +24,7 @@ export interface OrgWithKey {
  */
 export function orgsServiceOn(database: Database, clock: Clock): OrgsService {
   const repos = new Repos(database.db);
-  return createOrgsService({ repo: repos.orgs, transact: transactOn(database.db), clock, changes: createOrgChangeFeed(), tokensUsedOn: repos.conversations.tokensUsedOn });
+  return createOrgsService({ repo: repos.orgs, transact: transactOn(database.db), found: foundOrg, clock, changes: createOrgChangeFeed(), tokensUsedOn: repos.conversations.tokensUsedOn });
 }
 
 /**

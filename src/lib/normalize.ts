@@ -2,7 +2,8 @@
  * Contact identity normalization (DESIGN "Contact identity"): emails trimmed and
  * lowercased, phones to E.164 using the org's default country for national numbers.
  * Both return a typed result instead of throwing, so callers choose the error
- * (INVALID_FIELD on a form, VALIDATION_ERROR on the API).
+ * (INVALID_FIELD on a form, VALIDATION_ERROR on the API). The email rule is also the one
+ * of the people who sign in (operators, developers, an org's first owner): hence lib/.
  */
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 

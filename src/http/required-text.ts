@@ -1,4 +1,4 @@
-import { AppError } from '../http/errors.js';
+import { AppError } from './errors.js';
 
 /**
  * Checks of operator input that answer with the validation error itself (lib/text.ts's checks

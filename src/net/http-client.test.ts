@@ -5,8 +5,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   closedPort, delayed, hangUp, json, raw, redirect, stalledBody, startHttpsEndpoint, streamed, type HttpsEndpoint,
 } from '../../test/support/https-endpoint.js';
-import { checkEndpoint } from '../net/endpoint-check.js';
-import type { HostResolver } from '../net/resolver.js';
+import { checkEndpoint } from './endpoint-check.js';
+import type { HostResolver } from './resolver.js';
 import {
   BlockedAddressError, buildRequestHeaders, checkLiteralHost, createGuardedConnector, createGuardedLookup, createToolHttpClient,
   type ToolHttpClient, type ToolHttpClientOptions, type ToolHttpOutcome,

@@ -5,8 +5,8 @@ import { performance } from 'node:perf_hooks';
 import * as tls from 'node:tls';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { jsonTooDeep, MAX_JSON_DEPTH } from '../lib/json.js';
-import { classifyAddress, describeReason, type AddressVerdict } from '../net/address-policy.js';
-import type { HostResolver } from '../net/resolver.js';
+import { classifyAddress, describeReason, type AddressVerdict } from './address-policy.js';
+import type { HostResolver } from './resolver.js';
 
 /**
  * The one HTTP client that talks to tool endpoints. Everything that makes a call to a
