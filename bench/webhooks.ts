@@ -14,7 +14,7 @@ import { outboxRow, type WebhookEventInput } from '../src/webhooks/outbox.js';
 import { subscriptionsOf } from '../src/webhooks/subscriptions.js';
 import { testCertificates } from '../test/support/https-endpoint.js';
 import { freePort } from '../test/support/net.js';
-import { memoryMb, printTable, startSwitchboard, throwawaySchema, type Row } from './lib.js';
+import { memoryMb, printTable, processCpuUs, startSwitchboard, throwawaySchema, type Row } from './lib.js';
 
 /**
  * Webhook delivery to one local receiver (issue 32, item 7): how fast a node drains one webhook's queue from
@@ -81,6 +81,8 @@ interface DrainResult {
   outboxLeft: number;
   pendingLeft: number;
   rssMb: number;
+  /** The node's CPU (all its threads) per delivery, from ready to stop: start-up's tail and dispatch included. */
+  serverCpuUs: number;
 }
 
 async function drain(queued: number, options: { databaseUrl?: string; seconds: number; receiverPort: number; caFile: string }): Promise<DrainResult> {
@@ -105,11 +107,14 @@ async function drain(queued: number, options: { databaseUrl?: string; seconds: n
       Number((await database.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).$if(status !== undefined, (qb) => qb.where('status' as never, '=', status as never)).executeTakeFirstOrThrow()).n);
     const node = await startSwitchboard(env);
     let rssMb = 0;
+    const cpuBefore = processCpuUs(node.pid);
+    let cpu = Number.NaN;
     try {
       // Until every event is delivered or the time is up, whichever comes first (bounded).
       const deadline = performance.now() + options.seconds * 1000;
       while (performance.now() < deadline && (await count('webhook_deliveries', 'succeeded')) < queued) await new Promise((resolve) => setTimeout(resolve, 100));
       rssMb = memoryMb(node.pid).peak;
+      cpu = processCpuUs(node.pid) - cpuBefore;
     } finally {
       await node.stop();
     }
@@ -126,7 +131,7 @@ async function drain(queued: number, options: { databaseUrl?: string; seconds: n
     }
     const delivered = Number(span.n);
     const seconds = (Date.parse(String(span.last)) - Date.parse(String(span.first))) / 1000;
-    return { delivered, perSecond: delivered > 1 && seconds > 0 ? (delivered - 1) / seconds : 0, outboxLeft: await count('webhook_outbox'), pendingLeft: await count('webhook_deliveries', 'pending'), rssMb };
+    return { delivered, perSecond: delivered > 1 && seconds > 0 ? (delivered - 1) / seconds : 0, outboxLeft: await count('webhook_outbox'), pendingLeft: await count('webhook_deliveries', 'pending'), rssMb, serverCpuUs: cpu / Math.max(delivered, 1) };
   } finally {
     await database.close();
     await schema?.drop();
@@ -160,7 +165,7 @@ export async function benchWebhooks(options: WebhooksBenchOptions = {}): Promise
         // The short queue drains in a second or two; a backlog would take minutes: BENCH_SECONDS of it.
         const result = await drain(size, { ...options, seconds: size <= 20_000 ? Math.max(60, seconds) : seconds, receiverPort, caFile: certs.caFile });
         results.get(size)!.push(result);
-        console.log(`webhooks (${label}) round ${round + 1}: ${size} queued → ${result.delivered} delivered at ${result.perSecond.toFixed(0)}/s; left ${result.outboxLeft} outbox rows, ${result.pendingLeft} pending deliveries`);
+        console.log(`webhooks (${label}) round ${round + 1}: ${size} queued → ${result.delivered} delivered at ${result.perSecond.toFixed(0)}/s; left ${result.outboxLeft} outbox rows, ${result.pendingLeft} pending deliveries; server ${result.serverCpuUs.toFixed(0)} µs/delivery`);
       }
     }
     const asRow = (size: number, reference?: DrainResult[]): Row => {
@@ -168,7 +173,8 @@ export async function benchWebhooks(options: WebhooksBenchOptions = {}): Promise
       const delivered = runs.reduce((sum, run) => sum + run.delivered, 0);
       // Over all rounds: deliveries ÷ the time they took.
       const perSecond = delivered / runs.reduce((sum, run) => sum + run.delivered / Math.max(run.perSecond, 1e-9), 0);
-      const result = { requestsPerSecond: perSecond, p50: Number.NaN, p99: Number.NaN, total: delivered, errors: 0, non2xx: 0, loadCpuUs: 0 };
+      const serverCpuUs = runs.reduce((sum, run) => sum + run.serverCpuUs * run.delivered, 0) / Math.max(delivered, 1);
+      const result = { requestsPerSecond: perSecond, p50: Number.NaN, p99: Number.NaN, total: delivered, errors: 0, non2xx: 0, loadCpuUs: 0, serverCpuUs };
       const baseline = reference ? asRow(sizes[0]!).result : undefined;
       return {
         scenario: `webhook deliveries, one webhook, ${size.toLocaleString('en')} queued (${label}; ${runs.map((run) => run.perSecond.toFixed(0)).join(', ')}/s)`,
