@@ -4,11 +4,12 @@ import { benchDeveloperApi } from './developer-api.js';
 import { benchForms } from './forms.js';
 import { printGrid, printTable, type Row } from './lib.js';
 import { benchTools } from './tools.js';
+import { benchWebhooks } from './webhooks.js';
 
 /**
  * `npm run bench`: every benchmark, each against a bare Fastify baseline measured in the same run.
  * BENCH_SECONDS sets the length of each run (default 10); BENCH_DATABASE_URL adds PostgreSQL rows;
- * BENCH_ONLY=developer|forms|tools|conversations runs one group. The servers inherit the environment, so SQLITE_SYNCHRONOUS=full
+ * BENCH_ONLY=developer|forms|tools|conversations|webhooks runs one group. The servers inherit the environment, so SQLITE_SYNCHRONOUS=full
  * (or any other setting) applies to them.
  */
 // The servers under test run the compiled build, as `npm start` does.
@@ -29,6 +30,10 @@ if (!only || only === 'forms') {
 if (!only || only === 'tools') {
   rows.push(...(await benchTools()));
   if (databaseUrl) rows.push(...(await benchTools({ databaseUrl })));
+}
+if (!only || only === 'webhooks') {
+  rows.push(...(await benchWebhooks()));
+  if (databaseUrl) rows.push(...(await benchWebhooks({ databaseUrl })));
 }
 const conversations: string[][] = [];
 if (!only || only === 'conversations') {

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { failureFields } from '../db/unavailable.js';
+import { failureFields, isDatabaseUnavailable } from '../db/unavailable.js';
 import type { RawHttpOutcome, ToolHttpClient } from '../net/http-client.js';
 import { signatureHeaders } from '../net/signing.js';
 import type { Clock } from '../lib/clock.js';
@@ -28,10 +28,17 @@ export interface DeliverySchedule {
 
 const DEFAULT_SCHEDULE: DeliverySchedule = { pollMs: 1000, batchSize: 20 };
 /**
- * A busy node moves outbox rows into deliveries this often (DISPATCH_BATCH rows each time, about 10 ms of
- * work on SQLite): an event waits at most this long plus a poll, and up to 2,000 changes a second are
- * dispatched while the worker keeps nine tenths of its time for sending.
+ * While the worker has deliveries to send, moving the outbox into deliveries takes at most this share of its
+ * time: after a dispatch of D ms the next waits D × 9 ms (DISPATCH_INTERVAL_MS at least). A dispatch of
+ * DISPATCH_BATCH rows was assumed to take 10 ms, and a fixed 100 ms between them to leave nine tenths to
+ * sending; measured with 200,000 events queued it takes 50–70 ms on SQLite and 110–190 ms on PostgreSQL
+ * (600 event and 600 delivery rows), so dispatch ran ahead of sending most of the time, moving ~5,500 events
+ * a second into a queue drained at 400, and one webhook's backlog drained at a quarter of a short queue's
+ * pace (docs/benchmarks.md). When the worker has nothing to send (no delivery due, none in flight) it
+ * dispatches at once, so a queue that runs dry is refilled without waiting for its turn.
  */
+const DISPATCH_SHARE = 0.1;
+/** The shortest wait between two dispatches of a busy node: an event waits at least this long plus a poll. */
 const DISPATCH_INTERVAL_MS = 100;
 
 export interface DeliveryWorkerDeps {
@@ -185,7 +192,9 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     return claimed.map((delivery) => {
       const running = attempt(delivery).catch((error: unknown) => {
         // The lease runs out and another poll takes it again.
-        log.error({ err: error, deliveryId: delivery.id }, 'webhook delivery could not be recorded');
+        // An outage is the database's (a warning, its reason); anything else is a bug of ours (an error, its stack).
+        if (isDatabaseUnavailable(error)) log.warn({ ...failureFields(error), deliveryId: delivery.id }, 'webhook delivery could not be recorded');
+        else log.error({ err: error, deliveryId: delivery.id }, 'webhook delivery could not be recorded');
       });
       inFlight.add(running);
       void running.finally(() => {
@@ -196,38 +205,63 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     });
   }
 
-  let lastDispatch = Number.NEGATIVE_INFINITY;
+  /** When a busy node may dispatch next (performance.now()); the one dispatch running on this node, if any. */
+  let nextDispatchAt = Number.NEGATIVE_INFINITY;
+  let dispatching: Promise<number> | undefined;
 
-  /**
-   * Moves what the outbox holds into deliveries: on every poll of an idle node, and at most every
-   * DISPATCH_INTERVAL_MS on a busy one, whose polls follow each attempt that ends (dispatching on each of
-   * them made one webhook's queue wait on dispatch: 192 deliveries/s instead of 600). `force`: now (tests, runOnce).
-   */
-  async function dispatchIfDue(force: boolean): Promise<number> {
-    const now = performance.now();
-    if (!force && now - lastDispatch < DISPATCH_INTERVAL_MS) return 0;
-    lastDispatch = now;
-    return dispatchOutbox(deps.transact);
+  /** Moves what the outbox holds into deliveries, one dispatch at a time on this node, and sets when the next may run. */
+  function dispatch(): Promise<number> {
+    if (dispatching) return dispatching;
+    const started = performance.now();
+    const running = dispatchOutbox(deps.transact).finally(() => {
+      const ended = performance.now();
+      nextDispatchAt = ended + Math.max(DISPATCH_INTERVAL_MS, ((ended - started) * (1 - DISPATCH_SHARE)) / DISPATCH_SHARE);
+      dispatching = undefined;
+    });
+    dispatching = running;
+    return running;
   }
 
   /**
-   * Moves what the outbox holds into deliveries (when due), then claims what fits beside the attempts in
-   * flight and starts them; resolves to how many rows it moved and claimed (more may be waiting when it is not 0).
+   * Beside the sending, never before it: starts a dispatch when its turn has come (DISPATCH_SHARE), or at once
+   * when the worker has nothing to send (`starved`), and polls again when it moved rows (their heads are due).
+   * Dispatching first on each poll put every dispatch between an attempt that ended and the next claim of
+   * its endpoint: with a backlog, each delivery to one webhook waited for one (PostgreSQL: 5 deliveries a
+   * second instead of 64 under the same load).
    */
-  async function poll(options: { dispatchNow?: boolean } = {}): Promise<number> {
-    const dispatched = await dispatchIfDue(options.dispatchNow ?? false);
+  function dispatchBeside(starved: boolean): void {
+    if (dispatching || stopped || (!starved && performance.now() < nextDispatchAt)) return;
+    dispatch().then(
+      (moved) => {
+        if (moved > 0) wake();
+      },
+      (error: unknown) => log.warn(failureFields(error), 'webhook outbox dispatch failed; trying again'),
+    );
+  }
+
+  /**
+   * Claims what fits beside the attempts in flight and starts them, then dispatches beside them (when due);
+   * resolves to how many it claimed (more may be waiting when it is not 0). `dispatchFirst` (tests, runOnce):
+   * moves the outbox first and counts the rows moved too.
+   */
+  async function poll(options: { dispatchFirst?: boolean } = {}): Promise<number> {
+    const dispatched = options.dispatchFirst ? await dispatch() : 0;
     const room = schedule.batchSize - inFlight.size;
-    if (room <= 0) return dispatched;
-    const now = clock.now();
-    const ids = await repo.claimDue(now.toISOString(), leaseFrom(now), room);
-    // Rows that cannot be read now are taken again when their lease runs out.
-    await startAll(ids).catch((error: unknown) => log.warn(failureFields(error), 'claimed webhook deliveries could not be loaded; their lease will run out'));
-    return dispatched + ids.length;
+    let claimed = 0;
+    if (room > 0) {
+      const now = clock.now();
+      const ids = await repo.claimDue(now.toISOString(), leaseFrom(now), room);
+      // Rows that cannot be read now are taken again when their lease runs out.
+      await startAll(ids).catch((error: unknown) => log.warn(failureFields(error), 'claimed webhook deliveries could not be loaded; their lease will run out'));
+      claimed = ids.length;
+    }
+    if (!options.dispatchFirst) dispatchBeside(claimed === 0 && inFlight.size === 0);
+    return dispatched + claimed;
   }
 
   /** One poll, then waits for every attempt in flight (tests; a node polls on its timer). */
   async function runOnce(): Promise<number> {
-    const claimed = await poll({ dispatchNow: true });
+    const claimed = await poll({ dispatchFirst: true });
     await Promise.all(inFlight);
     return claimed;
   }
@@ -248,19 +282,26 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
 
   // ── The timer of a serving node ──
   let polling: Promise<unknown> | undefined;
+  /**
+   * A wake during a poll is kept for its end: dropped, an attempt that ended while the poll's claim ran left the
+   * worker waiting a whole pollMs (1 s gaps between two deliveries to one webhook, 1–2 in 2,000 on PostgreSQL).
+   */
+  let wokenWhilePolling = false;
 
   function schedulePoll(ms: number): void {
     if (stopped || polling) return;
     clearTimeout(timer);
     timer = setTimeout(() => {
       timer = undefined;
+      wokenWhilePolling = false;
       const current = poll();
       polling = current;
       current.then(
         (claimed) => {
           polling = undefined;
-          // Something was due: there may be more. Nothing: wait (an attempt that ends wakes it sooner).
-          schedulePoll(claimed > 0 ? 0 : schedule.pollMs);
+          // Something was due: there may be more. Nothing: wait (an attempt that ends wakes it sooner), unless
+          // one ended during this poll (its claim may have run before the attempt was recorded).
+          schedulePoll(claimed > 0 || wokenWhilePolling ? 0 : schedule.pollMs);
         },
         (error: unknown) => {
           polling = undefined;
@@ -273,7 +314,9 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
   }
 
   function wake(): void {
-    if (!stopped && !polling) schedulePoll(0);
+    if (stopped) return;
+    if (polling) wokenWhilePolling = true;
+    else schedulePoll(0);
   }
 
   return {
@@ -286,11 +329,12 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       stopped = false;
       schedulePoll(0);
     },
-    /** No new poll; waits for the attempts in flight to be recorded. */
+    /** No new poll; waits for the attempts in flight to be recorded and a dispatch running to end. */
     async stop(): Promise<void> {
       stopped = true;
       clearTimeout(timer);
       await polling?.catch(() => undefined);
+      await dispatching?.catch(() => undefined);
       await Promise.all(inFlight);
     },
   };

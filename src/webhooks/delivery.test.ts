@@ -1,4 +1,5 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { verifySignature } from '../net/signing.js';
 import { transactOn } from '../repos.js';
 import { testDialects } from '../../test/support/context.js';
@@ -6,7 +7,9 @@ import { delayed, json, raw, redirect, startHttpsEndpoint, type HttpsEndpoint, t
 import { toolHostResolver } from '../../test/support/invocation-factories.js';
 import { createOrgWithKey, orgCaller, type OrgWithKey } from '../../test/support/org-factories.js';
 import { createWebhookTestContext, type WebhookTestContext } from '../../test/support/webhook-context.js';
+import { createDeliveryWorker } from './delivery-worker.js';
 import { recordWebhookEvent } from './outbox.js';
+import { createWebhooksRepo } from './repo.js';
 import { RETRY_WINDOW_MS } from './retries.js';
 import type { WebhookEventType } from './schema.js';
 
@@ -229,6 +232,50 @@ describe.each(testDialects())('webhook delivery on %s', (dialect) => {
     await worker().runUntilIdle();
     expect(receiver.requests.map((r) => JSON.parse(r.body.toString()).data.n)).toEqual([1, 1, 2]);
     expect((await deliveries(hook.id)).map((d) => d.status)).toEqual(['succeeded', 'succeeded']);
+  });
+
+  it('keeps sending while the outbox is being moved into deliveries: a dispatch never stands before a due delivery', async () => {
+    const hook = await webhook();
+    for (let n = 1; n <= 3; n += 1) {
+      t.clock.advance(1);
+      await produce('contact.created', { n });
+    }
+    // More changes wait in the outbox, and moving them is held up (a large outbox, a slow dispatch).
+    const transact = transactOn(t.database.db);
+    for (let n = 4; n <= 8; n += 1) {
+      t.clock.advance(1);
+      await transact((repos) => recordWebhookEvent(repos, { orgId: org.orgId, type: 'contact.created', data: { n } }, t.clock.now().toISOString()));
+    }
+    const outbox = async () => (await t.database.db.selectFrom('webhook_outbox').select('id').where('org_id', '=', org.orgId).execute()).length;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let dispatches = 0;
+    const node = createDeliveryWorker({
+      repo: createWebhooksRepo(t.database.db),
+      transact: async (unit) => {
+        dispatches += 1;
+        await held;
+        return transact(unit);
+      },
+      http: t.services.toolHttp, keys: t.services.keys, clock: t.clock, log: pino({ level: 'silent' }), leaseMs: 60_000,
+    });
+    node.start();
+    try {
+      // The three queued are sent, in order, while the dispatch waits; it is never started twice at once.
+      await vi.waitFor(() => expect(receiver.requests).toHaveLength(3), { timeout: 10_000, interval: 20 });
+      expect(receiver.requests.map((r) => JSON.parse(r.body.toString()).data.n)).toEqual([1, 2, 3]);
+      expect(await outbox()).toBe(5);
+      expect(dispatches).toBe(1);
+      // Once it ends, what it moved is sent too, in order.
+      release();
+      await vi.waitFor(() => expect(receiver.requests).toHaveLength(8), { timeout: 10_000, interval: 20 });
+      expect(receiver.requests.map((r) => JSON.parse(r.body.toString()).data.n)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    } finally {
+      release();
+      await node.stop();
+    }
+    expect(await outbox()).toBe(0);
+    expect((await deliveries(hook.id)).map((d) => d.status)).toEqual(Array(8).fill('succeeded'));
   });
 
   it('disables an endpoint whose deliveries failed for 24 hours and emails the owners; it resumes when enabled again', async () => {
