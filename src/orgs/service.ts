@@ -111,7 +111,7 @@ export function createOrgsService(deps: {
     try {
       return await transact(async (repos) => {
       const now = isoNow(clock);
-      const org: OrgsTable = { id: newId('org'), name, default_country: country, created_at: now, daily_token_budget: null };
+      const org: OrgsTable = { id: newId('org'), name, default_country: country, created_at: now, daily_token_budget: null, limits: null };
       await repos.orgs.insertOrg(org);
       const operator = { id: newId('usr'), org_id: org.id, email: email.value, name: operatorName, password_hash: passwordHash, role: 'owner' as const, created_at: now };
       await repos.operators.insertUser(operator);
