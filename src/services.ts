@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { createExpiryPurger, type ExpiryPurge, type PurgeSchedule } from './db/expiry-purger.js';
+import type { Transact } from './db/transaction-runner.js';
 import { isoNow, systemClock, type Clock } from './lib/clock.js';
 import { createBackgroundQueue, type BackgroundQueue } from './lib/background-queue.js';
 import { createSmtpMailer, type Mailer } from './lib/mailer.js';
@@ -95,6 +96,33 @@ export interface ServicesInfrastructure {
   expiryPurge?: Partial<PurgeSchedule> | undefined;
   /** Starts the webhook delivery worker (webhooks/delivery-worker.ts) on this schedule; absent, it is not started (the CLI, tests that deliver by hand). */
   webhookDelivery?: Partial<DeliverySchedule> | undefined;
+}
+
+/**
+ * The limits of organizations and developers (lib/tenant-limits.ts) over every feature's repos: the API's
+ * GET /api/org/limits and /api/dev/limits, the CLI's `org limits` and `developer limits`. Each create counts with
+ * the same repo function as `usage` here, in its own transaction (refuseAtLimit). Tests set limits through it too.
+ */
+export function createLimits(repos: Repos, transact: Transact<Repos>, clock: Clock) {
+  const orgLimits = createTenantLimits({
+    kind: ORG_LIMITS, transact, store: (unit) => unit.orgs, pool: repos.orgs, notFound: orgNotFound,
+    usage: {
+      agents: repos.orgs.countAgents,
+      forms: repos.forms.countForms,
+      apiKeys: repos.orgs.countActiveApiKeys,
+      agentKeysPerAgent: repos.orgs.mostAgentKeys,
+      modelProviders: repos.models.countProviders,
+      customFields: repos.customFields.count,
+      pipelines: repos.pipelines.count,
+      pendingInvitations: (orgId) => repos.operators.countPendingInvitations(orgId, isoNow(clock)),
+      webhooks: repos.webhooks.countEndpoints,
+    },
+  });
+  const developerLimits = createTenantLimits({
+    kind: DEVELOPER_LIMITS, transact, store: (unit) => unit.developers, pool: repos.developers, notFound: developerNotFound,
+    usage: { apps: repos.apps.countApps, tools: repos.tools.countTools },
+  });
+  return { orgLimits, developerLimits };
 }
 
 /**
@@ -288,27 +316,8 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   const webhooks = createWebhooksService({ repo: repos.webhooks, transact, keys, clock, endpointPolicy, worker: webhookWorker, leaseMs: webhookLeaseMs });
   if (infrastructure.webhookDelivery && config.webhookDelivery === 'on') webhookWorker.start();
 
-  // ── Limits ── (issue 32) What an organization and a developer may have at once, and how much of it they use: the
-  // API's GET /api/org/limits and /api/dev/limits, the CLI's `org limits` and `developer limits`. Each create counts
-  // with the same repo function, in its own transaction (lib/tenant-limits.ts refuseAtLimit).
-  const orgLimits = createTenantLimits({
-    kind: ORG_LIMITS, transact, store: (unit) => unit.orgs, pool: repos.orgs, notFound: orgNotFound,
-    usage: {
-      agents: repos.orgs.countAgents,
-      forms: repos.forms.countForms,
-      apiKeys: repos.orgs.countActiveApiKeys,
-      agentKeysPerAgent: repos.orgs.mostAgentKeys,
-      modelProviders: repos.models.countProviders,
-      customFields: repos.customFields.count,
-      pipelines: repos.pipelines.count,
-      pendingInvitations: (orgId) => repos.operators.countPendingInvitations(orgId, isoNow(clock)),
-      webhooks: repos.webhooks.countEndpoints,
-    },
-  });
-  const developerLimits = createTenantLimits({
-    kind: DEVELOPER_LIMITS, transact, store: (unit) => unit.developers, pool: repos.developers, notFound: developerNotFound,
-    usage: { apps: repos.apps.countApps, tools: repos.tools.countTools },
-  });
+  // ── Limits ── (issue 32) What an organization and a developer may have at once, and how much of it they use.
+  const { orgLimits, developerLimits } = createLimits(repos, transact, clock);
 
   // ── Expired rows ──
   // Every table with an expiry, or it grows forever (the token endpoint writes a row per request).

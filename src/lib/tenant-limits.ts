@@ -16,8 +16,9 @@ import { AppError } from '../http/errors.js';
 export interface LimitDefinition {
   /** The limit a tenant without an override has. */
   default: number;
-  /** What is counted, plural: "forms", "active API keys". */
+  /** What is counted, plural and singular: "forms", "active API keys"; "form". */
   noun: string;
+  one: string;
   /** What the tenant can do itself, said before "or ask your Switchboard operator…". */
   remedy: string;
   /** Who has them, when not the tenant itself ("This agent"). */
@@ -36,17 +37,17 @@ export const ORG_LIMITS = {
   holder: 'This organization',
   command: 'org limits',
   limits: {
-    agents: { default: 50, noun: 'agents', remedy: 'Delete an agent you no longer use' },
-    forms: { default: 100, noun: 'forms', remedy: 'Delete a form you no longer need' },
-    apiKeys: { default: 50, noun: 'active API keys', remedy: 'Revoke or delete a key you no longer use' },
-    agentKeysPerAgent: { default: 20, noun: 'keys', holder: 'This agent', remedy: 'Delete a key you no longer use' },
-    modelProviders: { default: 20, noun: 'model providers', remedy: 'Delete a provider you no longer use' },
-    customFields: { default: 100, noun: 'custom fields (archived ones count until deleted)', remedy: 'Delete a field you no longer need' },
-    pipelines: { default: 20, noun: 'pipelines', remedy: 'Delete a pipeline you no longer use' },
-    pendingInvitations: { default: 100, noun: 'pending invitations', remedy: 'Revoke one you no longer need (unanswered ones lapse after 7 days)' },
+    agents: { default: 50, noun: 'agents', one: 'agent', remedy: 'Delete an agent you no longer use' },
+    forms: { default: 100, noun: 'forms', one: 'form', remedy: 'Delete a form you no longer need' },
+    apiKeys: { default: 50, noun: 'active API keys', one: 'active API key', remedy: 'Revoke or delete a key you no longer use' },
+    agentKeysPerAgent: { default: 20, noun: 'keys', one: 'key', holder: 'This agent', remedy: 'Delete a key you no longer use' },
+    modelProviders: { default: 20, noun: 'model providers', one: 'model provider', remedy: 'Delete a provider you no longer use' },
+    customFields: { default: 100, noun: 'custom fields (archived ones count until deleted)', one: 'custom field (archived ones count until deleted)', remedy: 'Delete a field you no longer need' },
+    pipelines: { default: 20, noun: 'pipelines', one: 'pipeline', remedy: 'Delete a pipeline you no longer use' },
+    pendingInvitations: { default: 100, noun: 'pending invitations', one: 'pending invitation', remedy: 'Revoke one you no longer need (unanswered ones lapse after 7 days)' },
     // GitHub allows 20 per repository, Stripe 16 per account: every event writes one delivery per subscribed webhook
     // in the transaction of the change that caused it, so this bounds what one submission writes (3 events × 20).
-    webhooks: { default: 20, noun: 'webhooks', remedy: 'Delete one you no longer use, or send several event types to one URL' },
+    webhooks: { default: 20, noun: 'webhooks', one: 'webhook', remedy: 'Delete one you no longer use, or send several event types to one URL' },
   },
 } as const satisfies TenantKind<string>;
 
@@ -54,8 +55,8 @@ export const DEVELOPER_LIMITS = {
   holder: 'Your developer account',
   command: 'developer limits',
   limits: {
-    apps: { default: 25, noun: 'apps', remedy: 'Delete an app you no longer use' },
-    tools: { default: 100, noun: 'tools', remedy: 'Delete a tool you no longer need' },
+    apps: { default: 25, noun: 'apps', one: 'app', remedy: 'Delete an app you no longer use' },
+    tools: { default: 100, noun: 'tools', one: 'tool', remedy: 'Delete a tool you no longer need' },
   },
 } as const satisfies TenantKind<string>;
 
@@ -87,7 +88,7 @@ export function limitReached<K extends string>(kind: TenantKind<K>, resource: K,
   const state = used > limit ? `more than the ${limit} it may have` : 'the most it may have';
   return new AppError(
     'LIMIT_REACHED',
-    `${holder} has ${used} ${definition.noun}, ${state}. ${definition.remedy}, or ask your Switchboard operator to raise the limit (switchboard ${kind.command} ${tenantId} --${limitOption(resource)} <n>).`,
+    `${holder} has ${used} ${used === 1 ? definition.one : definition.noun}, ${state}. ${definition.remedy}, or ask your Switchboard operator to raise the limit (switchboard ${kind.command} ${tenantId} --${limitOption(resource)} <n>).`,
     { extra: { resource, limit } },
   );
 }
