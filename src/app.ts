@@ -31,6 +31,7 @@ import { registerConsoleRoutes } from './web/console-routes.js';
 import { createConsoleFiles, type ConsoleFiles } from './web/console-files.js';
 import { registerToolRoutes } from './tools/routes.js';
 import { registerDeveloperAppRoutes } from './developers/routes.js';
+import { registerDeveloperLimitRoutes } from './developers/limits-routes.js';
 import { registerCatalogRoutes } from './catalog/routes.js';
 import { registerCatalogPages } from './catalog/pages.js';
 import { registerOrgRoutes } from './orgs/routes.js';
@@ -183,11 +184,13 @@ function registerRoutes(app: App, services: Services, deps: Pick<AppDeps, 'webAs
     requireDeveloperSession: developerAuth.requireDeveloperSession,
     developerIdOf: (request) => developerAuth.principal(request).developerId,
   });
+  // How many apps and tools a developer may have, and has (issue 32).
+  registerDeveloperLimitRoutes(app, { limits: services.developerLimits, developerAuth });
   registerCatalogRoutes(app, { catalog: services.catalog });
   // The same catalog as public pages, /catalog and /catalog/{tool_id}.
   registerCatalogPages(app, { catalog: services.catalog, publicUrl: config.publicUrl });
   registerAccountRoutes(app, { operators: services.operators, sessions: services.sessions, limiter, orgAuth });
-  registerOrgRoutes(app, { orgAuth, orgs: services.orgs, apiKeys: services.apiKeys, agents: services.agents, agentKeys: services.agentKeys });
+  registerOrgRoutes(app, { orgAuth, orgs: services.orgs, limits: services.orgLimits, apiKeys: services.apiKeys, agents: services.agents, agentKeys: services.agentKeys });
   registerCrmSettingsRoutes(app, { orgAuth, customFields: services.customFields, pipelines: services.pipelines });
   registerCrmRecordRoutes(app, { orgAuth, contacts: services.contacts, opportunities: services.opportunities });
   registerModelRoutes(app, { orgAuth, models: services.models });

@@ -127,6 +127,52 @@ describe('switchboard CLI', () => {
     expect(unknown.code).toBe(2);
     expect(JSON.parse(unknown.stderr)).toEqual({ success: false, error: 'unknown command "frobnicate".', code: 'USAGE_ERROR' });
   });
+
+  // Each CLI run is a process of its own (a second or two): more of them than one test's 30 s allow under load.
+  it('org limits shows each limit with its use and default, and raises one; a create past a limit names the command', () => {
+    const created = cli(dataDir, 'org', 'create', '--name', 'Limits Co', '--email', 'limits@example.com', '--password', 'a long password', '--json');
+    expect(created.code, created.stderr).toBe(0);
+    const { orgId } = JSON.parse(created.stdout);
+    const shown = cli(dataDir, 'org', 'limits', orgId, '--json');
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ orgId, limits: { apiKeys: { limit: 50, used: 1, default: 50 }, forms: { limit: 100, used: 0, default: 100 }, pipelines: { used: 1 } } });
+
+    expect(cli(dataDir, 'org', 'limits', orgId, '--api-keys', '1').code).toBe(0);
+    const refused = cli(dataDir, 'api-key', 'create', '--org', orgId, '--json');
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stderr)).toEqual({
+      success: false, code: 'LIMIT_REACHED',
+      error: `This organization has 1 active API key, the most it may have. Revoke or delete a key you no longer use, or ask your Switchboard operator to raise the limit (switchboard org limits ${orgId} --api-keys <n>).`,
+    });
+    const raised = cli(dataDir, 'org', 'limits', orgId, '--api-keys', '2', '--forms', 'default', '--json');
+    expect(JSON.parse(raised.stdout).limits.apiKeys).toEqual({ limit: 2, used: 1, default: 50 });
+    expect(cli(dataDir, 'api-key', 'create', '--org', orgId).code).toBe(0);
+
+    const notANumber = cli(dataDir, 'org', 'limits', orgId, '--forms', 'lots');
+    expect(notANumber.code).toBe(2);
+    expect(notANumber.stderr).toContain('--forms takes a whole number or "default", not "lots".');
+    const missing = cli(dataDir, 'org', 'limits', '--forms', '3');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('missing <org id>');
+    const unknown = cli(dataDir, 'org', 'limits', 'org_missing', '--json');
+    expect(unknown.code).toBe(1);
+    expect(JSON.parse(unknown.stderr)).toMatchObject({ code: 'ORG_NOT_FOUND' });
+  }, 90_000);
+
+  it('developer limits, by email or id, shows and sets a developer\'s; app create past the limit is refused', () => {
+    const lowered = cli(dataDir, 'developer', 'limits', 'Ada@Example.com', '--apps', '1', '--json');
+    expect(lowered.code, lowered.stderr).toBe(0);
+    const shown = JSON.parse(lowered.stdout);
+    expect(shown).toMatchObject({ developerId: expect.stringMatching(/^dev_/), email: 'ada@example.com', limits: { apps: { limit: 1, used: 1, default: 25 }, tools: { limit: 100, used: 0, default: 100 } } });
+    const refused = cli(dataDir, 'app', 'create', '--developer', 'ada@example.com', '--name', 'One too many', '--json');
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stderr)).toMatchObject({ code: 'LIMIT_REACHED', error: expect.stringContaining(`(switchboard developer limits ${shown.developerId} --apps <n>)`) });
+    expect(cli(dataDir, 'developer', 'limits', shown.developerId, '--apps', 'default').code).toBe(0);
+    expect(cli(dataDir, 'app', 'create', '--developer', 'ada@example.com', '--name', 'Now there is room').code).toBe(0);
+    const unknown = cli(dataDir, 'developer', 'limits', 'nobody@example.com');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('No developer has the email nobody@example.com');
+  }, 60_000);
 });
 
 describe('switchboard with REDIS_URL set', () => {

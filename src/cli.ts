@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import type { Database } from './db/database.js';
 import { AppError } from './http/errors.js';
+import { DEVELOPER_LIMITS, limitOption, MAX_LIMIT, ORG_LIMITS, type LimitUsage, type TenantKind } from './http/tenant-limits.js';
 import type { Services } from './services.js';
 
 /**
@@ -28,6 +29,8 @@ interface CommandContext {
   /** Migrations this run applied before the command (every command migrates first). */
   migrated: string[];
   options: Record<string, string | boolean | undefined>;
+  /** The command's positional argument, when it takes one (`org limits <org id>`). */
+  argument: string | undefined;
   /** Every service over the database (services.ts), built on first use and closed before the database. */
   services(): Promise<Services>;
 }
@@ -162,6 +165,32 @@ const commands: Record<string, Command> = {
       };
     },
   },
+  'org limits': {
+    summary:
+      'Shows an organization\'s limits (the most agents, forms, API keys, … it may have at once) and how much of each it uses; with options, sets those first. ' +
+      'A create past a limit is refused (409 LIMIT_REACHED); a limit set below what is used stops new ones only, nothing is removed.',
+    argument: { name: 'org id', description: 'The organization\'s id (org_…), as org create printed it.' },
+    options: limitOptions(ORG_LIMITS),
+    run: async ({ services, options, argument }) => {
+      const { orgLimits } = await services();
+      const orgId = String(argument);
+      const changes = limitChanges(ORG_LIMITS, options, 'org limits');
+      const limits = Object.keys(changes).length > 0 ? await orgLimits.set(orgId, changes) : await orgLimits.show(orgId);
+      return { orgId, limits: withDefaults(ORG_LIMITS, limits) };
+    },
+  },
+  'developer limits': {
+    summary: 'Shows a developer\'s limits (the most apps and tools they may have at once) and how much of each they use; with options, sets those first. A limit set below what is used stops new ones only.',
+    argument: { name: 'developer', description: 'The developer\'s id (dev_…) or email.' },
+    options: limitOptions(DEVELOPER_LIMITS),
+    run: async ({ services, options, argument }) => {
+      const { developers, developerLimits } = await services();
+      const developer = await developers.findDeveloper(String(argument));
+      const changes = limitChanges(DEVELOPER_LIMITS, options, 'developer limits');
+      const limits = Object.keys(changes).length > 0 ? await developerLimits.set(developer.id, changes) : await developerLimits.show(developer.id);
+      return { developerId: developer.id, email: developer.email, limits: withDefaults(DEVELOPER_LIMITS, limits) };
+    },
+  },
   'user reset-password': {
     summary: 'Sets a new password for a console user locked out without email, and signs them out everywhere. Without a password, prints a generated one.',
     options: {
@@ -233,6 +262,34 @@ const commands: Record<string, Command> = {
     },
   },
 };
+
+/** One option per limit of a kind of tenant: `--agent-keys-per-agent <n>`. */
+function limitOptions(kind: TenantKind<string>): Record<string, OptionSpec> {
+  return Object.fromEntries(
+    Object.entries(kind.limits).map(([name, limit]) => [
+      limitOption(name),
+      { type: 'string', value: 'n', description: `The most ${limit.noun}${limit.holder ? ' per agent' : ''}: 0 to ${MAX_LIMIT.toLocaleString('en-US')}, or "default" (${limit.default}).` } satisfies OptionSpec,
+    ]),
+  );
+}
+
+/** The limits a command line sets: a number each, or null for "default". */
+function limitChanges<K extends string>(kind: TenantKind<K>, options: CommandContext['options'], command: string): Partial<Record<K, number | null>> {
+  const changes: Partial<Record<K, number | null>> = {};
+  for (const name of Object.keys(kind.limits) as K[]) {
+    const value = options[limitOption(name)];
+    if (typeof value !== 'string') continue;
+    if (value === 'default') changes[name] = null;
+    else if (/^\d+$/.test(value)) changes[name] = Number(value);
+    else throw usageError(`--${limitOption(name)} takes a whole number or "default", not "${value}".`, command);
+  }
+  return changes;
+}
+
+/** Each limit with its default beside it, as the CLI prints them. */
+function withDefaults<K extends string>(kind: TenantKind<K>, limits: Record<K, LimitUsage>): Record<K, LimitUsage & { default: number }> {
+  return Object.fromEntries((Object.keys(kind.limits) as K[]).map((name) => [name, { ...limits[name], default: kind.limits[name].default }])) as Record<K, LimitUsage & { default: number }>;
+}
 
 /** backup and restore copy the SQLite file; PostgreSQL has its own tools, which the refusal names. */
 function refuseOnPostgres(config: Config, command: 'backup' | 'restore'): void {
@@ -512,7 +569,7 @@ async function main(argv: string[]): Promise<number> {
   let services: Promise<Services> | undefined;
   try {
     const { applied } = await migrateToLatest(database.migrationDb);
-    printResult(await command.run!({ config, database, migrated: applied, options: values, services: () => (services ??= commandServices(config, database)) }));
+    printResult(await command.run!({ config, database, migrated: applied, options: values, argument: positionals[0], services: () => (services ??= commandServices(config, database)) }));
     return 0;
   } catch (error) {
     throw asCliFailure(error);

@@ -3,7 +3,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { createExpiryPurger, type ExpiryPurge, type PurgeSchedule } from './db/expiry-purger.js';
-import { systemClock, type Clock } from './lib/clock.js';
+import type { Transact } from './db/transaction-runner.js';
+import { isoNow, systemClock, type Clock } from './lib/clock.js';
 import { createBackgroundQueue, type BackgroundQueue } from './lib/background-queue.js';
 import { createSmtpMailer, type Mailer } from './lib/mailer.js';
 import { createPasswordPolicy, loadCommonPasswords } from './lib/passwords.js';
@@ -59,6 +60,9 @@ import { createMetrics, metricsServed } from './metrics/metrics.js';
 import { createDeliveryWorker, type DeliverySchedule } from './webhooks/delivery-worker.js';
 import { createWebhooksService, expiredDeliveryBodies } from './webhooks/service.js';
 import { rotateWebhookSecrets } from './webhooks/rotation.js';
+import { createTenantLimits, DEVELOPER_LIMITS, ORG_LIMITS } from './http/tenant-limits.js';
+import { orgNotFound } from './orgs/errors.js';
+import { developerNotFound } from './developers/errors.js';
 
 /** `switchboard secrets rotate`: values re-sealed under SECRETS_KEY, and those no key opened (by record id and field). */
 export interface SecretsRotation {
@@ -93,6 +97,33 @@ export interface ServicesInfrastructure {
   expiryPurge?: Partial<PurgeSchedule> | undefined;
   /** Starts the webhook delivery worker (webhooks/delivery-worker.ts) on this schedule; absent, it is not started (the CLI, tests that deliver by hand). */
   webhookDelivery?: Partial<DeliverySchedule> | undefined;
+}
+
+/**
+ * The limits of organizations and developers (http/tenant-limits.ts) over every feature's repos: the API's
+ * GET /api/org/limits and /api/dev/limits, the CLI's `org limits` and `developer limits`. Each create counts with
+ * the same repo function as `usage` here, in its own transaction (refuseAtLimit). Tests set limits through it too.
+ */
+export function createLimits(repos: Repos, transact: Transact<Repos>, clock: Clock) {
+  const orgLimits = createTenantLimits({
+    kind: ORG_LIMITS, transact, store: (unit) => unit.orgs, pool: repos.orgs, notFound: orgNotFound,
+    usage: {
+      agents: repos.orgs.countAgents,
+      forms: repos.forms.countForms,
+      apiKeys: repos.orgs.countActiveApiKeys,
+      agentKeysPerAgent: repos.orgs.mostAgentKeys,
+      modelProviders: repos.models.countProviders,
+      customFields: repos.customFields.count,
+      pipelines: repos.pipelines.count,
+      pendingInvitations: (orgId) => repos.operators.countPendingInvitations(orgId, isoNow(clock)),
+      webhooks: repos.webhooks.countEndpoints,
+    },
+  });
+  const developerLimits = createTenantLimits({
+    kind: DEVELOPER_LIMITS, transact, store: (unit) => unit.developers, pool: repos.developers, notFound: developerNotFound,
+    usage: { apps: repos.apps.countApps, tools: repos.tools.countTools },
+  });
+  return { orgLimits, developerLimits };
 }
 
 /**
@@ -131,7 +162,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   // ── Tools and catalog ──
   const endpointPolicy = { allowPrivate: config.toolAllowPrivateEndpoints, resolver };
   // Publish, withdrawal and deletion notify `toolChanges`: the tool cache below drops what it built from the tool.
-  const tools = createToolsService({ repo: repos.tools, clock, endpointPolicy, liveChanges: toolChanges });
+  const tools = createToolsService({ repo: repos.tools, transact, clock, endpointPolicy, liveChanges: toolChanges });
   const catalog = createCatalogService({ repo: repos.catalog });
 
   // ── Organizations and CRM ──
@@ -173,19 +204,19 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   // Tool credentials and model provider keys are sealed under SECRETS_KEY (SECRETS_KEY_PREVIOUS opens older ones while rotating).
   const keys = keyRing(config.secretsKey, config.secretsKeyPrevious);
   // Model providers: their base URLs go through the tool endpoints' address policy, with MODEL_ALLOW_PRIVATE_ENDPOINTS.
-  const models = createModelsService({ repo: repos.models, keys, clock, baseUrlPolicy: { allowPrivate: config.modelAllowPrivateEndpoints, resolver } });
+  const models = createModelsService({ repo: repos.models, transact, keys, clock, baseUrlPolicy: { allowPrivate: config.modelAllowPrivateEndpoints, resolver } });
   // One CRM service for the Operator API and form submissions.
   const crm = createCrmService({ repo: repos.crm, contacts: repos.contacts, orgs, clock });
   // Agents, custom fields, pipelines and the org's default country notify `changes`: the form, tool and key caches subscribe.
   const agents = createAgentsService({
-    repo: repos.orgs, clock, changes, modelProviders: models,
+    repo: repos.orgs, transact, clock, changes, modelProviders: models,
     // A chat's lead form must be the organization's: the forms repo answers (forms depend on orgs, not the other way round).
     forms: { exists: async (orgId, id) => (await repos.forms.findForm(orgId, id)) !== undefined },
   });
   // Agent keys for MCP (agentKeys.authenticate resolves a svc_agt_ key to its agent).
-  const agentKeys = createAgentKeysService({ repo: repos.orgs, clock, keyCache });
-  const apiKeys = createApiKeysService({ repo: repos.orgs, clock, keyCache });
-  const customFields = createCustomFieldsService({ repo: repos.customFields, clock, changes });
+  const agentKeys = createAgentKeysService({ repo: repos.orgs, transact, clock, keyCache });
+  const apiKeys = createApiKeysService({ repo: repos.orgs, transact, clock, keyCache });
+  const customFields = createCustomFieldsService({ repo: repos.customFields, transact, clock, changes });
   const pipelines = createPipelinesService({
     repo: repos.pipelines,
     transact,
@@ -286,6 +317,9 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   const webhooks = createWebhooksService({ repo: repos.webhooks, transact, keys, clock, endpointPolicy, worker: webhookWorker, leaseMs: webhookLeaseMs });
   if (infrastructure.webhookDelivery && config.webhookDelivery === 'on') webhookWorker.start();
 
+  // ── Limits ── (issue 32) What an organization and a developer may have at once, and how much of it they use.
+  const { orgLimits, developerLimits } = createLimits(repos, transact, clock);
+
   // ── Expired rows ──
   // Every table with an expiry, or it grows forever (the token endpoint writes a row per request).
   // Runs on every node that serves; close() stops it before the database is closed.
@@ -362,6 +396,8 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     submit,
     webhooks,
     webhookWorker,
+    orgLimits,
+    developerLimits,
     purges,
     /** Ends what createServices opened, once, in the order above; the database stays open. */
     close: () => (closing ??= closeInOrder()),

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { CustomFieldsTable, DB } from '../db/tables.js';
 import type { CursorPosition } from '../http/cursor.js';
-import { newestFirst } from '../db/query-helpers.js';
+import { countOf, newestFirst } from '../db/query-helpers.js';
 
 export interface CustomFieldFilter {
   entity?: string | undefined;
@@ -13,6 +13,8 @@ export function createCustomFieldsRepo(db: Kysely<DB>) {
     insert: (row: CustomFieldsTable) => db.insertInto('custom_fields').values(row).execute(),
     find: (orgId: string, id: string) => db.selectFrom('custom_fields').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
     findByKey: (orgId: string, key: string) => db.selectFrom('custom_fields').select('id').where('org_id', '=', orgId).where('key', '=', key).executeTakeFirst(),
+    /** Every definition of the org, archived ones included: what the customFields limit counts. */
+    count: (orgId: string) => countOf(db.selectFrom('custom_fields').where('org_id', '=', orgId)),
     /** Active definitions of one entity: what API input is checked against. */
     activeFor: (orgId: string, entity: string) =>
       db.selectFrom('custom_fields').selectAll().where('org_id', '=', orgId).where('entity', '=', entity).where('archived_at', 'is', null).execute(),

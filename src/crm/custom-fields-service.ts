@@ -1,10 +1,12 @@
 import type { CustomFieldsTable } from '../db/tables.js';
+import type { Transact } from '../db/transaction-runner.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
 import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import type { OrgChangeFeed } from '../orgs/changes.js';
 import { requiredText } from '../http/required-text.js';
+import { refuseAtOrgLimit, type LimitLock } from '../http/tenant-limits.js';
 import type { CustomFieldsRepo } from './custom-fields-repo.js';
 import { customFieldNotFound } from './errors.js';
 import type { CustomField, CustomFieldCreate, CustomFieldEntity, CustomFieldPatch, CustomFieldType } from './schema.js';
@@ -43,8 +45,14 @@ const keyTaken = (key: string) =>
   new AppError('CONFLICT', `A custom field with the key "${key}" already exists (archived fields keep their key). Choose another key.`, { field: 'key' });
 
 /** Custom field definitions for contacts and opportunities. Changes reach public form configs through `changes`. */
-export function createCustomFieldsService(deps: { repo: CustomFieldsRepo; clock: Clock; changes: OrgChangeFeed }) {
-  const { repo, clock, changes } = deps;
+export function createCustomFieldsService(deps: {
+  repo: CustomFieldsRepo;
+  /** A new field is counted against the org's limit and inserted in one transaction (`orgs` locks the org's row). */
+  transact: Transact<{ customFields: CustomFieldsRepo; orgs: LimitLock }>;
+  clock: Clock;
+  changes: OrgChangeFeed;
+}) {
+  const { repo, transact, clock, changes } = deps;
 
   async function find(orgId: string, id: string): Promise<CustomFieldsTable> {
     const row = await repo.find(orgId, id);
@@ -69,7 +77,10 @@ export function createCustomFieldsService(deps: { repo: CustomFieldsRepo; clock:
       updated_at: now,
     };
     try {
-      await repo.insert(row);
+      await transact(async (repos) => {
+        await refuseAtOrgLimit(repos, orgId, 'customFields', () => repos.customFields.count(orgId));
+        await repos.customFields.insert(row);
+      });
     } catch (error) {
       if (isUniqueViolation(error)) throw keyTaken(input.key);
       throw error;

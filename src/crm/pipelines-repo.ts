@@ -1,12 +1,13 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB, PipelinesTable, StagesTable } from '../db/tables.js';
 import type { CursorPosition } from '../http/cursor.js';
-import { newestFirst } from '../db/query-helpers.js';
+import { countOf, newestFirst } from '../db/query-helpers.js';
 
 export function createPipelinesRepo(db: Kysely<DB>) {
   return {
     insert: (row: PipelinesTable) => db.insertInto('pipelines').values(row).execute(),
     find: (orgId: string, id: string) => db.selectFrom('pipelines').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
+    count: (orgId: string) => countOf(db.selectFrom('pipelines').where('org_id', '=', orgId)),
     list: (orgId: string, limit: number, cursor: CursorPosition | undefined) =>
       db
         .selectFrom('pipelines')

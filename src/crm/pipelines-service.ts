@@ -6,6 +6,7 @@ import { isoNow, type Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import type { OrgChangeFeed } from '../orgs/changes.js';
 import { requiredText } from '../http/required-text.js';
+import { refuseAtOrgLimit, type LimitLock } from '../http/tenant-limits.js';
 import { pipelineNotFound, stageNotFound } from './errors.js';
 import type { PipelinesRepo } from './pipelines-repo.js';
 import type { Pipeline, PipelineCreate, PipelinePatch } from './schema.js';
@@ -67,7 +68,8 @@ async function assertRemovable<R extends { pipelines: PipelinesRepo }>(
 }
 
 /** Pipelines with ordered stages. Every org has exactly one default pipeline, which cannot be deleted. */
-export function createPipelinesService<R extends { pipelines: PipelinesRepo }>(deps: {
+/** `R`'s `orgs` locks the org's row for the pipelines limit (http/tenant-limits.ts). */
+export function createPipelinesService<R extends { pipelines: PipelinesRepo; orgs: LimitLock }>(deps: {
   repo: PipelinesRepo;
   transact: Transact<R>;
   activeFormsUsing: ActiveFormsUsing<R>;
@@ -100,6 +102,7 @@ export function createPipelinesService<R extends { pipelines: PipelinesRepo }>(d
     const names = stageNames(input.stages);
     const id = await transact(async (repos) => {
       const repo = repos.pipelines;
+      await refuseAtOrgLimit(repos, orgId, 'pipelines', () => repo.count(orgId));
       const now = isoNow(clock);
       if (input.isDefault === true) await repo.clearDefault(orgId);
       const row: PipelinesTable = { id: newId('pipe'), org_id: orgId, name, is_default: input.isDefault === true ? 1 : 0, created_at: now, updated_at: now };

@@ -15,7 +15,7 @@ export function registerCrmSettingsRoutes(app: App, deps: { orgAuth: OrgAuth; cu
     // ── Custom fields ──
     r.post('/api/org/custom-fields', {
       bodyLimit: ORG_BODY_LIMIT,
-      schema: { ...operatorRoute, operationId: 'createCustomField', summary: 'Create a custom field', description: 'A field for contacts or opportunities, which forms can ask for. Needs an org API key or a session. 400 VALIDATION_ERROR for bad options (only `select` fields have them); 409 CONFLICT when the key is taken, archived fields included.', body: CustomFieldCreate, response: { 201: Envelope(CustomField), ...errorResponses(400, 401, 409, 413, 415) } },
+      schema: { ...operatorRoute, operationId: 'createCustomField', summary: 'Create a custom field', description: 'A field for contacts or opportunities, which forms can ask for. Needs an org API key or a session. 400 VALIDATION_ERROR for bad options (only `select` fields have them); 409 CONFLICT when the key is taken, archived fields included; 409 LIMIT_REACHED when the organization has as many custom fields as its limit allows (GET /api/org/limits), archived ones included.', body: CustomFieldCreate, response: { 201: Envelope(CustomField), ...errorResponses(400, 401, 409, 413, 415) } },
     }, async (request, reply) => reply.code(201).send(ok(await customFields.create(orgOf(request), request.body))));
 
     r.get('/api/org/custom-fields', {
@@ -46,7 +46,7 @@ export function registerCrmSettingsRoutes(app: App, deps: { orgAuth: OrgAuth; cu
     // ── Pipelines ──
     r.post('/api/org/pipelines', {
       bodyLimit: ORG_BODY_LIMIT,
-      schema: { ...operatorRoute, operationId: 'createPipeline', summary: 'Create a pipeline', description: 'With its stages in order; `isDefault: true` makes it the default pipeline. Needs an org API key or a session. 400 VALIDATION_ERROR for two stages with one name.', body: PipelineCreate, response: { 201: Envelope(Pipeline), ...errorResponses(400, 401, 413, 415) } },
+      schema: { ...operatorRoute, operationId: 'createPipeline', summary: 'Create a pipeline', description: 'With its stages in order; `isDefault: true` makes it the default pipeline. Needs an org API key or a session. 400 VALIDATION_ERROR for two stages with one name; 409 LIMIT_REACHED when the organization has as many pipelines as its limit allows (GET /api/org/limits).', body: PipelineCreate, response: { 201: Envelope(Pipeline), ...errorResponses(400, 401, 409, 413, 415) } },
     }, async (request, reply) => reply.code(201).send(ok(await pipelines.create(orgOf(request), request.body))));
 
     r.get('/api/org/pipelines', {

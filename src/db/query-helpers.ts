@@ -67,3 +67,19 @@ export function isForeignKeyViolation(error: unknown): boolean {
 export function skipLockedOnPostgres<DB, TB extends keyof DB, O>(db: Kysely<any>, query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
   return db.getExecutor().adapter instanceof PostgresAdapter ? query.forUpdate().skipLocked() : query;
 }
+
+/**
+ * PostgreSQL: locks the selected row until the transaction ends, so units of work that lock it first run
+ * one after another (http/tenant-limits.ts: a count and the insert it allows). FOR NO KEY UPDATE, not FOR
+ * UPDATE: inserts that refer to the row (a foreign key takes FOR KEY SHARE) do not wait for it. SQLite has a
+ * single writer and no row locks (nor the syntax).
+ */
+export function lockedOnPostgres<DB, TB extends keyof DB, O>(db: Kysely<any>, query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? query.forNoKeyUpdate() : query;
+}
+
+/** How many rows a query without a selection yet would return (`count(*)`; PostgreSQL answers a bigint as text). */
+export async function countOf<DB, TB extends keyof DB>(query: SelectQueryBuilder<DB, TB, object>): Promise<number> {
+  const row = (await query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()) as { n: number | string | bigint };
+  return Number(row.n);
+}

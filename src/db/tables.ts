@@ -12,6 +12,8 @@ export interface DevelopersTable {
   /** The display name the catalog shows. */
   name: string;
   created_at: string;
+  /** The operator's overrides of the developer's limits, JSON `{"tools": 200}` (http/tenant-limits.ts); null: the defaults. */
+  limits: string | null;
 }
 
 export interface AppsTable {
@@ -87,6 +89,8 @@ export interface OrgsTable {
   created_at: string;
   /** The most model tokens its conversations may use per UTC day (conversation_token_usage); null: no limit. */
   daily_token_budget: number | null;
+  /** The operator's overrides of the organization's limits, JSON `{"forms": 200}` (http/tenant-limits.ts); null: the defaults. */
+  limits: string | null;
 }
 
 /** A person who signs in (docs/accounts.md): an operator of one organization, a developer, or both. */

@@ -2,7 +2,9 @@ import type { AppsTable } from '../db/tables.js';
 import { AppError } from '../http/errors.js';
 import { hashSecret } from '../lib/hashing.js';
 import { newId, newSecret } from '../lib/ids.js';
+import { refuseAtDeveloperLimit, type LimitLock } from '../http/tenant-limits.js';
 import { SCOPES, formatScopes, isScope, type Scope } from '../oauth/scopes.js';
+import type { AppsRepo } from './apps-repo.js';
 
 /**
  * The rules of an app, one copy for every way one is made or changed: the CLI's `app create`
@@ -50,4 +52,13 @@ export function newAppRow(input: { developerId: string; name: string; scopes: re
       last_token_at: null,
     },
   };
+}
+
+/**
+ * Inserts a new app in the caller's unit of work, counted against its developer's limit first (`developers`
+ * locks the developer's row): 409 LIMIT_REACHED when they have as many apps as it allows.
+ */
+export async function insertNewApp(repos: { apps: Pick<AppsRepo, 'countApps' | 'insertApp'>; developers: LimitLock }, row: AppsTable): Promise<void> {
+  await refuseAtDeveloperLimit(repos, row.developer_id, 'apps', () => repos.apps.countApps(row.developer_id));
+  await repos.apps.insertApp(row);
 }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { newestFirst, type CursorPosition } from '../db/query-helpers.js';
+import { countOf, newestFirst, type CursorPosition } from '../db/query-helpers.js';
 import type { AppsTable, DB } from '../db/tables.js';
 
 /** What a rotation writes: the new secret's hash, and the old one's until its time (both null: it stopped at once). */
@@ -17,6 +17,8 @@ export interface SecretRotation {
 export function createAppsRepo(db: Kysely<DB>) {
   return {
     insertApp: (row: AppsTable) => db.insertInto('apps').values(row).execute(),
+
+    countApps: (developerId: string) => countOf(db.selectFrom('apps').where('developer_id', '=', developerId)),
 
     findApp: (developerId: string, id: string) =>
       db.selectFrom('apps').selectAll().where('developer_id', '=', developerId).where('id', '=', id).executeTakeFirst(),

@@ -7,8 +7,9 @@ import { hashSecret } from '../lib/hashing.js';
 import { newSecret } from '../lib/ids.js';
 import type { OAuthRepo } from '../oauth/repo.js';
 import { formatScopes, parseScopeList, type Scope } from '../oauth/scopes.js';
-import { appName, appScopes, MAX_SECRET_GRACE_SECONDS, newAppRow } from './app-rules.js';
+import { appName, appScopes, insertNewApp, MAX_SECRET_GRACE_SECONDS, newAppRow } from './app-rules.js';
 import type { AppsRepo } from './apps-repo.js';
+import type { LimitLock } from '../http/tenant-limits.js';
 import { appNotFound } from './errors.js';
 
 /** An app as its developer sees it: never a secret or a hash. `id` is also its OAuth `client_id`. */
@@ -39,7 +40,7 @@ export interface AppChanges {
  * signed-in developer's id: another developer's app is APP_NOT_FOUND, like a missing one.
  * Tokens belong to oauth/: revoking or deleting them goes through its repo, in the same transaction.
  */
-export function createAppsService(deps: { repo: AppsRepo; transact: Transact<{ apps: AppsRepo; oauth: OAuthRepo }>; clock: Clock }) {
+export function createAppsService(deps: { repo: AppsRepo; transact: Transact<{ apps: AppsRepo; oauth: OAuthRepo; developers: LimitLock }>; clock: Clock }) {
   const { repo, transact, clock } = deps;
 
   function present(row: AppsTable, now: string): AppRecord {
@@ -78,7 +79,7 @@ export function createAppsService(deps: { repo: AppsRepo; transact: Transact<{ a
     const name = appName(input.name);
     const now = clock.now().toISOString();
     const { row, clientSecret } = newAppRow({ developerId, name, scopes, now });
-    await repo.insertApp(row);
+    await transact((repos) => insertNewApp(repos, row));
     return { ...present(row, now), clientSecret };
   }
 

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { AppsTable, DB, DevelopersTable } from '../db/tables.js';
+import { lockedOnPostgres } from '../db/query-helpers.js';
+import type { DB, DevelopersTable } from '../db/tables.js';
 
 /** Developer accounts (each a person's: the email is the person's, read from `users`) and their OAuth apps. */
 export function createDevelopersRepo(db: Kysely<DB>) {
@@ -15,7 +16,11 @@ export function createDevelopersRepo(db: Kysely<DB>) {
 
     findDeveloperByUserId: (userId: string) => withPerson().where('d.user_id', '=', userId).executeTakeFirst(),
 
-    insertApp: (row: AppsTable) => db.insertInto('apps').values(row).execute(),
+    // ── Limits (http/tenant-limits.ts): the operator's overrides; undefined when there is no such developer ──
+    readLimits: async (id: string) => (await db.selectFrom('developers').select('limits').where('id', '=', id).executeTakeFirst())?.limits,
+    /** The same, the developer's row locked until the transaction ends (PostgreSQL): a unit's count and insert run alone. */
+    lockLimits: async (id: string) => (await lockedOnPostgres(db, db.selectFrom('developers').select('limits').where('id', '=', id)).executeTakeFirst())?.limits,
+    saveLimits: (id: string, limits: string | null) => db.updateTable('developers').set({ limits }).where('id', '=', id).executeTakeFirst(),
 
     findApp: (id: string) => db.selectFrom('apps').selectAll().where('id', '=', id).executeTakeFirst(),
 

@@ -50,9 +50,9 @@ export function registerDeveloperAppRoutes(app: App, deps: { apps: AppsService }
         summary: 'Register an app',
         description:
           'Registers an app that may be granted `scopes` at the token endpoint. Answers 201 with its `clientId` and `clientSecret`: the secret is shown only now. ' +
-          'Console session only (with X-CSRF-Token): an access token cannot make apps (403).',
+          'Console session only (with X-CSRF-Token): an access token cannot make apps (403). 409 LIMIT_REACHED when you have as many apps as your limit allows (GET /api/dev/limits).',
         body: AppCreateBody,
-        response: { 201: Envelope(AppCredentials), ...errorResponses(400, 401, 403, 413, 415) },
+        response: { 201: Envelope(AppCredentials), ...errorResponses(400, 401, 403, 409, 413, 415) },
       },
     }, async (request, reply) => reply.code(201).send(ok(await apps.create(developerIdOf(request), request.body))));
 

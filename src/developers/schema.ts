@@ -1,8 +1,9 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ChangesBody } from '../http/changes.js';
 import { ListQuery } from '../http/envelope.js';
 import { IdParam } from '../http/path-ids.js';
 import { named } from '../http/schema-name.js';
+import type { DeveloperLimit } from '../http/tenant-limits.js';
 import { SCOPES } from '../oauth/scopes.js';
 import { APP_NAME_MAX_LENGTH, MAX_SECRET_GRACE_SECONDS } from './app-rules.js';
 import { appNotFound } from './errors.js';
@@ -63,3 +64,12 @@ export const DeletedApp = named('Deleted', Type.Object({ id: Type.String(), dele
 export const AppIdParams = Type.Object({ app_id: IdParam('app', appNotFound, 'App id (`app_…`), the same as its client_id.') });
 
 export const AppListQuery = Type.Object({ ...ListQuery }, { additionalProperties: false });
+
+// ── Limits (GET /api/dev/limits) ──
+
+const usage = (counted: string) => Type.Object({ limit: Type.Integer({ minimum: 0 }), used: Type.Integer({ minimum: 0, description: counted }) });
+
+export const DeveloperLimits = named('DeveloperLimits', Type.Object({
+  apps: usage('Your apps.'),
+  tools: usage('Your tools, drafts and published ones.'),
+} satisfies Record<DeveloperLimit, TSchema>, { description: 'Each limit of your developer account (`limit`: the most you may have, the default or what your Switchboard operator set with `switchboard developer limits`; a create past it is 409 LIMIT_REACHED) and how much of it is used (`used`).' }));

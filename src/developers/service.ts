@@ -8,8 +8,10 @@ import { hashPassword, verifyPassword } from '../lib/hashing.js';
 import type { PasswordPolicy } from '../lib/passwords.js';
 import { newId } from '../lib/ids.js';
 import { SCOPES, parseScopeList } from '../oauth/scopes.js';
-import { appName, appScopes, newAppRow } from './app-rules.js';
+import { appName, appScopes, insertNewApp, newAppRow } from './app-rules.js';
+import type { AppsRepo } from './apps-repo.js';
 import type { DevelopersRepo } from './repo.js';
+import { developerNotFound } from './errors.js';
 
 export interface Developer {
   id: string;
@@ -47,7 +49,7 @@ export function developerName(raw: string, field = 'name'): string {
  */
 export async function insertDeveloperAccount(repo: DevelopersRepo, clock: Clock, person: { id: string; email: string }, name: string): Promise<Developer> {
   if (await repo.findDeveloperByUserId(person.id)) throw new AppError('CONFLICT', ALREADY_A_DEVELOPER);
-  const row = { id: newId('dev'), user_id: person.id, name: developerName(name), created_at: isoNow(clock) };
+  const row = { id: newId('dev'), user_id: person.id, name: developerName(name), created_at: isoNow(clock), limits: null };
   try {
     await repo.insertDeveloper(row);
   } catch (error) {
@@ -70,7 +72,7 @@ export interface PeopleRepo {
 export interface DevelopersDeps {
   repo: DevelopersRepo;
   /** The CLI's developer creation writes a person and their developer account together. */
-  transact: Transact<{ operators: Pick<PeopleRepo, 'insertUser'>; developers: DevelopersRepo }>;
+  transact: Transact<{ operators: Pick<PeopleRepo, 'insertUser'>; developers: DevelopersRepo; apps: AppsRepo }>;
   /** Reads the person an email belongs to. */
   people: Pick<PeopleRepo, 'findUserByEmail'>;
   passwords: PasswordPolicy;
@@ -133,11 +135,20 @@ export function createDevelopersService(deps: DevelopersDeps) {
     const scopes = appScopes(requested);
     const name = appName(input.name);
     const { row: app, clientSecret } = newAppRow({ developerId: developer.id, name, scopes, now: isoNow(clock) });
-    await repo.insertApp(app);
+    // The portal's POST /api/dev/apps inserts the same way: counted against the developer's limit.
+    await transact((repos) => insertNewApp(repos, app));
     return { clientId: app.id, clientSecret, name, developerId: developer.id, scopes: app.scopes, createdAt: app.created_at };
   }
 
-  return { createDeveloper, developerOf, createApp };
+  /** The developer an id (`dev_…`) or an email names (the CLI's `developer limits`); 404 NOT_FOUND otherwise. */
+  async function findDeveloper(idOrEmail: string): Promise<Developer> {
+    const email = idOrEmail.startsWith('dev_') ? undefined : normalizeEmail(idOrEmail);
+    const row = email === undefined ? await repo.findDeveloperById(idOrEmail) : email.ok ? await repo.findDeveloperByEmail(email.value) : undefined;
+    if (!row) throw developerNotFound(email === undefined ? 'that id' : `the email ${idOrEmail}`);
+    return { id: row.id, email: row.email, name: row.name, createdAt: row.created_at };
+  }
+
+  return { createDeveloper, developerOf, findDeveloper, createApp };
 }
 
 export type DevelopersService = ReturnType<typeof createDevelopersService>;

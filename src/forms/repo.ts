@@ -3,7 +3,7 @@ import { queryTemplate } from '../db/query-template.js';
 import { SUBMISSION_COLUMNS } from '../db/tables.js';
 import type { ConsentVersionsTable, DB, FormsTable, FormViewsTable, IdempotencyKeysTable, SubmissionsTable } from '../db/tables.js';
 import type { CursorPosition } from '../http/cursor.js';
-import { newestFirst, skipLockedOnPostgres } from '../db/query-helpers.js';
+import { countOf, newestFirst, skipLockedOnPostgres } from '../db/query-helpers.js';
 
 export type FormChanges = Partial<Omit<FormsTable, 'id' | 'org_id' | 'created_at'>>;
 
@@ -22,6 +22,7 @@ export function createFormsRepo(db: Kysely<DB>) {
     insertForm: (row: FormsTable) => db.insertInto('forms').values(row).execute(),
     findForm: (orgId: string, id: string) => db.selectFrom('forms').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
     findFormBySlug: (slug: string) => db.selectFrom('forms').selectAll().where('slug', '=', slug).executeTakeFirst(),
+    countForms: (orgId: string) => countOf(db.selectFrom('forms').where('org_id', '=', orgId)),
     slugExists: async (slug: string) => (await db.selectFrom('forms').select('id').where('slug', '=', slug).executeTakeFirst()) !== undefined,
     /** One newest-first page: `limit` rows and one more to tell whether another page follows. */
     listForms: (orgId: string, limit: number, after: CursorPosition | undefined) =>

@@ -23,7 +23,7 @@ export function registerFormRoutes(app: App, deps: { forms: FormsService; orgAut
           description:
             'A lead-capture form, live at once unless `active: false`. The first consent text gets consentVersion "1". Needs an org API key or a session. ' +
             '400 VALIDATION_ERROR for inconsistent fields (a required field must be enabled; email or phone must be); ' +
-            '404 AGENT_NOT_FOUND / CUSTOM_FIELD_NOT_FOUND for an unknown agent or custom field; 409 CONFLICT when the slug is taken (slugs are unique across the service); ' +
+            '404 AGENT_NOT_FOUND / CUSTOM_FIELD_NOT_FOUND for an unknown agent or custom field; 409 CONFLICT when the slug is taken (slugs are unique across the service); 409 LIMIT_REACHED when the organization has as many forms as its limit allows (GET /api/org/limits); ' +
             '422 PIPELINE_NOT_FOUND / STAGE_NOT_FOUND.',
           body: FormCreateBody,
           response: { 201: Envelope(FormRecord), ...errorResponses(400, 401, 404, 409, 413, 415, 422) },

@@ -15,6 +15,7 @@ import type { OrgsService } from '../orgs/service.js';
 import type { FormChanges, FormsRepo } from './repo.js';
 import { httpUrl } from '../lib/text.js';
 import { requiredText } from '../http/required-text.js';
+import { refuseAtOrgLimit, type LimitLock } from '../http/tenant-limits.js';
 import { BUILT_IN_FIELDS, DEFAULT_FIELDS, DEFAULT_SUCCESS_MESSAGE, UTM_KEYS, type FieldSettings } from './rules.js';
 import type { ConsentVersion, FormCreateInput, FormPatchInput, FormRecord, SubmissionRecord } from './schema.js';
 import { csvRow } from './csv.js';
@@ -63,7 +64,8 @@ export const STATS_DAYS = 30;
 
 export function createFormsService(deps: {
   repo: FormsRepo;
-  transact: Transact<{ forms: FormsRepo }>;
+  /** `orgs` locks the org's row for the forms limit (http/tenant-limits.ts). */
+  transact: Transact<{ forms: FormsRepo; orgs: LimitLock }>;
   crm: CrmService;
   orgs: Pick<OrgsService, 'agentBranding'>;
   cache: FormCache<LiveForm>;
@@ -176,7 +178,9 @@ export function createFormsService(deps: {
     Object.assign(row, await checkTarget(orgId, row, true));
     if (await repo.slugExists(row.slug)) throw slugTaken(row.slug);
     try {
-      await transact(async ({ forms }) => {
+      await transact(async (repos) => {
+        const { forms } = repos;
+        await refuseAtOrgLimit(repos, orgId, 'forms', () => forms.countForms(orgId));
         await forms.insertForm(row);
         await forms.insertConsentVersion({ form_id: row.id, version: row.consent_version, text: row.consent_text, created_at: now });
       });

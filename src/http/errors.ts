@@ -13,6 +13,8 @@ export const ERROR_STATUS = {
   METHOD_NOT_ALLOWED: 405,
   REQUEST_TIMEOUT: 408,
   CONFLICT: 409,
+  /** A tenant has as many of a resource as its limit allows (http/tenant-limits.ts); the body carries `resource` and `limit`. */
+  LIMIT_REACHED: 409,
   PAYLOAD_TOO_LARGE: 413,
   URI_TOO_LONG: 414,
   UNSUPPORTED_MEDIA_TYPE: 415,

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { CursorPosition } from '../http/cursor.js';
-import { newestFirst } from '../db/query-helpers.js';
+import { countOf, newestFirst } from '../db/query-helpers.js';
 import type { DB, ModelProvidersTable } from '../db/tables.js';
 
 export type ProviderChanges = Partial<Pick<ModelProvidersTable, 'name' | 'kind' | 'base_url' | 'api_key_sealed' | 'api_key_key_id' | 'updated_at'>>;
@@ -11,6 +11,7 @@ export function createModelsRepo(db: Kysely<DB>) {
     insertProvider: (row: ModelProvidersTable) => db.insertInto('model_providers').values(row).execute(),
     findProvider: (orgId: string, id: string) =>
       db.selectFrom('model_providers').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
+    countProviders: (orgId: string) => countOf(db.selectFrom('model_providers').where('org_id', '=', orgId)),
     listProviders: (orgId: string, limit: number, cursor: CursorPosition | undefined) =>
       db
         .selectFrom('model_providers')

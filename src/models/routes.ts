@@ -15,7 +15,7 @@ export function registerModelRoutes(app: App, deps: { orgAuth: OrgAuth; models: 
   registerOperatorScope(app, orgAuth, (r, orgOf) => {
     r.post('/api/org/model-providers', {
       bodyLimit: ORG_BODY_LIMIT,
-      schema: { ...operatorRoute, operationId: 'createModelProvider', summary: 'Add a model provider', description: `A model API the organization's agents can use: OpenAI, Anthropic or any Chat Completions server. The API key is stored encrypted and never returned (\`hasApiKey\`). ${WHO} 400 VALIDATION_ERROR; 400 ENDPOINT_NOT_ALLOWED for a base URL that is not https:// or not public.`, body: ModelProviderCreate, response: { 201: Envelope(ModelProvider), ...errorResponses(400, 401, 413, 415) } },
+      schema: { ...operatorRoute, operationId: 'createModelProvider', summary: 'Add a model provider', description: `A model API the organization's agents can use: OpenAI, Anthropic or any Chat Completions server. The API key is stored encrypted and never returned (\`hasApiKey\`). ${WHO} 400 VALIDATION_ERROR; 400 ENDPOINT_NOT_ALLOWED for a base URL that is not https:// or not public; 409 LIMIT_REACHED when the organization has as many model providers as its limit allows (GET /api/org/limits).`, body: ModelProviderCreate, response: { 201: Envelope(ModelProvider), ...errorResponses(400, 401, 409, 413, 415) } },
     }, async (request, reply) => reply.code(201).send(ok(await models.create(orgOf(request), request.body))));
 
     r.get('/api/org/model-providers', {

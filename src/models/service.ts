@@ -1,11 +1,13 @@
 import type { ModelProvidersTable } from '../db/tables.js';
 import { isForeignKeyViolation } from '../db/query-helpers.js';
+import type { Transact } from '../db/transaction-runner.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
 import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import { requiredText } from '../http/required-text.js';
 import type { KeyRing } from '../lib/secrets.js';
+import { refuseAtOrgLimit, type LimitLock } from '../http/tenant-limits.js';
 import { openApiKey, sealApiKey } from './api-key.js';
 import { checkBaseUrl, DEFAULT_BASE_URLS, type BaseUrlPolicy } from './base-url.js';
 import { providerNotFound } from './errors.js';
@@ -39,8 +41,15 @@ const keyWouldMove = () =>
  * Model providers of an organization: where its agents' models are (kind and base URL, checked by the tool
  * endpoints' address policy) and the API key, sealed under SECRETS_KEY and never returned.
  */
-export function createModelsService(deps: { repo: ModelsRepo; keys: KeyRing; clock: Clock; baseUrlPolicy: BaseUrlPolicy }) {
-  const { repo, keys, clock, baseUrlPolicy } = deps;
+export function createModelsService(deps: {
+  repo: ModelsRepo;
+  /** A new provider is counted against the org's limit and inserted in one transaction (`orgs` locks the org's row). */
+  transact: Transact<{ models: ModelsRepo; orgs: LimitLock }>;
+  keys: KeyRing;
+  clock: Clock;
+  baseUrlPolicy: BaseUrlPolicy;
+}) {
+  const { repo, transact, keys, clock, baseUrlPolicy } = deps;
 
   async function found(orgId: string, id: string): Promise<ModelProvidersTable> {
     const row = await repo.findProvider(orgId, id);
@@ -68,7 +77,10 @@ export function createModelsService(deps: { repo: ModelsRepo; keys: KeyRing; clo
       created_at: now,
       updated_at: now,
     };
-    await repo.insertProvider(row);
+    await transact(async (repos) => {
+      await refuseAtOrgLimit(repos, orgId, 'modelProviders', () => repos.models.countProviders(orgId));
+      await repos.models.insertProvider(row);
+    });
     return presentProvider(row);
   }
 

@@ -14,6 +14,7 @@ import type { OrgsService } from '../orgs/service.js';
 import type { BackgroundQueue } from '../lib/background-queue.js';
 import type { Mailer } from '../lib/mailer.js';
 import type { PasswordPolicy } from '../lib/passwords.js';
+import { refuseAtOrgLimit, type LimitLock } from '../http/tenant-limits.js';
 import { ALREADY_A_DEVELOPER, insertDeveloperAccount } from '../developers/service.js';
 import type { DevelopersRepo } from '../developers/repo.js';
 import type { OperatorsRepo } from './repo.js';
@@ -50,7 +51,8 @@ export interface OperatorsDeps {
   repo: OperatorsRepo;
   /** Developer accounts (developers/repo.ts): a person may have one (docs/accounts.md). */
   developers: DevelopersRepo;
-  transact: Transact<{ operators: OperatorsRepo; developers: DevelopersRepo }>;
+  /** `orgs` locks the org's row for the pendingInvitations limit (http/tenant-limits.ts). */
+  transact: Transact<{ operators: OperatorsRepo; developers: DevelopersRepo; orgs: LimitLock }>;
   orgs: Pick<OrgsService, 'signUpOrganization'>;
   sessions: SessionsService;
   passwords: PasswordPolicy;
@@ -292,16 +294,16 @@ export function createOperatorsService(deps: OperatorsDeps) {
     return { id: row.id, email: row.email, expiresAt: row.expires_at, createdAt: row.created_at };
   }
 
-  /** A new link for the email (an open one for it is revoked first). Emailed with SMTP; otherwise the answer holds the link. */
+  /**
+   * A new link for the email (an open one for it is revoked first, so it frees its place under the limit of pending
+   * invitations). Emailed with SMTP; otherwise the answer holds the link.
+   */
   async function invite(principal: OrgPrincipal, input: { email: string }): Promise<CreatedInvitation> {
     const address = email(input.email);
     if (await repo.findUserByEmail(address)) {
       throw new AppError('CONFLICT', 'Someone with this email already has an account. Each person belongs to one organization.', { field: 'email' });
     }
     const now = clock.now();
-    for (const open of await repo.listPendingInvitations(principal.orgId, now.toISOString())) {
-      if (open.email === address) await repo.revokeInvitation(open.id, now.toISOString());
-    }
     const token = newSecret('svc_inv');
     const row = {
       id: newId('inv'),
@@ -314,7 +316,14 @@ export function createOperatorsService(deps: OperatorsDeps) {
       accepted_at: null,
       revoked_at: null,
     };
-    await repo.insertInvitation(row);
+    await transact(async (repos) => {
+      const { operators } = repos;
+      for (const open of await operators.listPendingInvitations(principal.orgId, row.created_at)) {
+        if (open.email === address) await operators.revokeInvitation(open.id, row.created_at);
+      }
+      await refuseAtOrgLimit(repos, principal.orgId, 'pendingInvitations', () => operators.countPendingInvitations(principal.orgId, row.created_at));
+      await operators.insertInvitation(row);
+    });
     const url = link(`/app/invitations/${token}`);
     const [org, inviter] = await Promise.all([repo.findOrgName(principal.orgId), principal.actor.type === 'user' ? repo.findUser(principal.actor.id) : undefined]);
     if (!mailer) {

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { skipLockedOnPostgres } from '../db/query-helpers.js';
+import { countOf, skipLockedOnPostgres } from '../db/query-helpers.js';
 import type { DB, InvitationsTable, PasswordResetsTable, UsersTable } from '../db/tables.js';
 
 /** The console's operators (users), their invitations and password resets. */
@@ -36,6 +36,9 @@ export function createOperatorsRepo(db: Kysely<DB>) {
         .orderBy('id', 'desc')
         .limit(500)
         .execute(),
+    /** Open invitations at `now`: what the pendingInvitations limit counts. */
+    countPendingInvitations: (orgId: string, now: string) =>
+      countOf(db.selectFrom('invitations').where('org_id', '=', orgId).where('accepted_at', 'is', null).where('revoked_at', 'is', null).where('expires_at', '>', now)),
     revokeInvitation: (id: string, at: string) => db.updateTable('invitations').set({ revoked_at: at }).where('id', '=', id).where('revoked_at', 'is', null).execute(),
     deleteInvitation: (id: string) => db.deleteFrom('invitations').where('id', '=', id).execute(),
     /** Marks it accepted if it still is open: true when this call did (single use, even under a race). */

@@ -199,7 +199,7 @@ export function registerAccountRoutes(app: App, deps: { operators: OperatorsServ
       bodyLimit: ORG_BODY_LIMIT,
       schema: {
         ...operatorRoute, operationId: 'createInvitation', summary: 'Invite a member',
-        description: `A single-use link valid 7 days, emailed when SMTP_URL is set; otherwise the answer's \`url\` is the link to give. A new invitation for the same email replaces the open one. 409 CONFLICT when the email has an account. ${ownerOnly}`,
+        description: `A single-use link valid 7 days, emailed when SMTP_URL is set; otherwise the answer's \`url\` is the link to give. A new invitation for the same email replaces the open one. 409 CONFLICT when the email has an account; 409 LIMIT_REACHED when the organization has as many pending invitations as its limit allows (GET /api/org/limits). ${ownerOnly}`,
         body: InvitationCreateBody, response: { 201: Envelope(CreatedInvitation), ...errorResponses(400, 401, 403, 409, 413, 415) },
       },
     }, async (request, reply) => reply.code(201).send(ok(await operators.invite(orgAuth.principal(request), request.body))));

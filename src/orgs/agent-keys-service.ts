@@ -1,4 +1,5 @@
 import type { AgentKeysTable } from '../db/tables.js';
+import type { Transact } from '../db/transaction-runner.js';
 import { invalidToken } from '../http/auth-errors.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
 import { isoNow, type Clock } from '../lib/clock.js';
@@ -9,6 +10,7 @@ import { keyTag, lookupKey, type KeyCache } from './key-cache.js';
 import type { OrgsRepo } from './repo.js';
 import type { AgentKey, CreatedAgentKey } from './schema.js';
 import { requiredText } from '../http/required-text.js';
+import { refuseAtOrgLimit } from '../http/tenant-limits.js';
 
 export const AGENT_KEY_PREFIX = 'svc_agt_';
 /** `last_used_at` is informational: written at most once a minute. */
@@ -29,8 +31,8 @@ export interface AgentPrincipal {
  * Agent keys (`svc_agt_…`): one agent's credential for the MCP endpoint. Shown once,
  * stored as SHA-256 like org API keys; deleting a key stops it at once.
  */
-export function createAgentKeysService(deps: { repo: OrgsRepo; clock: Clock; keyCache?: KeyCache | undefined }) {
-  const { repo, clock, keyCache } = deps;
+export function createAgentKeysService(deps: { repo: OrgsRepo; transact: Transact<{ orgs: OrgsRepo }>; clock: Clock; keyCache?: KeyCache | undefined }) {
+  const { repo, transact, clock, keyCache } = deps;
 
   async function agentOf(orgId: string, agentId: string): Promise<void> {
     if (!(await repo.findAgent(orgId, agentId))) throw agentNotFound();
@@ -50,7 +52,11 @@ export function createAgentKeysService(deps: { repo: OrgsRepo; clock: Clock; key
       last_used_at: null,
       revoked_at: null,
     };
-    await repo.insertAgentKey(row);
+    // Counted against the org's limit per agent, and inserted, in one transaction.
+    await transact(async (repos) => {
+      await refuseAtOrgLimit(repos, orgId, 'agentKeysPerAgent', () => repos.orgs.countAgentKeys(orgId, agentId));
+      await repos.orgs.insertAgentKey(row);
+    });
     return { ...presentAgentKey(row), key };
   }
 

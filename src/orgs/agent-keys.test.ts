@@ -5,6 +5,7 @@ import { createOrgWithKey, orgCaller, type OrgWithKey } from '../../test/support
 import { hashSecret } from '../lib/hashing.js';
 import { createAgentKeysService } from './agent-keys-service.js';
 import { createOrgsRepo } from './repo.js';
+import { transactOn } from '../repos.js';
 
 describe.each(testDialects())('Operator API: agent keys on %s', (dialect) => {
   let t: TestContext;
@@ -21,7 +22,7 @@ describe.each(testDialects())('Operator API: agent keys on %s', (dialect) => {
   });
   afterAll(async () => t.close());
 
-  const service = () => createAgentKeysService({ repo: createOrgsRepo(t.database.db), clock: t.clock });
+  const service = () => createAgentKeysService({ repo: createOrgsRepo(t.database.db), transact: transactOn(t.database.db), clock: t.clock });
 
   it('shows a new key once, stores only its hash, and lists keys without secrets', async () => {
     const res = await call('POST', `/api/org/agents/${agent.id}/keys`, org, { name: 'Claude Desktop' });

@@ -1,4 +1,5 @@
 import type { AgentsTable } from '../db/tables.js';
+import type { Transact } from '../db/transaction-runner.js';
 import { isForeignKeyViolation } from '../db/query-helpers.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
 import { isoNow, type Clock } from '../lib/clock.js';
@@ -10,6 +11,7 @@ import { DEFAULT_MAX_TOOL_ROUNDS, type Agent, type AgentChat, type AgentChatPatc
 import { httpsUrl, requiredText } from '../http/required-text.js';
 import { AppError } from '../http/errors.js';
 import { normalizeOrigins, parseOrigins } from './chat-origins.js';
+import { refuseAtOrgLimit } from '../http/tenant-limits.js';
 
 export function presentAgent(row: AgentsTable): Agent {
   return {
@@ -98,6 +100,8 @@ function modelColumns(model: AgentModelInput | null): Pick<AgentsTable, keyof ty
 /** Agents and their brand (the look of the forms they are attached to). */
 export function createAgentsService(deps: {
   repo: OrgsRepo;
+  /** A new agent is counted against the org's limit and inserted in one transaction. */
+  transact: Transact<{ orgs: OrgsRepo }>;
   clock: Clock;
   changes: OrgChangeFeed;
   /** The models feature answers whether the org has a provider (models/service.ts). */
@@ -105,7 +109,7 @@ export function createAgentsService(deps: {
   /** The forms feature answers whether the org has a form (a chat's lead form). */
   forms: { exists(orgId: string, id: string): Promise<boolean> };
 }) {
-  const { repo, clock, changes, modelProviders, forms } = deps;
+  const { repo, transact, clock, changes, modelProviders, forms } = deps;
 
   async function get(orgId: string, id: string): Promise<Agent> {
     const row = await repo.findAgent(orgId, id);
@@ -131,7 +135,10 @@ export function createAgentsService(deps: {
       ...NO_MODEL,
       ...newChatColumns(),
     };
-    await repo.insertAgent(row);
+    await transact(async (repos) => {
+      await refuseAtOrgLimit(repos, orgId, 'agents', () => repos.orgs.countAgents(orgId));
+      await repos.orgs.insertAgent(row);
+    });
     return presentAgent(row);
   }
 

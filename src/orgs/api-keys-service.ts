@@ -1,4 +1,5 @@
 import type { OrgApiKeysTable } from '../db/tables.js';
+import type { Transact } from '../db/transaction-runner.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { hashSecret } from '../lib/hashing.js';
@@ -8,6 +9,7 @@ import { keyTag, type KeyCache } from './key-cache.js';
 import type { OrgsRepo } from './repo.js';
 import type { ApiKey, CreatedApiKey } from './schema.js';
 import { requiredText } from '../http/required-text.js';
+import { refuseAtOrgLimit } from '../http/tenant-limits.js';
 
 /** An org API key as the API shows it: never the secret, only its last four characters. */
 export function presentApiKey(row: OrgApiKeysTable): ApiKey {
@@ -31,8 +33,9 @@ export async function issueApiKey(repo: Pick<OrgsRepo, 'insertApiKey'>, orgId: s
   return { ...presentApiKey(row), key };
 }
 
-export function createApiKeysService(deps: { repo: OrgsRepo; clock: Clock; keyCache?: KeyCache | undefined }) {
-  const { repo, clock, keyCache } = deps;
+/** An org's API keys. A new one is counted against the org's limit of active keys and inserted in one transaction. */
+export function createApiKeysService(deps: { repo: OrgsRepo; transact: Transact<{ orgs: OrgsRepo }>; clock: Clock; keyCache?: KeyCache | undefined }) {
+  const { repo, transact, clock, keyCache } = deps;
 
   async function get(orgId: string, id: string): Promise<ApiKey> {
     const row = await repo.findApiKey(orgId, id);
@@ -41,7 +44,13 @@ export function createApiKeysService(deps: { repo: OrgsRepo; clock: Clock; keyCa
   }
 
   return {
-    create: (orgId: string, input: { name: string }) => issueApiKey(repo, orgId, requiredText(input.name, 'name', 'a name for the key'), isoNow(clock)),
+    create: (orgId: string, input: { name: string }) => {
+      const name = requiredText(input.name, 'name', 'a name for the key');
+      return transact(async (repos) => {
+        await refuseAtOrgLimit(repos, orgId, 'apiKeys', () => repos.orgs.countActiveApiKeys(orgId));
+        return issueApiKey(repos.orgs, orgId, name, isoNow(clock));
+      });
+    },
 
     list: async (orgId: string, query: { limit?: number | undefined; cursor?: string | undefined }) => {
       const limit = query.limit ?? 20;

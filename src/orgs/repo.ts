@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { CursorPosition } from '../http/cursor.js';
 import type { AgentKeysTable, AgentsTable, DB, OrgApiKeysTable, OrgsTable } from '../db/tables.js';
-import { newestFirst } from '../db/query-helpers.js';
+import { countOf, lockedOnPostgres, newestFirst } from '../db/query-helpers.js';
 
 /** Kysely queries for organizations, operators, org API keys and agents. Every query on org data takes the org id. */
 export function createOrgsRepo(db: Kysely<DB>) {
@@ -12,6 +12,11 @@ export function createOrgsRepo(db: Kysely<DB>) {
       (await db.selectFrom('orgs').select('daily_token_budget').where('id', '=', orgId).executeTakeFirst())?.daily_token_budget ?? null,
     orgDefaultCountry: async (orgId: string): Promise<string | undefined> =>
       (await db.selectFrom('orgs').select('default_country').where('id', '=', orgId).executeTakeFirst())?.default_country,
+    // ── Limits (http/tenant-limits.ts): the operator's overrides; undefined when there is no such org ──
+    readLimits: async (id: string) => (await db.selectFrom('orgs').select('limits').where('id', '=', id).executeTakeFirst())?.limits,
+    /** The same, the org's row locked until the transaction ends (PostgreSQL): a unit's count and insert run alone. */
+    lockLimits: async (id: string) => (await lockedOnPostgres(db, db.selectFrom('orgs').select('limits').where('id', '=', id)).executeTakeFirst())?.limits,
+    saveLimits: (id: string, limits: string | null) => db.updateTable('orgs').set({ limits }).where('id', '=', id).executeTakeFirst(),
     updateOrg: (id: string, changes: Partial<Pick<OrgsTable, 'name' | 'default_country' | 'daily_token_budget'>>) =>
       db.updateTable('orgs').set(changes).where('id', '=', id).executeTakeFirst(),
 
@@ -32,6 +37,8 @@ export function createOrgsRepo(db: Kysely<DB>) {
         .where('org_id', '=', orgId)
         .$call((qb) => newestFirst(qb, limit, cursor))
         .execute(),
+    /** Keys not revoked: what the apiKeys limit counts. */
+    countActiveApiKeys: (orgId: string) => countOf(db.selectFrom('org_api_keys').where('org_id', '=', orgId).where('revoked_at', 'is', null)),
     revokeApiKey: (orgId: string, id: string, at: string) =>
       db.updateTable('org_api_keys').set({ revoked_at: at }).where('org_id', '=', orgId).where('id', '=', id).where('revoked_at', 'is', null).execute(),
     deleteApiKey: (orgId: string, id: string) =>
@@ -48,6 +55,7 @@ export function createOrgsRepo(db: Kysely<DB>) {
         .where('org_id', '=', orgId)
         .$call((qb) => newestFirst(qb, limit, cursor))
         .execute(),
+    countAgents: (orgId: string) => countOf(db.selectFrom('agents').where('org_id', '=', orgId)),
     /** The public side of the chat widget names an agent by its chat id alone (like a form by its slug). */
     findAgentByChatId: (chatId: string) => db.selectFrom('agents').selectAll().where('chat_id', '=', chatId).executeTakeFirst(),
     updateAgent: (orgId: string, id: string, changes: Partial<Omit<AgentsTable, 'id' | 'org_id' | 'created_at'>>) =>
@@ -69,6 +77,22 @@ export function createOrgsRepo(db: Kysely<DB>) {
         .where('agent_id', '=', agentId)
         .$call((qb) => newestFirst(qb, limit, cursor))
         .execute(),
+    /** An agent's keys not revoked: what the agentKeysPerAgent limit counts. */
+    countAgentKeys: (orgId: string, agentId: string) =>
+      countOf(db.selectFrom('agent_keys').where('org_id', '=', orgId).where('agent_id', '=', agentId).where('revoked_at', 'is', null)),
+    /** The most keys (not revoked) any one agent of the org has: the agentKeysPerAgent limit's use. */
+    mostAgentKeys: async (orgId: string) =>
+      Number(
+        (await db
+          .selectFrom('agent_keys')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('org_id', '=', orgId)
+          .where('revoked_at', 'is', null)
+          .groupBy('agent_id')
+          .orderBy('n', 'desc')
+          .limit(1)
+          .executeTakeFirst())?.n ?? 0,
+      ),
     deleteAgentKey: (orgId: string, agentId: string, id: string) =>
       db.deleteFrom('agent_keys').where('org_id', '=', orgId).where('agent_id', '=', agentId).where('id', '=', id).executeTakeFirst(),
   };

@@ -6,12 +6,13 @@ import type { ApiKeysService } from './api-keys-service.js';
 import type { OrgAuth } from './auth.js';
 import { ORG_BODY_LIMIT, operatorRoute, registerOperatorScope } from './operator-scope.js';
 import { AgentKeyCreate, AgentKeyIdParams, AgentKeyPage, CreatedAgentKey } from './schema.js';
-import { Agent, AgentCreate, AgentPage, AgentPatch, ApiKey, ApiKeyCreate, ApiKeyPage, CreatedApiKey, AgentIdParams, ApiKeyIdParams, Deleted, Organization, OrganizationPatch, PageQuery } from './schema.js';
+import { Agent, AgentCreate, AgentPage, AgentPatch, ApiKey, ApiKeyCreate, ApiKeyPage, CreatedApiKey, AgentIdParams, ApiKeyIdParams, Deleted, Organization, OrganizationPatch, OrgLimits, PageQuery } from './schema.js';
 import type { OrgsService } from './service.js';
+import type { OrgLimit, TenantLimits } from '../http/tenant-limits.js';
 
-/** `/api/org/organization`, `/api/org/api-keys` and `/api/org/agents`. */
-export function registerOrgRoutes(app: App, deps: { orgAuth: OrgAuth; orgs: OrgsService; apiKeys: ApiKeysService; agents: AgentsService; agentKeys: AgentKeysService }): void {
-  const { orgAuth, orgs, apiKeys, agents, agentKeys } = deps;
+/** `/api/org/organization`, `/api/org/limits`, `/api/org/api-keys` and `/api/org/agents`. */
+export function registerOrgRoutes(app: App, deps: { orgAuth: OrgAuth; orgs: OrgsService; limits: Pick<TenantLimits<OrgLimit>, 'show'>; apiKeys: ApiKeysService; agents: AgentsService; agentKeys: AgentKeysService }): void {
+  const { orgAuth, orgs, limits, apiKeys, agents, agentKeys } = deps;
 
   registerOperatorScope(app, orgAuth, (r, orgOf) => {
     // ── The organization ──
@@ -24,12 +25,16 @@ export function registerOrgRoutes(app: App, deps: { orgAuth: OrgAuth; orgs: Orgs
       schema: { ...operatorRoute, summary: 'Update your organization', description: 'Changes `name`, `defaultCountry` and/or `dailyTokenBudget`. A new default country applies to phone numbers written from then on, forms included; stored numbers stay as they are. `dailyTokenBudget` needs an org API key or an owner session (403 FORBIDDEN for a member).', body: OrganizationPatch, response: { 200: Envelope(Organization), ...errorResponses(400, 401, 403, 404, 413, 415) } },
     }, async (request) => ok(await orgs.updateOrganization(orgOf(request), request.body, { owner: orgAuth.principal(request).role !== 'member' })));
 
+    r.get('/api/org/limits', {
+      schema: { ...operatorRoute, operationId: 'getOrgLimits', summary: 'Get your limits', description: 'Each limit of the organization (the most agents, forms, API keys, … it may have at once) and how much of it is used. A create past a limit is refused with 409 LIMIT_REACHED; the organization\'s Switchboard operator can raise it (docs/operator-api.md, Limits). Needs an org API key or a session.', response: { 200: Envelope(OrgLimits), ...errorResponses(401, 404) } },
+    }, async (request) => ok(await limits.show(orgOf(request))));
+
     // ── API keys ──
     const ownsKeys = orgAuth.requireOwner('manage API keys');
     r.post('/api/org/api-keys', {
       onRequest: ownsKeys,
       bodyLimit: ORG_BODY_LIMIT,
-      schema: { ...operatorRoute, operationId: 'createApiKey', summary: 'Create an org API key', description: 'Creates a key for the Operator API. The key is in this response only; only its hash is stored. Needs an org API key or an owner session (403 FORBIDDEN for a member).', body: ApiKeyCreate, response: { 201: Envelope(CreatedApiKey), ...errorResponses(403, 400, 401, 413, 415) } },
+      schema: { ...operatorRoute, operationId: 'createApiKey', summary: 'Create an org API key', description: 'Creates a key for the Operator API. The key is in this response only; only its hash is stored. Needs an org API key or an owner session (403 FORBIDDEN for a member). 409 LIMIT_REACHED when the organization has as many active (not revoked) API keys as its limit allows (GET /api/org/limits).', body: ApiKeyCreate, response: { 201: Envelope(CreatedApiKey), ...errorResponses(403, 400, 401, 409, 413, 415) } },
     }, async (request, reply) => reply.code(201).send(ok(await apiKeys.create(orgOf(request), request.body))));
 
     r.get('/api/org/api-keys', {
@@ -55,7 +60,7 @@ export function registerOrgRoutes(app: App, deps: { orgAuth: OrgAuth; orgs: Orgs
     // ── Agents ──
     r.post('/api/org/agents', {
       bodyLimit: ORG_BODY_LIMIT,
-      schema: { ...operatorRoute, operationId: 'createAgent', summary: 'Create an agent', description: 'An agent carries the brand (name, colors, font, logo) its forms show. Needs an org API key or a session. 400 VALIDATION_ERROR for a bad color, font or logo URL (https:// only).', body: AgentCreate, response: { 201: Envelope(Agent), ...errorResponses(400, 401, 413, 415) } },
+      schema: { ...operatorRoute, operationId: 'createAgent', summary: 'Create an agent', description: 'An agent carries the brand (name, colors, font, logo) its forms show. Needs an org API key or a session. 400 VALIDATION_ERROR for a bad color, font or logo URL (https:// only); 409 LIMIT_REACHED when the organization has as many agents as its limit allows (GET /api/org/limits).', body: AgentCreate, response: { 201: Envelope(Agent), ...errorResponses(400, 401, 409, 413, 415) } },
     }, async (request, reply) => reply.code(201).send(ok(await agents.create(orgOf(request), request.body))));
 
     r.get('/api/org/agents', {
@@ -78,7 +83,7 @@ export function registerOrgRoutes(app: App, deps: { orgAuth: OrgAuth; orgs: Orgs
     // ── Agent keys (MCP) ──
     r.post('/api/org/agents/:id/keys', {
       bodyLimit: ORG_BODY_LIMIT,
-      schema: { ...operatorRoute, operationId: 'createAgentKey', summary: 'Create an agent key', description: 'A key (`svc_agt_…`) that lets an MCP client act as this agent: it reaches this agent\'s tools and nothing else. The key is in this response only; only its hash is stored. 404 AGENT_NOT_FOUND.', params: AgentIdParams, body: AgentKeyCreate, response: { 201: Envelope(CreatedAgentKey), ...errorResponses(400, 401, 404, 413, 415) } },
+      schema: { ...operatorRoute, operationId: 'createAgentKey', summary: 'Create an agent key', description: 'A key (`svc_agt_…`) that lets an MCP client act as this agent: it reaches this agent\'s tools and nothing else. The key is in this response only; only its hash is stored. 404 AGENT_NOT_FOUND; 409 LIMIT_REACHED when the agent has as many keys as the organization\'s limit per agent allows (GET /api/org/limits).', params: AgentIdParams, body: AgentKeyCreate, response: { 201: Envelope(CreatedAgentKey), ...errorResponses(400, 401, 404, 409, 413, 415) } },
     }, async (request, reply) => reply.code(201).send(ok(await agentKeys.create(orgOf(request), request.params.id, request.body))));
 
     r.get('/api/org/agents/:id/keys', {

@@ -1,10 +1,11 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ChangesBody } from '../http/changes.js';
 import { ListQuery, Page } from '../http/envelope.js';
 import { IdParam } from '../http/path-ids.js';
 import { named } from '../http/schema-name.js';
 import { MultilineText } from '../http/wire-text.js';
 import { idPattern } from '../lib/ids.js';
+import type { OrgLimit } from '../http/tenant-limits.js';
 import { agentKeyNotFound, agentNotFound, apiKeyNotFound } from './errors.js';
 
 /** Wire schemas of the Operator API's organization resources: the organization itself, API keys and agents. */
@@ -45,6 +46,22 @@ export const OrganizationPatch = named('OrganizationPatch', ChangesBody({
   }),
 }));
 export type OrganizationPatch = Static<typeof OrganizationPatch>;
+
+// ── Limits ──
+
+const usage = (counted: string) => Type.Object({ limit: Type.Integer({ minimum: 0 }), used: Type.Integer({ minimum: 0, description: counted }) });
+
+export const OrgLimits = named('OrgLimits', Type.Object({
+  agents: usage('Its agents.'),
+  forms: usage('Its forms, active or not.'),
+  apiKeys: usage('Its API keys not revoked.'),
+  agentKeysPerAgent: usage('The most keys any one of its agents has: this limit is per agent.'),
+  modelProviders: usage('Its model providers.'),
+  customFields: usage('Its custom fields, archived ones included.'),
+  pipelines: usage('Its pipelines, the default one included.'),
+  pendingInvitations: usage('Its invitations not yet accepted, revoked or expired.'),
+  webhooks: usage('Its webhooks, enabled or not.'),
+} satisfies Record<OrgLimit, TSchema>, { description: 'Each limit of the organization (`limit`: the most it may have, the default or what its Switchboard operator set with `switchboard org limits`; a create past it is 409 LIMIT_REACHED) and how much of it is used (`used`).' }));
 
 // ── API keys ──
 

@@ -112,7 +112,7 @@ export function createOrgsService<R extends { orgs: OrgsRepo }>(deps: {
     try {
       return await transact(async (repos) => {
       const now = isoNow(clock);
-      const org: OrgsTable = { id: newId('org'), name, default_country: country, created_at: now, daily_token_budget: null };
+      const org: OrgsTable = { id: newId('org'), name, default_country: country, created_at: now, daily_token_budget: null, limits: null };
       await repos.orgs.insertOrg(org);
       const operator: UsersTable = { id: newId('usr'), org_id: org.id, email: email.value, name: operatorName, password_hash: passwordHash, role: 'owner', created_at: now };
       await found(repos, { org, owner: operator });

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB, ToolRevisionsTable, ToolsTable } from '../db/tables.js';
 import type { CursorPosition } from '../http/cursor.js';
-import { isUniqueViolation, matchesText, newestFirst } from '../db/query-helpers.js';
+import { countOf, isUniqueViolation, matchesText, newestFirst } from '../db/query-helpers.js';
 
 /** The columns that make up a tool's definition, shared by the working copy and its revisions. */
 export type DefinitionColumns = Pick<ToolsTable, 'name' | 'description' | 'endpoint' | 'method' | 'auth_type' | 'api_key_header' | 'category' | 'parameters'>;
@@ -28,6 +28,8 @@ export function createToolsRepo(db: Kysely<DB>) {
         throw error;
       }
     },
+
+    countTools: (developerId: string) => countOf(db.selectFrom('tools').where('developer_id', '=', developerId)),
 
     findTool: (developerId: string, id: string) =>
       db.selectFrom('tools').selectAll().where('developer_id', '=', developerId).where('id', '=', id).executeTakeFirst(),

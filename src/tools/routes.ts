@@ -44,7 +44,7 @@ export function registerToolRoutes(app: App, deps: { tools: ToolsService; develo
           description:
             'Creates a draft only you can see. `method` defaults to POST, `authType` to none, `category` to other, `parameters` to []. ' +
             'Needs an access token with the `tools:write` scope. 400 ENDPOINT_NOT_ALLOWED when the endpoint is not https:// or resolves to a non-public address; ' +
-            '409 CONFLICT when you already have a tool with that name.',
+            '409 CONFLICT when you already have a tool with that name; 409 LIMIT_REACHED when you have as many tools as your limit allows (GET /api/dev/limits).',
           security: [{ oauth2: ['tools:write'] }],
           body: CreateToolBody,
           response: { 201: Envelope(ToolRecord), ...errorResponses(400, 401, 403, 409, 413, 415) },

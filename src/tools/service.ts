@@ -1,6 +1,8 @@
+import type { Transact } from '../db/transaction-runner.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
+import { refuseAtDeveloperLimit, type LimitLock } from '../http/tenant-limits.js';
 import { checkEndpoint, describeEndpoint, type EndpointPolicy, type EndpointVerdict } from '../net/endpoint-check.js';
 import { nameTaken, toolNotFound } from './errors.js';
 import { assertValidDefinition, DEFAULTS, normalizeParameters, type ToolDefinition } from './definition.js';
@@ -12,6 +14,8 @@ import type { CreateToolBody, ToolListQuery, ToolRecord, ToolRevisionListQuery, 
 
 export interface ToolsServiceDeps {
   repo: ToolsRepo;
+  /** A new tool is counted against its developer's limit and inserted in one transaction (`developers` locks the developer's row). */
+  transact: Transact<{ tools: ToolsRepo; developers: LimitLock }>;
   clock: Clock;
   endpointPolicy: EndpointPolicy;
   /** Told after a tool's live revision changes (publish, withdrawal, deletion): the tool caches of invocation/ subscribe. */
@@ -60,7 +64,11 @@ export function createToolsService(deps: ToolsServiceDeps) {
       updated_at: now,
       published_at: null,
     };
-    if ((await repo.insertTool(row)) === 'name_taken') throw nameTaken(definition.name);
+    await deps.transact(async (repos) => {
+      await refuseAtDeveloperLimit(repos, developerId, 'tools', () => repos.tools.countTools(developerId));
+      // Thrown inside, so the transaction (aborted on PostgreSQL by the unique violation) rolls back.
+      if ((await repos.tools.insertTool(row)) === 'name_taken') throw nameTaken(definition.name);
+    });
     return presentTool(row);
   }
 

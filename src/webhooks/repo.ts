@@ -1,6 +1,6 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
 import type { CursorPosition } from '../http/cursor.js';
-import { newestFirst } from '../db/query-helpers.js';
+import { countOf, newestFirst } from '../db/query-helpers.js';
 import { queryTemplate } from '../db/query-template.js';
 import { WEBHOOK_OUTBOX_COLUMNS, type DB, type WebhookOutboxTable, type WebhookDeliveriesTable, type WebhookDeliveryStatus, type WebhookEndpointsTable, type WebhookEventsTable } from '../db/tables.js';
 import { subscriptionsFingerprint } from './outbox-ctes.js';
@@ -52,8 +52,7 @@ export function createWebhooksRepo(db: Kysely<DB>) {
   return {
     // ── Endpoints ──
     insertEndpoint: (row: WebhookEndpointsTable) => db.insertInto('webhook_endpoints').values(row).execute(),
-    countEndpoints: async (orgId: string) =>
-      Number((await db.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n')).where('org_id', '=', orgId).executeTakeFirstOrThrow()).n),
+    countEndpoints: (orgId: string) => countOf(db.selectFrom('webhook_endpoints').where('org_id', '=', orgId)),
     findEndpoint: (orgId: string, id: string) =>
       db.selectFrom('webhook_endpoints').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
     listEndpoints: (orgId: string, limit: number, cursor: CursorPosition | undefined) =>

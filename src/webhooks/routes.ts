@@ -3,7 +3,8 @@ import { Envelope, errorResponses, ok } from '../http/envelope.js';
 import type { OrgAuth } from '../orgs/auth.js';
 import { ORG_BODY_LIMIT, operatorRoute, registerOperatorScope } from '../orgs/operator-scope.js';
 import { Deleted } from '../orgs/schema.js';
-import { CreatedWebhook, MAX_WEBHOOKS_PER_ORG, DeliveryIdParams, DeliveryPageQuery, Webhook, WebhookCreate, WebhookDelivery, WebhookDeliveryPage, WebhookIdParams, WebhookPage, WebhookPageQuery, WebhookPatch } from './schema.js';
+import { ORG_LIMITS } from '../http/tenant-limits.js';
+import { CreatedWebhook, DeliveryIdParams, DeliveryPageQuery, Webhook, WebhookCreate, WebhookDelivery, WebhookDeliveryPage, WebhookIdParams, WebhookPage, WebhookPageQuery, WebhookPatch } from './schema.js';
 import type { WebhooksService } from './service.js';
 
 const WHO = 'Needs an org API key or an owner session (403 FORBIDDEN for a member).';
@@ -17,7 +18,7 @@ export function registerWebhookRoutes(app: App, deps: { orgAuth: OrgAuth; webhoo
     r.post('/api/org/webhooks', {
       ...owner,
       bodyLimit: ORG_BODY_LIMIT,
-      schema: { ...operatorRoute, operationId: 'createWebhook', summary: 'Add a webhook', description: `Events of the chosen types are POSTed to the URL, signed (docs/webhooks.md). The signing secret (\`whsec_…\`) is in this answer only. ${WHO} 400 ENDPOINT_NOT_ALLOWED for a URL that is not https:// or not public; 409 CONFLICT when the organization has ${MAX_WEBHOOKS_PER_ORG} webhooks already.`, body: WebhookCreate, response: { 201: Envelope(CreatedWebhook), ...errorResponses(400, 401, 403, 409, 413, 415) } },
+      schema: { ...operatorRoute, operationId: 'createWebhook', summary: 'Add a webhook', description: `Events of the chosen types are POSTed to the URL, signed (docs/webhooks.md). The signing secret (\`whsec_…\`) is in this answer only. ${WHO} 400 ENDPOINT_NOT_ALLOWED for a URL that is not https:// or not public; 409 LIMIT_REACHED when the organization has as many webhooks as its limit allows (${ORG_LIMITS.limits.webhooks.default} unless raised: GET /api/org/limits).`, body: WebhookCreate, response: { 201: Envelope(CreatedWebhook), ...errorResponses(400, 401, 403, 409, 413, 415) } },
     }, async (request, reply) => reply.code(201).send(ok(await webhooks.create(orgOf(request), request.body))));
 
     r.get('/api/org/webhooks', {

@@ -21,13 +21,6 @@ export type SubscribableEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 /** `ping`: sent only by POST /api/org/webhooks/{id}/test, to that one endpoint. */
 export type WebhookEventType = SubscribableEventType | 'ping';
 
-/**
- * Webhooks per organization (GitHub allows 20 per repository, Stripe 16 per account): every event
- * writes one delivery per subscribed webhook in the transaction of the change that caused it, so the
- * cap bounds what one submission writes (3 events × 20 deliveries at most).
- */
-export const MAX_WEBHOOKS_PER_ORG = 20;
-
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 
 export const WebhookIdParams = Type.Object({ webhook_id: IdParam('wh', webhookNotFound, 'The webhook id (`wh_…`).') });

@@ -6,12 +6,13 @@ import { AppError } from '../http/errors.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { newId, newTimeOrderedId } from '../lib/ids.js';
 import type { KeyRing } from '../lib/secrets.js';
+import { refuseAtOrgLimit, type LimitLock } from '../http/tenant-limits.js';
 import { checkEndpoint, type EndpointPolicy } from '../net/endpoint-check.js';
 import type { DeliveryWorker } from './delivery-worker.js';
 import { deliveryNotFound, webhookNotFound } from './errors.js';
 import { newDelivery } from './outbox.js';
 import type { DeliveryRow, EndpointChanges, WebhooksRepo } from './repo.js';
-import { MAX_WEBHOOKS_PER_ORG, type CreatedWebhook, type SubscribableEventType, type Webhook, type WebhookCreate, type WebhookDelivery, type WebhookPatch } from './schema.js';
+import { type CreatedWebhook, type SubscribableEventType, type Webhook, type WebhookCreate, type WebhookDelivery, type WebhookPatch } from './schema.js';
 import { newSigningSecret, sealSigningSecret } from './secret.js';
 
 export function presentWebhook(row: WebhookEndpointsTable): Webhook {
@@ -68,7 +69,8 @@ const distinct = (events: SubscribableEventType[]) => [...new Set(events)];
  */
 export function createWebhooksService(deps: {
   repo: WebhooksRepo;
-  transact: Transact<{ webhooks: WebhooksRepo }>;
+  /** `orgs` locks the org's row for the webhooks limit (http/tenant-limits.ts). */
+  transact: Transact<{ webhooks: WebhooksRepo; orgs: LimitLock }>;
   keys: KeyRing;
   clock: Clock;
   /** The tool endpoints' save-time policy (TOOL_ALLOW_PRIVATE_ENDPOINTS, the same resolver). */
@@ -92,9 +94,6 @@ export function createWebhooksService(deps: {
   }
 
   async function create(orgId: string, input: WebhookCreate): Promise<CreatedWebhook> {
-    if ((await repo.countEndpoints(orgId)) >= MAX_WEBHOOKS_PER_ORG) {
-      throw new AppError('CONFLICT', `Your organization has ${MAX_WEBHOOKS_PER_ORG} webhooks, the most it can have. Delete one you no longer use, or send several event types to one URL.`);
-    }
     const now = isoNow(clock);
     const id = newId('wh');
     const secret = newSigningSecret();
@@ -111,7 +110,11 @@ export function createWebhooksService(deps: {
       created_at: now,
       updated_at: now,
     };
-    await repo.insertEndpoint(row);
+    // The URL was checked above (DNS), before the org's row is locked for the count and the insert.
+    await transact(async (repos) => {
+      await refuseAtOrgLimit(repos, orgId, 'webhooks', () => repos.webhooks.countEndpoints(orgId));
+      await repos.webhooks.insertEndpoint(row);
+    });
     return { ...presentWebhook(row), secret };
   }
 

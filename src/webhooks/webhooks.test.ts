@@ -5,7 +5,9 @@ import { createOrgWithKey, orgCaller, type OrgWithKey } from '../../test/support
 import { fixedResolver, TEST_DNS } from '../../test/support/tools-factories.js';
 import { createWebhookTestContext, type WebhookTestContext } from '../../test/support/webhook-context.js';
 import { openSigningSecret } from './secret.js';
-import { MAX_WEBHOOKS_PER_ORG } from './schema.js';
+import { ORG_LIMITS } from '../http/tenant-limits.js';
+
+const MAX_WEBHOOKS_PER_ORG = ORG_LIMITS.limits.webhooks.default;
 
 /**
  * The webhook endpoints API (/api/org/webhooks…): owners only, the secret shown once and never again
@@ -126,13 +128,13 @@ describe.each(testDialects())('webhook endpoints on %s', (dialect) => {
     expect(await rows(fresh.orgId)).toEqual(before);
   });
 
-  it(`refuses a webhook past ${MAX_WEBHOOKS_PER_ORG} per organization (409 CONFLICT, nothing written); deleting one makes room`, async () => {
+  it(`refuses a webhook past ${MAX_WEBHOOKS_PER_ORG} per organization (409 LIMIT_REACHED, nothing written); deleting one makes room`, async () => {
     const crowded = await createOrgWithKey(t.database, t.clock);
     const made = [];
     for (let i = 0; i < MAX_WEBHOOKS_PER_ORG; i++) made.push(await webhook(crowded));
     const refused = await call('POST', '/api/org/webhooks', crowded, { url: HOOK, events: ['contact.created'] });
     expect(refused.statusCode).toBe(409);
-    expect(refused.json()).toMatchObject({ success: false, code: 'CONFLICT', error: expect.stringContaining(`${MAX_WEBHOOKS_PER_ORG} webhooks`) });
+    expect(refused.json()).toMatchObject({ success: false, code: 'LIMIT_REACHED', resource: 'webhooks', limit: MAX_WEBHOOKS_PER_ORG, error: expect.stringContaining(`${MAX_WEBHOOKS_PER_ORG} webhooks`) });
     expect(await rows(crowded.orgId)).toHaveLength(MAX_WEBHOOKS_PER_ORG);
     // Another organization is not counted against it.
     await webhook(other);

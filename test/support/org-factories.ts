@@ -6,6 +6,7 @@ import { createOrgChangeFeed } from '../../src/orgs/changes.js';
 import { foundOrg } from '../../src/org-founding.js';
 import { createOrgsService, type CreatedOrganization, type OrgsService } from '../../src/orgs/service.js';
 import { Repos, transactOn } from '../../src/repos.js';
+import { createLimits } from '../../src/services.js';
 
 export interface OrgWithKey {
   orgId: string;
@@ -25,6 +26,14 @@ export interface OrgWithKey {
 export function orgsServiceOn(database: Database, clock: Clock): OrgsService {
   const repos = new Repos(database.db);
   return createOrgsService({ repo: repos.orgs, transact: transactOn(database.db), found: foundOrg, clock, changes: createOrgChangeFeed(), tokensUsedOn: repos.conversations.tokensUsedOn });
+}
+
+/**
+ * The limits of organizations and developers over a test's database, as services.ts builds them: `set` is what
+ * `switchboard org limits` and `switchboard developer limits` call, so a test can lower a limit to meet it quickly.
+ */
+export function limitsOn(database: Database, clock: Clock): ReturnType<typeof createLimits> {
+  return createLimits(new Repos(database.db), transactOn(database.db), clock);
 }
 
 /**

@@ -14,6 +14,7 @@ import * as webhooks from './20261126T1800_webhooks.js';
 import * as chatWidget from './20261126T2300_chat_widget.js';
 import * as webhookOutbox from './20261127T0000_webhook_outbox.js';
 import * as turnReservations from './20261128T0000_turn_reservations.js';
+import * as tenantLimits from './20261128T0100_tenant_limits.js';
 
 /**
  * Every migration, by name. Names sort by time; a landed migration is never edited:
@@ -35,4 +36,5 @@ export const migrations: Record<string, Migration> = {
   '20261126T2300_chat_widget': chatWidget,
   '20261127T0000_webhook_outbox': webhookOutbox,
   '20261128T0000_turn_reservations': turnReservations,
+  '20261128T0100_tenant_limits': tenantLimits,
 };

@@ -156,7 +156,7 @@ export interface paths {
         put?: never;
         /**
          * Create a tool
-         * @description Creates a draft only you can see. `method` defaults to POST, `authType` to none, `category` to other, `parameters` to []. Needs an access token with the `tools:write` scope. 400 ENDPOINT_NOT_ALLOWED when the endpoint is not https:// or resolves to a non-public address; 409 CONFLICT when you already have a tool with that name.
+         * @description Creates a draft only you can see. `method` defaults to POST, `authType` to none, `category` to other, `parameters` to []. Needs an access token with the `tools:write` scope. 400 ENDPOINT_NOT_ALLOWED when the endpoint is not https:// or resolves to a non-public address; 409 CONFLICT when you already have a tool with that name; 409 LIMIT_REACHED when you have as many tools as your limit allows (GET /api/dev/limits).
          */
         post: operations["createTool"];
         delete?: never;
@@ -288,7 +288,7 @@ export interface paths {
         put?: never;
         /**
          * Register an app
-         * @description Registers an app that may be granted `scopes` at the token endpoint. Answers 201 with its `clientId` and `clientSecret`: the secret is shown only now. Console session only (with X-CSRF-Token): an access token cannot make apps (403).
+         * @description Registers an app that may be granted `scopes` at the token endpoint. Answers 201 with its `clientId` and `clientSecret`: the secret is shown only now. Console session only (with X-CSRF-Token): an access token cannot make apps (403). 409 LIMIT_REACHED when you have as many apps as your limit allows (GET /api/dev/limits).
          */
         post: operations["createApp"];
         delete?: never;
@@ -339,6 +339,26 @@ export interface paths {
          * @description A new client secret, shown only now. Without `previousSecretExpiresIn` (or with 0) the old secret stops at once and the app's access tokens are revoked. With `previousSecretExpiresIn: n` (1–86400) the old secret still gets tokens strictly before now + n seconds (`previousSecretExpiresAt`), and tokens already issued live out their hour, so a deployment can roll without downtime. Only one previous secret is kept: rotating again ends its grace. The body may be empty. 404 APP_NOT_FOUND; 409 CONFLICT when another rotation ran at the same time.
          */
         post: operations["rotateAppSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dev/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get your limits
+         * @description The most apps and tools your developer account may have at once, and how many it has. A create past a limit is refused with 409 LIMIT_REACHED; your Switchboard operator can raise it (docs/developer-api.md, Limits). Needs an access token with the `tools:read` scope, or the console session.
+         */
+        get: operations["getDeveloperLimits"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -600,7 +620,7 @@ export interface paths {
         put?: never;
         /**
          * Invite a member
-         * @description A single-use link valid 7 days, emailed when SMTP_URL is set; otherwise the answer's `url` is the link to give. A new invitation for the same email replaces the open one. 409 CONFLICT when the email has an account. Owners only: a member's session gets 403 FORBIDDEN.
+         * @description A single-use link valid 7 days, emailed when SMTP_URL is set; otherwise the answer's `url` is the link to give. A new invitation for the same email replaces the open one. 409 CONFLICT when the email has an account; 409 LIMIT_REACHED when the organization has as many pending invitations as its limit allows (GET /api/org/limits). Owners only: a member's session gets 403 FORBIDDEN.
          */
         post: operations["createInvitation"];
         delete?: never;
@@ -653,6 +673,26 @@ export interface paths {
         patch: operations["patchApiOrgOrganization"];
         trace?: never;
     };
+    "/api/org/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get your limits
+         * @description Each limit of the organization (the most agents, forms, API keys, … it may have at once) and how much of it is used. A create past a limit is refused with 409 LIMIT_REACHED; the organization's Switchboard operator can raise it (docs/operator-api.md, Limits). Needs an org API key or a session.
+         */
+        get: operations["getOrgLimits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/org/api-keys": {
         parameters: {
             query?: never;
@@ -668,7 +708,7 @@ export interface paths {
         put?: never;
         /**
          * Create an org API key
-         * @description Creates a key for the Operator API. The key is in this response only; only its hash is stored. Needs an org API key or an owner session (403 FORBIDDEN for a member).
+         * @description Creates a key for the Operator API. The key is in this response only; only its hash is stored. Needs an org API key or an owner session (403 FORBIDDEN for a member). 409 LIMIT_REACHED when the organization has as many active (not revoked) API keys as its limit allows (GET /api/org/limits).
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -736,7 +776,7 @@ export interface paths {
         put?: never;
         /**
          * Create an agent
-         * @description An agent carries the brand (name, colors, font, logo) its forms show. Needs an org API key or a session. 400 VALIDATION_ERROR for a bad color, font or logo URL (https:// only).
+         * @description An agent carries the brand (name, colors, font, logo) its forms show. Needs an org API key or a session. 400 VALIDATION_ERROR for a bad color, font or logo URL (https:// only); 409 LIMIT_REACHED when the organization has as many agents as its limit allows (GET /api/org/limits).
          */
         post: operations["createAgent"];
         delete?: never;
@@ -788,7 +828,7 @@ export interface paths {
         put?: never;
         /**
          * Create an agent key
-         * @description A key (`svc_agt_…`) that lets an MCP client act as this agent: it reaches this agent's tools and nothing else. The key is in this response only; only its hash is stored. 404 AGENT_NOT_FOUND.
+         * @description A key (`svc_agt_…`) that lets an MCP client act as this agent: it reaches this agent's tools and nothing else. The key is in this response only; only its hash is stored. 404 AGENT_NOT_FOUND; 409 LIMIT_REACHED when the agent has as many keys as the organization's limit per agent allows (GET /api/org/limits).
          */
         post: operations["createAgentKey"];
         delete?: never;
@@ -832,7 +872,7 @@ export interface paths {
         put?: never;
         /**
          * Create a custom field
-         * @description A field for contacts or opportunities, which forms can ask for. Needs an org API key or a session. 400 VALIDATION_ERROR for bad options (only `select` fields have them); 409 CONFLICT when the key is taken, archived fields included.
+         * @description A field for contacts or opportunities, which forms can ask for. Needs an org API key or a session. 400 VALIDATION_ERROR for bad options (only `select` fields have them); 409 CONFLICT when the key is taken, archived fields included; 409 LIMIT_REACHED when the organization has as many custom fields as its limit allows (GET /api/org/limits), archived ones included.
          */
         post: operations["createCustomField"];
         delete?: never;
@@ -924,7 +964,7 @@ export interface paths {
         put?: never;
         /**
          * Create a pipeline
-         * @description With its stages in order; `isDefault: true` makes it the default pipeline. Needs an org API key or a session. 400 VALIDATION_ERROR for two stages with one name.
+         * @description With its stages in order; `isDefault: true` makes it the default pipeline. Needs an org API key or a session. 400 VALIDATION_ERROR for two stages with one name; 409 LIMIT_REACHED when the organization has as many pipelines as its limit allows (GET /api/org/limits).
          */
         post: operations["createPipeline"];
         delete?: never;
@@ -1120,7 +1160,7 @@ export interface paths {
         put?: never;
         /**
          * Add a model provider
-         * @description A model API the organization's agents can use: OpenAI, Anthropic or any Chat Completions server. The API key is stored encrypted and never returned (`hasApiKey`). Needs an org API key or a session (an owner's or a member's). 400 VALIDATION_ERROR; 400 ENDPOINT_NOT_ALLOWED for a base URL that is not https:// or not public.
+         * @description A model API the organization's agents can use: OpenAI, Anthropic or any Chat Completions server. The API key is stored encrypted and never returned (`hasApiKey`). Needs an org API key or a session (an owner's or a member's). 400 VALIDATION_ERROR; 400 ENDPOINT_NOT_ALLOWED for a base URL that is not https:// or not public; 409 LIMIT_REACHED when the organization has as many model providers as its limit allows (GET /api/org/limits).
          */
         post: operations["createModelProvider"];
         delete?: never;
@@ -1172,7 +1212,7 @@ export interface paths {
         put?: never;
         /**
          * Add a webhook
-         * @description Events of the chosen types are POSTed to the URL, signed (docs/webhooks.md). The signing secret (`whsec_…`) is in this answer only. Needs an org API key or an owner session (403 FORBIDDEN for a member). 400 ENDPOINT_NOT_ALLOWED for a URL that is not https:// or not public; 409 CONFLICT when the organization has 20 webhooks already.
+         * @description Events of the chosen types are POSTed to the URL, signed (docs/webhooks.md). The signing secret (`whsec_…`) is in this answer only. Needs an org API key or an owner session (403 FORBIDDEN for a member). 400 ENDPOINT_NOT_ALLOWED for a URL that is not https:// or not public; 409 LIMIT_REACHED when the organization has as many webhooks as its limit allows (20 unless raised: GET /api/org/limits).
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -1696,7 +1736,7 @@ export interface paths {
         put?: never;
         /**
          * Create a form
-         * @description A lead-capture form, live at once unless `active: false`. The first consent text gets consentVersion "1". Needs an org API key or a session. 400 VALIDATION_ERROR for inconsistent fields (a required field must be enabled; email or phone must be); 404 AGENT_NOT_FOUND / CUSTOM_FIELD_NOT_FOUND for an unknown agent or custom field; 409 CONFLICT when the slug is taken (slugs are unique across the service); 422 PIPELINE_NOT_FOUND / STAGE_NOT_FOUND.
+         * @description A lead-capture form, live at once unless `active: false`. The first consent text gets consentVersion "1". Needs an org API key or a session. 400 VALIDATION_ERROR for inconsistent fields (a required field must be enabled; email or phone must be); 404 AGENT_NOT_FOUND / CUSTOM_FIELD_NOT_FOUND for an unknown agent or custom field; 409 CONFLICT when the slug is taken (slugs are unique across the service); 409 LIMIT_REACHED when the organization has as many forms as its limit allows (GET /api/org/limits); 422 PIPELINE_NOT_FOUND / STAGE_NOT_FOUND.
          */
         post: operations["createForm"];
         delete?: never;
@@ -2706,6 +2746,24 @@ export interface components {
             success: true;
             data: components["schemas"]["Deleted"];
         };
+        /** @description Each limit of your developer account (`limit`: the most you may have, the default or what your Switchboard operator set with `switchboard developer limits`; a create past it is 409 LIMIT_REACHED) and how much of it is used (`used`). */
+        DeveloperLimits: {
+            apps: {
+                limit: number;
+                /** @description Your apps. */
+                used: number;
+            };
+            tools: {
+                limit: number;
+                /** @description Your tools, drafts and published ones. */
+                used: number;
+            };
+        };
+        DeveloperLimitsResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["DeveloperLimits"];
+        };
         DeveloperToolCall: {
             /** @description `call_…`: also in the `_svc_context.callId` your endpoint received. */
             id: string;
@@ -2811,7 +2869,7 @@ export interface components {
          * @description A stable machine-readable code.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "INVALID_TOKEN" | "INSUFFICIENT_SCOPE" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "INVALID_REQUEST" | "INVALID_CLIENT" | "INVALID_GRANT" | "UNAUTHORIZED_CLIENT" | "UNSUPPORTED_GRANT_TYPE" | "INVALID_SCOPE" | "APP_NOT_FOUND" | "TOOL_NOT_FOUND" | "ENDPOINT_NOT_ALLOWED" | "INVALID_ARGUMENTS" | "TOOL_NOT_ENABLED" | "TOOL_CREDENTIALS_MISSING" | "TOOL_BLOCKED" | "TOOL_TIMEOUT" | "TOOL_UNREACHABLE" | "TOOL_HTTP_ERROR" | "TOOL_INVALID_RESPONSE" | "TOOL_RESPONSE_TOO_LARGE" | "MODEL_PROVIDER_ERROR" | "MODEL_PROVIDER_RATE_LIMITED" | "MODEL_PROVIDER_TIMEOUT" | "ORG_NOT_FOUND" | "AGENT_NOT_FOUND" | "FORM_NOT_FOUND" | "CONTACT_NOT_FOUND" | "OPPORTUNITY_NOT_FOUND" | "CUSTOM_FIELD_NOT_FOUND" | "PIPELINE_NOT_FOUND" | "STAGE_NOT_FOUND" | "CONSENT_REQUIRED" | "IDENTITY_REQUIRED" | "FIELD_REQUIRED" | "INVALID_FIELD";
+        ErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "INVALID_TOKEN" | "INSUFFICIENT_SCOPE" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "LIMIT_REACHED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "INVALID_REQUEST" | "INVALID_CLIENT" | "INVALID_GRANT" | "UNAUTHORIZED_CLIENT" | "UNSUPPORTED_GRANT_TYPE" | "INVALID_SCOPE" | "APP_NOT_FOUND" | "TOOL_NOT_FOUND" | "ENDPOINT_NOT_ALLOWED" | "INVALID_ARGUMENTS" | "TOOL_NOT_ENABLED" | "TOOL_CREDENTIALS_MISSING" | "TOOL_BLOCKED" | "TOOL_TIMEOUT" | "TOOL_UNREACHABLE" | "TOOL_HTTP_ERROR" | "TOOL_INVALID_RESPONSE" | "TOOL_RESPONSE_TOO_LARGE" | "MODEL_PROVIDER_ERROR" | "MODEL_PROVIDER_RATE_LIMITED" | "MODEL_PROVIDER_TIMEOUT" | "ORG_NOT_FOUND" | "AGENT_NOT_FOUND" | "FORM_NOT_FOUND" | "CONTACT_NOT_FOUND" | "OPPORTUNITY_NOT_FOUND" | "CUSTOM_FIELD_NOT_FOUND" | "PIPELINE_NOT_FOUND" | "STAGE_NOT_FOUND" | "CONSENT_REQUIRED" | "IDENTITY_REQUIRED" | "FIELD_REQUIRED" | "INVALID_FIELD";
         ErrorDetail: {
             path: string;
             message: string;
@@ -3324,6 +3382,59 @@ export interface components {
             /** @enum {boolean} */
             success: true;
             data: components["schemas"]["Opportunity"];
+        };
+        /** @description Each limit of the organization (`limit`: the most it may have, the default or what its Switchboard operator set with `switchboard org limits`; a create past it is 409 LIMIT_REACHED) and how much of it is used (`used`). */
+        OrgLimits: {
+            agents: {
+                limit: number;
+                /** @description Its agents. */
+                used: number;
+            };
+            forms: {
+                limit: number;
+                /** @description Its forms, active or not. */
+                used: number;
+            };
+            apiKeys: {
+                limit: number;
+                /** @description Its API keys not revoked. */
+                used: number;
+            };
+            agentKeysPerAgent: {
+                limit: number;
+                /** @description The most keys any one of its agents has: this limit is per agent. */
+                used: number;
+            };
+            modelProviders: {
+                limit: number;
+                /** @description Its model providers. */
+                used: number;
+            };
+            customFields: {
+                limit: number;
+                /** @description Its custom fields, archived ones included. */
+                used: number;
+            };
+            pipelines: {
+                limit: number;
+                /** @description Its pipelines, the default one included. */
+                used: number;
+            };
+            pendingInvitations: {
+                limit: number;
+                /** @description Its invitations not yet accepted, revoked or expired. */
+                used: number;
+            };
+            webhooks: {
+                limit: number;
+                /** @description Its webhooks, enabled or not. */
+                used: number;
+            };
+        };
+        OrgLimitsResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["OrgLimits"];
         };
         Organization: {
             /** @description `org_…` */
@@ -5127,6 +5238,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -5447,6 +5567,46 @@ export interface operations {
             };
             /** @description The Content-Type is not accepted. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDeveloperLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeveloperLimitsResponse"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6587,6 +6747,46 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getOrgLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrgLimitsResponse"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listApiKeys: {
         parameters: {
             query?: {
@@ -6674,6 +6874,15 @@ export interface operations {
             };
             /** @description The credentials do not allow this. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6955,6 +7164,15 @@ export interface operations {
             };
             /** @description The credentials do not allow this. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7288,6 +7506,15 @@ export interface operations {
             };
             /** @description Not found. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7890,6 +8117,15 @@ export interface operations {
             };
             /** @description The credentials do not allow this. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9028,6 +9264,15 @@ export interface operations {
             };
             /** @description The credentials do not allow this. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

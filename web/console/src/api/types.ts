@@ -35,6 +35,10 @@ export type CreatedInvitation = Schemas['CreatedInvitation'];
 // ── Organization ──
 
 export type Organization = Schemas['Organization'];
+/** Each limit of the organization with its use (GET /api/org/limits); the developer's (GET /api/dev/limits). */
+export type OrgLimits = Schemas['OrgLimits'];
+export type DeveloperLimits = Schemas['DeveloperLimits'];
+export type LimitUsage = OrgLimits['forms'];
 export type ApiKey = Schemas['ApiKey'];
 export type CreatedApiKey = Schemas['CreatedApiKey'];
 export type Agent = Schemas['Agent'];

@@ -5,7 +5,9 @@ import { fetchAll, queryKeys } from '../api/lists';
 import type { ApiKey, CreatedApiKey } from '../api/types';
 import { ConfirmButton } from '../components/dialogs';
 import { FormError, TextField } from '../components/fields';
+import { LimitNotice } from '../components/LimitNotice';
 import { Page } from '../components/Page';
+import { limitKeys, limitState, useOrgLimits } from '../lib/limits';
 import { LoadError, Loading } from '../components/QueryState';
 import { ShownOnce } from '../components/ShownOnce';
 import { formatDateTime } from '../lib/format';
@@ -20,12 +22,16 @@ export default function ApiKeysPage() {
   const formRef = useRef<HTMLFormElement>(null);
   const [name, setName] = useState('');
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
+  const usage = useOrgLimits().data?.apiKeys;
+  const atLimit = limitState(usage) === 'reached';
+  // A new key or a revoked one changes how many active keys the organization has.
+  const refresh = () => Promise.all([client.invalidateQueries({ queryKey: queryKeys.apiKeys }), client.invalidateQueries({ queryKey: limitKeys.all })]);
   const create = useMutation({
     mutationFn: () => api.post<CreatedApiKey>('/api/org/api-keys', { name: name.trim() }),
     onSuccess: (key) => {
       setCreated(key);
       setName('');
-      void client.invalidateQueries({ queryKey: queryKeys.apiKeys });
+      void refresh();
     },
     onError: () => errors.focusApiError(formRef.current),
   });
@@ -33,7 +39,7 @@ export default function ApiKeysPage() {
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    if (create.isPending) return;
+    if (create.isPending || atLimit) return;
     if (errors.check(formRef.current, { name: name.trim() ? null : 'Say what the key is for, like “Zapier”.' })) create.mutate();
   }
 
@@ -62,12 +68,13 @@ export default function ApiKeysPage() {
         <form ref={formRef} onSubmit={submit} noValidate className="row">
           <TextField label="What is it for?" name="name" maxLength={100} placeholder="Zapier" value={name} onChange={(e) => setName(e.target.value)} error={errors.error('name')} />
           <div className="field">
-            <button type="submit" className="button primary" aria-disabled={create.isPending}>
+            <button type="submit" className="button primary" aria-disabled={create.isPending || atLimit} aria-describedby={atLimit ? 'api-keys-limit' : undefined}>
               {create.isPending ? 'Creating…' : 'Create key'}
             </button>
           </div>
         </form>
         <FormError error={errors.general} />
+        <LimitNotice id="api-keys-limit" usage={usage} noun="active keys" holder="your organization" remedy="Revoke a key you no longer use" />
       </section>
 
       <h2>Keys</h2>
@@ -80,7 +87,7 @@ export default function ApiKeysPage() {
           <p>No active keys. Create one above when an integration needs to reach your organization.</p>
         </div>
       ) : (
-        <KeyTable keys={active} label="Active keys" onRevoked={() => void client.invalidateQueries({ queryKey: queryKeys.apiKeys })} />
+        <KeyTable keys={active} label="Active keys" onRevoked={() => void refresh()} />
       )}
       {revoked.length ? (
         <details className="history">

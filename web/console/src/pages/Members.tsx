@@ -8,7 +8,9 @@ import type { CreatedInvitation, Invitation, Member, Page as PageOf } from '../a
 import { CopyButton } from '../components/CopyButton';
 import { ConfirmButton } from '../components/dialogs';
 import { FormError, TextField } from '../components/fields';
+import { LimitNotice } from '../components/LimitNotice';
 import { Page } from '../components/Page';
+import { limitKeys, useOrgLimits } from '../lib/limits';
 import { LoadError, Loading } from '../components/QueryState';
 import { emailProblem } from '../lib/errors';
 import { formatDate } from '../lib/format';
@@ -35,11 +37,14 @@ export default function MembersPage() {
       setSent(invitation);
       setEmail('');
       void client.invalidateQueries({ queryKey: queryKeys.invitations });
+      void client.invalidateQueries({ queryKey: limitKeys.all });
       if (!invitation.url) notify(`Invitation sent to ${invitation.email}.`);
     },
     onError: () => errors.focusApiError(formRef.current),
   });
   const errors = useFormErrors(['email'], invite.error);
+  // Not disabled at the limit: inviting an email again replaces its pending invitation, which the limit allows.
+  const pending = useOrgLimits().data?.pendingInvitations;
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -60,6 +65,7 @@ export default function MembersPage() {
           </div>
         </form>
         <FormError error={errors.general} />
+        <LimitNotice id="invitations-limit" usage={pending} noun="pending invitations" holder="your organization" remedy="Revoke one you no longer need (unanswered ones lapse after 7 days)" />
         {sent?.url ? (
           <div className="notice" role="status">
             <p>
@@ -163,7 +169,7 @@ export default function MembersPage() {
                       onConfirm={async () => {
                         await api.delete(`/api/org/invitations/${seg(invitation.id)}`);
                         if (sent?.id === invitation.id) setSent(null);
-                        await client.invalidateQueries({ queryKey: queryKeys.invitations });
+                        await Promise.all([client.invalidateQueries({ queryKey: queryKeys.invitations }), client.invalidateQueries({ queryKey: limitKeys.all })]);
                         notify(`The invitation for ${invitation.email} is revoked.`);
                       }}
                     >

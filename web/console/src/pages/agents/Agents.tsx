@@ -1,6 +1,8 @@
 import { Link } from 'react-router';
 import { useAgents } from '../../api/lists';
+import { LimitNotice, UnavailableAction } from '../../components/LimitNotice';
 import { Page } from '../../components/Page';
+import { limitState, useOrgLimits } from '../../lib/limits';
 import { LoadError, Loading } from '../../components/QueryState';
 import { Swatch } from './Swatch';
 import { TableWrap } from '../../components/TableWrap';
@@ -8,18 +10,22 @@ import { TableWrap } from '../../components/TableWrap';
 export default function AgentsPage() {
   const agents = useAgents();
   const items = agents.data ?? [];
+  const usage = useOrgLimits().data?.agents;
   return (
     <Page
       title="Agents"
       intro="An agent carries your brand: its colors, font and logo style the forms you assign to it."
       actions={
-        items.length ? (
+        !items.length ? null : limitState(usage) === 'reached' ? (
+          <UnavailableAction describedBy="agents-limit">New agent</UnavailableAction>
+        ) : (
           <Link className="button primary" to="/agents/new">
             New agent
           </Link>
-        ) : null
+        )
       }
     >
+      <LimitNotice id="agents-limit" usage={usage} noun="agents" holder="your organization" remedy="Delete an agent you no longer use" />
       {agents.isPending ? (
         <Loading />
       ) : agents.isError ? (

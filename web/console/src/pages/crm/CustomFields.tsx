@@ -2,7 +2,9 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { api, seg } from '../../api/client';
 import { CUSTOM_FIELD_TYPES, type CustomField, type Deleted } from '../../api/types';
+import { LimitNotice, UnavailableAction } from '../../components/LimitNotice';
 import { Page } from '../../components/Page';
+import { limitKeys, limitState, useOrgLimits } from '../../lib/limits';
 import { QueryState } from '../../components/QueryState';
 import { FormError, SelectField, TextArea, TextField } from '../../components/fields';
 import { useNotify } from '../../lib/notices';
@@ -29,18 +31,22 @@ const TYPE_LABELS: Record<string, string> = {
 export default function CustomFieldsPage() {
   const query = useQuery({ queryKey: crmKeys.customFields, queryFn: ({ signal }) => fetchCustomFields(signal) });
   const [creating, setCreating] = useState(false);
+  const usage = useOrgLimits().data?.customFields;
   return (
     <Page
       title="Custom fields"
       intro="Extra questions your forms can ask, stored on contacts or opportunities."
       actions={
-        creating ? null : (
+        creating ? null : limitState(usage) === 'reached' ? (
+          <UnavailableAction describedBy="custom-fields-limit">New custom field</UnavailableAction>
+        ) : (
           <button type="button" className="button primary" data-new-field onClick={() => setCreating(true)}>
             New custom field
           </button>
         )
       }
     >
+      <LimitNotice id="custom-fields-limit" usage={usage} noun="custom fields (archived ones count)" holder="your organization" remedy="Delete a field you no longer need" />
       {creating ? <CreateField onDone={() => setCreating(false)} /> : null}
       <QueryState query={query}>
         {(fields) =>
@@ -87,6 +93,7 @@ function CreateField({ onDone }: { onDone: () => void }) {
       }),
     onSuccess: (field) => {
       void client.invalidateQueries({ queryKey: crmKeys.customFields });
+      void client.invalidateQueries({ queryKey: limitKeys.all });
       notify(`Custom field ${field.label} created.`);
       onDone();
       focusSoon('[data-new-field]', 'main h1');
@@ -251,6 +258,7 @@ function FieldRow({ field }: { field: CustomField }) {
               await api.delete<Deleted>(`/api/org/custom-fields/${seg(field.id)}`);
               client.setQueryData<CustomField[]>(crmKeys.customFields, (old) => old?.filter((f) => f.id !== field.id));
               void client.invalidateQueries({ queryKey: crmKeys.customFields });
+              void client.invalidateQueries({ queryKey: limitKeys.all });
               notify(`Custom field ${field.label} deleted.`);
             }}
           >

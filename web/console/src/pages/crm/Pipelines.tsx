@@ -3,7 +3,9 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, seg } from '../../api/client';
 import type { Deleted, Pipeline } from '../../api/types';
+import { LimitNotice, UnavailableAction } from '../../components/LimitNotice';
 import { Page } from '../../components/Page';
+import { limitKeys, limitState, useOrgLimits } from '../../lib/limits';
 import { QueryState } from '../../components/QueryState';
 import { FormError } from '../../components/fields';
 import { useNotify } from '../../lib/notices';
@@ -20,19 +22,23 @@ const STARTER_STAGES = ['New', 'Contacted', 'Won', 'Lost'];
 export default function PipelinesPage() {
   const query = useQuery({ queryKey: crmKeys.pipelines, queryFn: ({ signal }) => fetchPipelines(signal) });
   const [creating, setCreating] = useState(false);
+  const usage = useOrgLimits().data?.pipelines;
 
   return (
     <Page
       title="Pipelines"
       intro="Each pipeline is a board of stages. Opportunities from your forms move through them."
       actions={
-        creating ? null : (
+        creating ? null : limitState(usage) === 'reached' ? (
+          <UnavailableAction describedBy="pipelines-limit">New pipeline</UnavailableAction>
+        ) : (
           <button type="button" className="button primary" data-new-pipeline onClick={() => setCreating(true)}>
             New pipeline
           </button>
         )
       }
     >
+      <LimitNotice id="pipelines-limit" usage={usage} noun="pipelines" holder="your organization" remedy="Delete a pipeline you no longer use" />
       {creating ? <CreatePipeline onDone={() => setCreating(false)} /> : null}
       <QueryState query={query}>
         {(pipelines) =>
@@ -65,6 +71,7 @@ function CreatePipeline({ onDone }: { onDone: () => void }) {
     mutationFn: (input: PipelineInput) => api.post<Pipeline>('/api/org/pipelines', { name: input.name, stages: input.stages.map((s) => ({ name: s.name })), ...(input.isDefault ? { isDefault: true } : {}) }),
     onSuccess: (pipeline) => {
       void client.invalidateQueries({ queryKey: crmKeys.pipelines });
+      void client.invalidateQueries({ queryKey: limitKeys.all });
       notify(`Pipeline ${pipeline.name} created.`);
       onDone();
       focusSoon(`#pipeline-${CSS.escape(pipeline.id)}`, 'main h1');
@@ -176,6 +183,7 @@ function PipelineCard({ pipeline }: { pipeline: Pipeline }) {
                 client.setQueryData<Pipeline[]>(crmKeys.pipelines, (old) => old?.filter((p) => p.id !== pipeline.id));
                 client.removeQueries({ queryKey: crmKeys.pipeline(pipeline.id) });
                 void client.invalidateQueries({ queryKey: crmKeys.pipelines });
+                void client.invalidateQueries({ queryKey: limitKeys.all });
                 notify(`Pipeline ${pipeline.name} deleted.`);
               }}
             >

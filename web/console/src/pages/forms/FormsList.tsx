@@ -3,7 +3,9 @@ import { Link } from 'react-router';
 import { api } from '../../api/client';
 import { queryKeys } from '../../api/lists';
 import type { FormWithCounts, Page as PageOf } from '../../api/types';
+import { LimitNotice, UnavailableAction } from '../../components/LimitNotice';
 import { Page } from '../../components/Page';
+import { limitState, useOrgLimits } from '../../lib/limits';
 import { LoadError, Loading } from '../../components/QueryState';
 import { conversion } from '../../lib/format';
 import { TableWrap } from '../../components/TableWrap';
@@ -16,18 +18,22 @@ export default function FormsListPage() {
     getNextPageParam: (last) => last.nextCursor,
   });
   const items = forms.data?.pages.flatMap((page) => page.items) ?? [];
+  const usage = useOrgLimits().data?.forms;
 
   return (
     <Page
       title="Forms"
       actions={
-        items.length ? (
+        !items.length ? null : limitState(usage) === 'reached' ? (
+          <UnavailableAction describedBy="forms-limit">New form</UnavailableAction>
+        ) : (
           <Link className="button primary" to="/forms/new">
             New form
           </Link>
-        ) : null
+        )
       }
     >
+      <LimitNotice id="forms-limit" usage={usage} noun="forms" holder="your organization" remedy="Delete a form you no longer need" />
       {forms.isPending ? (
         <Loading />
       ) : forms.isError ? (

@@ -5,7 +5,9 @@ import { ApiError, api, seg } from '../../api/client';
 import { useAgents } from '../../api/lists';
 import type { Agent, ModelProvider } from '../../api/types';
 import { ConfirmButton } from '../../components/dialogs';
+import { LimitNotice, UnavailableAction } from '../../components/LimitNotice';
 import { Page } from '../../components/Page';
+import { limitState, useOrgLimits } from '../../lib/limits';
 import { LoadError, Loading } from '../../components/QueryState';
 import { TableWrap } from '../../components/TableWrap';
 import { useNotify } from '../../lib/notices';
@@ -18,11 +20,15 @@ export default function ModelProvidersPage() {
   const providers = useModelProviders();
   const agents = useAgents();
   const [editing, setEditing] = useState<ModelProvider | 'new' | null>(null);
-  const add = (
-    <button type="button" className="button primary" onClick={() => setEditing('new')}>
-      Add a provider
-    </button>
-  );
+  const usage = useOrgLimits().data?.modelProviders;
+  const add =
+    limitState(usage) === 'reached' ? (
+      <UnavailableAction describedBy="providers-limit">Add a provider</UnavailableAction>
+    ) : (
+      <button type="button" className="button primary" onClick={() => setEditing('new')}>
+        Add a provider
+      </button>
+    );
   return (
     <Page
       title="Model providers"
@@ -34,6 +40,7 @@ export default function ModelProvidersPage() {
         </>
       }
     >
+      <LimitNotice id="providers-limit" usage={usage} noun="model providers" holder="your organization" remedy="Delete a provider you no longer use" />
       {providers.isPending ? (
         <Loading />
       ) : providers.isError ? (

@@ -1,6 +1,7 @@
 import { useQuery, type QueryClient } from '@tanstack/react-query';
 import { fetchAll, queryKeys } from '../../api/lists';
 import type { ModelProvider, ModelProviderKind } from '../../api/types';
+import { limitKeys } from '../../lib/limits';
 
 /** The model providers page and the agent page's Model section: what they share. */
 
@@ -14,9 +15,13 @@ export function useModelProviders() {
   return useQuery({ queryKey: modelKeys.providers, queryFn: () => fetchAll<ModelProvider>('/api/org/model-providers') });
 }
 
-/** After a provider or an agent's model changes: the providers list and the agents (their "Used by"). */
+/** After a provider or an agent's model changes: the providers list, the agents (their "Used by") and the limits (how many providers). */
 export async function afterModelChange(client: QueryClient): Promise<void> {
-  await Promise.all([client.invalidateQueries({ queryKey: modelKeys.providers }), client.invalidateQueries({ queryKey: queryKeys.agents, exact: true })]);
+  await Promise.all([
+    client.invalidateQueries({ queryKey: modelKeys.providers }),
+    client.invalidateQueries({ queryKey: queryKeys.agents, exact: true }),
+    client.invalidateQueries({ queryKey: limitKeys.all }),
+  ]);
 }
 
 export const KINDS: { kind: ModelProviderKind; label: string }[] = [

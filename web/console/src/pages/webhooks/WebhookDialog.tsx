@@ -4,6 +4,7 @@ import { api, seg } from '../../api/client';
 import type { CreatedWebhook, Webhook, WebhookEventType, WebhookInput, WebhookPatch } from '../../api/types';
 import { ModalDialog } from '../../components/dialogs';
 import { CheckboxField, FormError, TextArea, TextField } from '../../components/fields';
+import { limitKeys } from '../../lib/limits';
 import { useNotify } from '../../lib/notices';
 import { useFormErrors } from '../../lib/useFormErrors';
 import { orderedEvents, webhookKeys } from './api';
@@ -46,6 +47,7 @@ export function WebhookDialog({ webhook, onClose }: { webhook?: Webhook; onClose
     onSuccess: (answer) => {
       void client.invalidateQueries({ queryKey: webhookKeys.all });
       if ('secret' in answer) {
+        void client.invalidateQueries({ queryKey: limitKeys.all });
         setCreated(answer);
         notify(`Webhook to ${answer.url} added.`);
       } else {

@@ -4,7 +4,9 @@ import { Link } from 'react-router';
 import { api, seg } from '../../api/client';
 import type { Webhook, WebhookDelivery } from '../../api/types';
 import { ConfirmButton } from '../../components/dialogs';
+import { LimitNotice, UnavailableAction } from '../../components/LimitNotice';
 import { Page } from '../../components/Page';
+import { limitKeys, limitState, useOrgLimits } from '../../lib/limits';
 import { LoadError, Loading } from '../../components/QueryState';
 import { formatDateTime } from '../../lib/format';
 import { useNotify } from '../../lib/notices';
@@ -20,16 +22,22 @@ export default function WebhooksPage() {
   const webhooks = useQuery({ queryKey: webhookKeys.all, queryFn: fetchWebhooks });
   const [open, setOpen] = useState<Open>(null);
   const close = () => setOpen(null);
+  const usage = useOrgLimits().data?.webhooks;
   return (
     <Page
       title="Webhooks"
       intro={<>Switchboard tells your other systems what happens here (a form sent, a contact added…) by sending a signed POST to each endpoint you add.</>}
       actions={
-        <button type="button" className="button primary" onClick={() => setOpen({ kind: 'add' })}>
-          Add endpoint
-        </button>
+        limitState(usage) === 'reached' ? (
+          <UnavailableAction describedBy="webhooks-limit">Add endpoint</UnavailableAction>
+        ) : (
+          <button type="button" className="button primary" onClick={() => setOpen({ kind: 'add' })}>
+            Add endpoint
+          </button>
+        )
       }
     >
+      <LimitNotice id="webhooks-limit" usage={usage} noun="endpoints" holder="your organization" remedy="Delete one you no longer use, or send several event types to one endpoint" />
       {webhooks.isPending ? (
         <Loading label="Loading your webhooks…" />
       ) : webhooks.isError ? (
@@ -116,7 +124,7 @@ function WebhookCard({ webhook, onEdit, onRotate }: { webhook: Webhook; onEdit: 
           className="button small danger-outline"
           onConfirm={async () => {
             await api.delete(`/api/org/webhooks/${seg(webhook.id)}`);
-            await client.invalidateQueries({ queryKey: webhookKeys.all });
+            await Promise.all([client.invalidateQueries({ queryKey: webhookKeys.all }), client.invalidateQueries({ queryKey: limitKeys.all })]);
             notify(`The webhook to ${webhook.url} is deleted.`);
           }}
         >

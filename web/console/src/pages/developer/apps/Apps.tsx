@@ -3,7 +3,9 @@ import { useState } from 'react';
 import { api, seg } from '../../../api/client';
 import type { DeveloperApp } from '../../../api/types';
 import { ConfirmButton } from '../../../components/dialogs';
+import { LimitNotice, UnavailableAction } from '../../../components/LimitNotice';
 import { Page } from '../../../components/Page';
+import { limitKeys, limitState, useDeveloperLimits } from '../../../lib/limits';
 import { LoadError, Loading } from '../../../components/QueryState';
 import { formatDateTime } from '../../../lib/format';
 import { useNotify } from '../../../lib/notices';
@@ -20,16 +22,22 @@ export default function AppsPage() {
   const apps = useApps();
   const [open, setOpen] = useState<Open>(null);
   const close = () => setOpen(null);
+  const usage = useDeveloperLimits().data?.apps;
   return (
     <Page
       title="Apps"
       intro="An app is the client id and secret your code exchanges for an access token to the Developer API. Use one app per program or deployment, so you can rotate or delete one alone."
       actions={
-        <button type="button" className="button primary" onClick={() => setOpen({ kind: 'register' })}>
-          Register an app
-        </button>
+        limitState(usage) === 'reached' ? (
+          <UnavailableAction describedBy="apps-limit">Register an app</UnavailableAction>
+        ) : (
+          <button type="button" className="button primary" onClick={() => setOpen({ kind: 'register' })}>
+            Register an app
+          </button>
+        )
       }
     >
+      <LimitNotice id="apps-limit" usage={usage} noun="apps" holder="your account" remedy="Delete an app you no longer use" />
       {apps.isPending ? (
         <Loading label="Loading your apps…" />
       ) : apps.isError ? (
@@ -104,7 +112,7 @@ function AppCard({ app, onEdit, onRotate }: { app: DeveloperApp; onEdit: () => v
           className="button small danger-outline"
           onConfirm={async () => {
             await api.delete(`/api/dev/apps/${seg(app.id)}`);
-            await client.invalidateQueries({ queryKey: appKeys.all });
+            await Promise.all([client.invalidateQueries({ queryKey: appKeys.all }), client.invalidateQueries({ queryKey: limitKeys.all })]);
             notify(`“${app.name}” is deleted.`);
           }}
         >

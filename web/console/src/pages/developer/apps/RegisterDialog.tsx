@@ -4,6 +4,7 @@ import { api } from '../../../api/client';
 import type { AppCredentials } from '../../../api/types';
 import { ModalDialog } from '../../../components/dialogs';
 import { FormError, TextField } from '../../../components/fields';
+import { limitKeys } from '../../../lib/limits';
 import { useNotify } from '../../../lib/notices';
 import { useFormErrors } from '../../../lib/useFormErrors';
 import { ALL_SCOPES, appKeys, type Scope } from './apps';
@@ -23,6 +24,7 @@ export function RegisterDialog({ onClose }: { onClose: () => void }) {
     onSuccess: (app) => {
       setCreated(app);
       void client.invalidateQueries({ queryKey: appKeys.all });
+      void client.invalidateQueries({ queryKey: limitKeys.all });
       notify(`“${app.name}” is registered.`);
     },
     onError: () => errors.focusApiError(formRef.current),

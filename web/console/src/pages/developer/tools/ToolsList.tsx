@@ -2,7 +2,9 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { fetchAll } from '../../../api/lists';
 import type { DeveloperTool } from '../../../api/types';
+import { LimitNotice, UnavailableAction } from '../../../components/LimitNotice';
 import { Page } from '../../../components/Page';
+import { limitState, useDeveloperLimits } from '../../../lib/limits';
 import { LoadError, Loading } from '../../../components/QueryState';
 import { TableWrap } from '../../../components/TableWrap';
 import { formatDateTime } from '../../../lib/format';
@@ -14,13 +16,18 @@ const STATUS_LABELS: Record<DeveloperTool['status'], string> = { draft: 'Draft',
 /** `developer/tools`: the developer's tools (GET /api/dev/tools with the session), newest first. */
 export default function ToolsListPage() {
   const tools = useQuery({ queryKey: [...toolKeys.all, 'list'], queryFn: () => fetchAll<DeveloperTool>('/api/dev/tools') });
-  const newTool = (
-    <Link className="button primary" to="/developer/tools/new">
-      New tool
-    </Link>
-  );
+  const usage = useDeveloperLimits().data?.tools;
+  const newTool =
+    limitState(usage) === 'reached' ? (
+      <UnavailableAction describedBy="tools-limit">New tool</UnavailableAction>
+    ) : (
+      <Link className="button primary" to="/developer/tools/new">
+        New tool
+      </Link>
+    );
   return (
     <Page title="Your tools" intro="Tools you build for businesses’ AI agents. Drafts are yours alone; published tools are in the catalog." actions={tools.data?.length ? newTool : undefined}>
+      <LimitNotice id="tools-limit" usage={usage} noun="tools" holder="your account" remedy="Delete a tool you no longer need" />
       {tools.isPending ? (
         <Loading label="Loading your tools…" />
       ) : tools.isError ? (
