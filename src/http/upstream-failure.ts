@@ -20,5 +20,12 @@ const MAX_REASON_CHARS = 300;
 export function warnUpstream(log: Pick<FastifyBaseLogger, 'warn'>, error: AppError): void {
   const cause = error.cause;
   const reason = typeof cause === 'string' ? cause : undefined;
-  log.warn({ code: error.code, message: error.message, ...(reason ? { reason: reason.slice(0, MAX_REASON_CHARS) } : {}) }, 'request failed upstream');
+  // A tool call's id leads to its call log; the rest of `extra` (the endpoint's body) is the tenant's data, not the log's.
+  const callId = error.extra?.callId;
+  log.warn({
+    code: error.code,
+    message: error.message,
+    ...(reason ? { reason: reason.slice(0, MAX_REASON_CHARS) } : {}),
+    ...(typeof callId === 'string' ? { extra: { callId } } : {}),
+  }, 'request failed upstream');
 }
