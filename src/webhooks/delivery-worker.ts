@@ -36,8 +36,8 @@ const DEFAULT_SCHEDULE: DeliverySchedule = { pollMs: 1000, batchSize: 20 };
  * Why, measured with 200,000 events queued for one webhook (docs/benchmarks.md): a dispatch of DISPATCH_BATCH rows
  * (600 events and 600 deliveries) takes 50–70 ms on SQLite and 110–230 ms on PostgreSQL, where a fixed 100 ms
  * between dispatches assumed 10 ms, so dispatch ran most of the time, moving ~5,500 events a second into a queue
- * sent at 217–400, and the backlog drained at a quarter of a short queue's pace. A tenth still moves ~10 events
- * for each one sent, and on a loaded machine, where sending is short of CPU, that cost it 20–45% (PostgreSQL:
+ * sent at 217–400, and the backlog drained at a quarter of a short queue's pace. A tenth still moved 6–10 events
+ * for each one sent, and on a loaded machine, where sending is short of CPU, that cost it up to 45% (PostgreSQL:
  * 3 ms more of the node's CPU per delivery). A queue that is fed needs nothing moved; the fiftieth keeps the outbox
  * moving for the events of other webhooks behind the backlog, and a queue that runs out is refilled at once.
  */
