@@ -81,7 +81,7 @@ interface DrainResult {
   outboxLeft: number;
   pendingLeft: number;
   rssMb: number;
-  /** The node's CPU (all its threads) per delivery, from ready to stop: start-up's tail and dispatch included. */
+  /** The node's CPU (all its threads) per delivery, from its first delivery to the end: dispatch included, start-up not. */
   serverCpuUs: number;
 }
 
@@ -107,14 +107,20 @@ async function drain(queued: number, options: { databaseUrl?: string; seconds: n
       Number((await database.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).$if(status !== undefined, (qb) => qb.where('status' as never, '=', status as never)).executeTakeFirstOrThrow()).n);
     const node = await startSwitchboard(env);
     let rssMb = 0;
-    const cpuBefore = processCpuUs(node.pid);
     let cpu = Number.NaN;
+    let counted = 0;
     try {
+      // The node's CPU is counted from its first delivery: the tail of its start-up is not a delivery's.
+      const ready = performance.now();
+      while (performance.now() - ready < 60_000 && (await count('webhook_deliveries', 'succeeded')) === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      const cpuBefore = processCpuUs(node.pid);
+      const deliveredBefore = await count('webhook_deliveries', 'succeeded');
       // Until every event is delivered or the time is up, whichever comes first (bounded).
       const deadline = performance.now() + options.seconds * 1000;
       while (performance.now() < deadline && (await count('webhook_deliveries', 'succeeded')) < queued) await new Promise((resolve) => setTimeout(resolve, 100));
       rssMb = memoryMb(node.pid).peak;
       cpu = processCpuUs(node.pid) - cpuBefore;
+      counted = (await count('webhook_deliveries', 'succeeded')) - deliveredBefore;
     } finally {
       await node.stop();
     }
@@ -131,7 +137,7 @@ async function drain(queued: number, options: { databaseUrl?: string; seconds: n
     }
     const delivered = Number(span.n);
     const seconds = (Date.parse(String(span.last)) - Date.parse(String(span.first))) / 1000;
-    return { delivered, perSecond: delivered > 1 && seconds > 0 ? (delivered - 1) / seconds : 0, outboxLeft: await count('webhook_outbox'), pendingLeft: await count('webhook_deliveries', 'pending'), rssMb, serverCpuUs: cpu / Math.max(delivered, 1) };
+    return { delivered, perSecond: delivered > 1 && seconds > 0 ? (delivered - 1) / seconds : 0, outboxLeft: await count('webhook_outbox'), pendingLeft: await count('webhook_deliveries', 'pending'), rssMb, serverCpuUs: cpu / Math.max(counted, 1) };
   } finally {
     await database.close();
     await schema?.drop();

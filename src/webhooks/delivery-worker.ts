@@ -28,16 +28,22 @@ export interface DeliverySchedule {
 
 const DEFAULT_SCHEDULE: DeliverySchedule = { pollMs: 1000, batchSize: 20 };
 /**
- * While the worker has deliveries to send, moving the outbox into deliveries takes at most this share of its
- * time: after a dispatch of D ms the next waits D × 9 ms (DISPATCH_INTERVAL_MS at least). A dispatch of
- * DISPATCH_BATCH rows was assumed to take 10 ms, and a fixed 100 ms between them to leave nine tenths to
- * sending; measured with 200,000 events queued it takes 50–70 ms on SQLite and 110–190 ms on PostgreSQL
- * (600 event and 600 delivery rows), so dispatch ran ahead of sending most of the time, moving ~5,500 events
- * a second into a queue drained at 400, and one webhook's backlog drained at a quarter of a short queue's
- * pace (docs/benchmarks.md). When the worker has nothing to send (no delivery due, none in flight) it
- * dispatches at once, so a queue that runs dry is refilled without waiting for its turn.
+ * Moving the outbox into deliveries (dispatch.ts) runs beside the sending, in a share of the worker's time: after
+ * a dispatch of D ms the next waits D × (1 − share) / share (DISPATCH_INTERVAL_MS at least). The share is a tenth
+ * while an endpoint ran dry since the last dispatch (its attempt ended and it had no next delivery ready: its next
+ * events may be in the outbox), a fiftieth while every endpoint that finished an attempt had its next one ready.
+ * With nothing to send at all (no delivery due, none in flight) it dispatches at once.
+ *
+ * Why, measured with 200,000 events queued for one webhook (docs/benchmarks.md): a dispatch of DISPATCH_BATCH rows
+ * (600 events and 600 deliveries) takes 50–70 ms on SQLite and 110–230 ms on PostgreSQL, where a fixed 100 ms
+ * between dispatches assumed 10 ms, so dispatch ran most of the time, moving ~5,500 events a second into a queue
+ * sent at 217–400, and the backlog drained at a quarter of a short queue's pace. A tenth still moved 6–10 events
+ * for each one sent, and on a loaded machine, where sending is short of CPU, that cost it up to 45% (PostgreSQL:
+ * 3 ms more of the node's CPU per delivery). A queue that is fed needs nothing moved; the fiftieth keeps the outbox
+ * moving for the events of other webhooks behind the backlog, and a queue that runs out is refilled at once.
  */
 const DISPATCH_SHARE = 0.1;
+const DISPATCH_SHARE_FED = 0.02;
 /** The shortest wait between two dispatches of a busy node: an event waits at least this long plus a poll. */
 const DISPATCH_INTERVAL_MS = 100;
 
@@ -184,6 +190,10 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
   }
 
   const inFlight = new Set<Promise<void>>();
+  /** Attempts in flight per endpoint. */
+  const sending = new Map<string, number>();
+  /** Endpoints whose attempt ended since the last claim: the next poll tells whether each had another one ready. */
+  const ended = new Set<string>();
 
   /** Starts an attempt of each claimed delivery, each tracked on its own: when one ends, its endpoint's next may go. */
   async function startAll(ids: string[]): Promise<Promise<void>[]> {
@@ -197,25 +207,34 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
         else log.error({ err: error, deliveryId: delivery.id }, 'webhook delivery could not be recorded');
       });
       inFlight.add(running);
+      sending.set(delivery.endpoint_id, (sending.get(delivery.endpoint_id) ?? 0) + 1);
       void running.finally(() => {
         inFlight.delete(running);
+        const left = (sending.get(delivery.endpoint_id) ?? 1) - 1;
+        if (left > 0) sending.set(delivery.endpoint_id, left);
+        else sending.delete(delivery.endpoint_id);
+        ended.add(delivery.endpoint_id);
         wake();
       });
       return running;
     });
   }
 
-  /** When a busy node may dispatch next (performance.now()); the one dispatch running on this node, if any. */
-  let nextDispatchAt = Number.NEGATIVE_INFINITY;
+  /** The last dispatch's end (performance.now()) and length; the one running on this node, if any. */
+  let lastDispatchEnd = Number.NEGATIVE_INFINITY;
+  let lastDispatchMs = 0;
   let dispatching: Promise<number> | undefined;
+  /** An endpoint ran dry since the last dispatch started (DISPATCH_SHARE); a new node assumes so. */
+  let ranDry = true;
 
-  /** Moves what the outbox holds into deliveries, one dispatch at a time on this node, and sets when the next may run. */
+  /** Moves what the outbox holds into deliveries, one dispatch at a time on this node. */
   function dispatch(): Promise<number> {
     if (dispatching) return dispatching;
     const started = performance.now();
+    ranDry = false;
     const running = dispatchOutbox(deps.transact).finally(() => {
-      const ended = performance.now();
-      nextDispatchAt = ended + Math.max(DISPATCH_INTERVAL_MS, ((ended - started) * (1 - DISPATCH_SHARE)) / DISPATCH_SHARE);
+      lastDispatchEnd = performance.now();
+      lastDispatchMs = lastDispatchEnd - started;
       dispatching = undefined;
     });
     dispatching = running;
@@ -223,14 +242,18 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
   }
 
   /**
-   * Beside the sending, never before it: starts a dispatch when its turn has come (DISPATCH_SHARE), or at once
-   * when the worker has nothing to send (`starved`), and polls again when it moved rows (their heads are due).
-   * Dispatching first on each poll put every dispatch between an attempt that ended and the next claim of
-   * its endpoint: with a backlog, each delivery to one webhook waited for one (PostgreSQL: 5 deliveries a
+   * Beside the sending, never before it: starts a dispatch when its share of the time allows (DISPATCH_SHARE),
+   * or at once when the worker has nothing to send (`starved`), and polls again when it moved rows (their heads
+   * are due). Dispatching first on each poll put every dispatch between an attempt that ended and the next claim
+   * of its endpoint: with a backlog, each delivery to one webhook waited for one (PostgreSQL: 5 deliveries a
    * second instead of 64 under the same load).
    */
   function dispatchBeside(starved: boolean): void {
-    if (dispatching || stopped || (!starved && performance.now() < nextDispatchAt)) return;
+    if (dispatching || stopped) return;
+    if (!starved) {
+      const share = ranDry ? DISPATCH_SHARE : DISPATCH_SHARE_FED;
+      if (performance.now() < lastDispatchEnd + Math.max(DISPATCH_INTERVAL_MS, (lastDispatchMs * (1 - share)) / share)) return;
+    }
     dispatch().then(
       (moved) => {
         if (moved > 0) wake();
@@ -246,16 +269,24 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
    */
   async function poll(options: { dispatchFirst?: boolean } = {}): Promise<number> {
     const dispatched = options.dispatchFirst ? await dispatch() : 0;
-    const room = schedule.batchSize - inFlight.size;
+    const busy = inFlight.size;
+    const room = schedule.batchSize - busy;
+    // Endpoints whose attempt ended before this claim: each should have its next delivery claimed now.
+    const finished = [...ended];
+    ended.clear();
     let claimed = 0;
     if (room > 0) {
       const now = clock.now();
       const ids = await repo.claimDue(now.toISOString(), leaseFrom(now), room);
       // Rows that cannot be read now are taken again when their lease runs out.
       await startAll(ids).catch((error: unknown) => log.warn(failureFields(error), 'claimed webhook deliveries could not be loaded; their lease will run out'));
+      // Fed: its next one is claimed now, or was by a poll that ran while its last attempt was being recorded.
+      if (finished.some((endpointId) => !sending.has(endpointId))) ranDry = true;
       claimed = ids.length;
     }
-    if (!options.dispatchFirst) dispatchBeside(claimed === 0 && inFlight.size === 0);
+    // Nothing to send: nothing claimed, and nothing was in flight when the claim ran (an attempt that ended
+    // meanwhile was recorded after the claim looked: the poll it woke claims its endpoint's next).
+    if (!options.dispatchFirst) dispatchBeside(claimed === 0 && busy === 0 && ended.size === 0);
     return dispatched + claimed;
   }
 
