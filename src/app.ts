@@ -43,6 +43,7 @@ import { registerHostedPageRoutes } from './forms/hosted-page.js';
 import { registerAssetRoutes } from './forms/asset-routes.js';
 import { createWebAssets, type WebAssets } from './forms/web-assets.js';
 import { registerInvocationRoutes } from './invocation/routes.js';
+import { registerConnectionRoutes } from './connections/routes.js';
 import { registerModelRoutes } from './models/routes.js';
 import { registerWebhookRoutes } from './webhooks/routes.js';
 import type { DeliverySchedule } from './webhooks/delivery-worker.js';
@@ -201,6 +202,8 @@ function registerRoutes(app: App, services: Services, deps: Pick<AppDeps, 'webAs
   registerLeadRoutes(app, { chatAuth: services.chatAuth, lead: services.leadCapture, limiter });
   registerInvocationRoutes(app, { orgAuth, installations: services.installations, invoker: services.invoker, calls: services.calls });
   registerDeveloperCallRoutes(app, { developerAuth, developerCalls: services.developerCalls, tester: services.tester });
+  // oauth2 tools: connecting an installation's account (and a developer's test account), and /oauth/callback.
+  registerConnectionRoutes(app, { orgAuth, developerAuth, sessions: services.sessions, connections: services.connections });
   // MCP: the same invoker; an agent key speaks for one agent.
   registerMcpRoutes(app, { mcp: services.mcp, agentKeys: services.agentKeys, publicUrl: config.publicUrl });
   const { formCache: cache, submit, views } = services;

@@ -20,6 +20,7 @@ import { createSessionsRepo, type SessionsRepo } from './sessions/repo.js';
 import { createToolsRepo, type ToolsRepo } from './tools/repo.js';
 import { createWebhooksRepo, type WebhooksRepo } from './webhooks/repo.js';
 import { createChatRepo, type ChatRepo } from './chat/repo.js';
+import { createConnectionsRepo, type ConnectionsRepo } from './connections/repo.js';
 
 /**
  * Every feature's repo over one database handle: the pool (what services use outside
@@ -48,6 +49,7 @@ export class Repos {
   #conversations?: ConversationsRepo;
   #webhooks?: WebhooksRepo;
   #chat?: ChatRepo;
+  #connections?: ConnectionsRepo;
 
   constructor(private readonly db: Kysely<DB>) {}
 
@@ -70,6 +72,7 @@ export class Repos {
   get conversations(): ConversationsRepo { return (this.#conversations ??= createConversationsRepo(this.db)); }
   get webhooks(): WebhooksRepo { return (this.#webhooks ??= createWebhooksRepo(this.db)); }
   get chat(): ChatRepo { return (this.#chat ??= createChatRepo(this.db)); }
+  get connections(): ConnectionsRepo { return (this.#connections ??= createConnectionsRepo(this.db)); }
 }
 
 /** Units of work each in a transaction of its own, handed every repo bound to it. */

@@ -1,3 +1,9 @@
+import { oauthRedirectUri } from './connections/redirect-uri.js';
+import { createOAuthClient } from './connections/oauth-client.js';
+import { createConnectionsService, expiredOAuthStates } from './connections/service.js';
+import { createTokens } from './connections/tokens.js';
+import { rotateConnectionTokens } from './connections/sealing.js';
+import { rotateClientSecrets } from './tools/client-secret.js';
 import { createHmac } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
@@ -159,10 +165,14 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   // The portal's apps (/api/dev/apps): deleting one, narrowing its scopes or rotating without grace ends tokens in the same transaction.
   const apps = createAppsService({ repo: repos.apps, transact, clock });
 
+  // Tool credentials, model provider keys, OAuth client secrets and tokens are sealed under SECRETS_KEY
+  // (SECRETS_KEY_PREVIOUS opens older ones while rotating).
+  const keys = keyRing(config.secretsKey, config.secretsKeyPrevious);
+
   // ── Tools and catalog ──
   const endpointPolicy = { allowPrivate: config.toolAllowPrivateEndpoints, resolver };
   // Publish, withdrawal and deletion notify `toolChanges`: the tool cache below drops what it built from the tool.
-  const tools = createToolsService({ repo: repos.tools, transact, clock, endpointPolicy, liveChanges: toolChanges });
+  const tools = createToolsService({ repo: repos.tools, transact, clock, endpointPolicy, keys, redirectUri: oauthRedirectUri(config.publicUrl), liveChanges: toolChanges });
   const catalog = createCatalogService({ repo: repos.catalog });
 
   // ── Organizations and CRM ──
@@ -201,8 +211,6 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     logLinks: config.env === 'development',
     log,
   });
-  // Tool credentials and model provider keys are sealed under SECRETS_KEY (SECRETS_KEY_PREVIOUS opens older ones while rotating).
-  const keys = keyRing(config.secretsKey, config.secretsKeyPrevious);
   // Model providers: their base URLs go through the tool endpoints' address policy, with MODEL_ALLOW_PRIVATE_ENDPOINTS.
   const models = createModelsService({ repo: repos.models, transact, keys, clock, baseUrlPolicy: { allowPrivate: config.modelAllowPrivateEndpoints, resolver } });
   // One CRM service for the Operator API and form submissions.
@@ -243,8 +251,24 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   // entries, tool publish/withdrawal/deletion and org changes (an agent deleted) drop theirs, on every node through Redis.
   const toolCache = createToolCache({ clock, orgChanges: changes, toolChanges, onLookup: (hit) => metrics.cacheLookup('tool', hit) });
   await infra.attachCacheBus('tool-cache', toolCache);
-  const installations = createInstallationsService({ repo: repos.invocation, transact, catalog, agents, clock, keys, cache: toolCache });
-  const invoker = createInvoker({ installations, http: toolHttp, callLog, clock });
+  // oauth2 installations show their connection and revoke it when removed (the connections service, below).
+  const installations = createInstallationsService({
+    repo: repos.invocation, transact, catalog, agents, clock, keys, cache: toolCache,
+    connections: { statuses: (orgId, ids) => connections.statuses(orgId, ids), disconnectOwned: (owner) => connections.disconnectOwned(owner) },
+  });
+  // ── OAuth connections ── (oauth2 tools) The protocol is oauth4webapi's, over the tool HTTP client's fetch (the
+  // address policy, the call deadline, the response cap, no redirects); tokens sealed; one refresh per connection
+  // at a time across nodes (a lease in the database).
+  const oauthClient = createOAuthClient({ fetch: toolHttp.fetch });
+  const tokens = createTokens({ repo: repos.connections, transact, client: oauthClient, keys, clock, log });
+  const connections = createConnectionsService({
+    repo: repos.connections, transact, client: oauthClient, tokens, keys, clock, endpointPolicy, redirectUri: oauthRedirectUri(config.publicUrl),
+    targets: {
+      installation: (orgId, installationId) => installations.connectionTarget(orgId, installationId),
+      developerTool: (developerId, toolId) => tools.connectionTarget(developerId, toolId),
+    },
+  });
+  const invoker = createInvoker({ installations, http: toolHttp, callLog, clock, tokens });
   const calls = createCallsService({ repo: repos.invocation });
   // ── Agent conversations ── One client for every model provider (the tool calls' connect-time address policy,
   // with MODEL_ALLOW_PRIVATE_ENDPOINTS); closed by close(). A turn's tool calls go through the same invoker.
@@ -264,7 +288,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   // A developer's view of their tools' calls: organizations only as HMAC references (key derived from SECRETS_KEY).
   const orgRefKey = createHmac('sha256', keys.current.key).update('switchboard/developer-org-reference').digest();
   const developerCalls = createDeveloperCallsService({ repo: repos.invocation, tools, orgRefKey, clock });
-  const tester = createToolTester({ tools, http: toolHttp, callLog, clock, userAgent: `Switchboard/${VERSION}` });
+  const tester = createToolTester({ tools, http: toolHttp, callLog, clock, userAgent: `Switchboard/${VERSION}`, tokens });
   // `switchboard secrets rotate`: re-seals stored tool credentials under the ring's current key.
   // Model provider keys too; a failure names the installation (`inst_…`) or provider (`mp_…`) and field, never a value.
   const credentialRotation = {
@@ -273,13 +297,18 @@ export async function createServices(config: Config, infrastructure: ServicesInf
       const providers = await rotateProviderKeys(repos.models, keys);
       // Webhook signing secrets too (`wh_…`, field signingSecret).
       const hooks = await rotateWebhookSecrets(repos.webhooks, keys);
+      // oauth2 tools' client secrets (`tool_…`) and connections' tokens (`oac_…`).
+      const clientSecrets = await rotateClientSecrets(repos.tools, keys);
+      const connectionTokens = await rotateConnectionTokens(repos.connections, keys);
       return {
-        reencrypted: tools.reencrypted + providers.reencrypted + hooks.reencrypted,
+        reencrypted: tools.reencrypted + providers.reencrypted + hooks.reencrypted + clientSecrets.reencrypted + connectionTokens.reencrypted,
         keyId: tools.keyId,
         failed: [
           ...tools.failed.map((f) => ({ id: f.installationId, field: f.field, reason: f.reason })),
           ...providers.failed.map((f) => ({ id: f.providerId, field: 'apiKey', reason: f.reason })),
           ...hooks.failed.map((f) => ({ id: f.webhookId, field: 'signingSecret', reason: f.reason })),
+          ...clientSecrets.failed.map((f) => ({ id: f.id, field: 'oauth.clientSecret', reason: f.reason })),
+          ...connectionTokens.failed.map((f) => ({ id: f.id, field: 'tokens', reason: f.reason })),
         ],
       };
     },
@@ -323,7 +352,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   // ── Expired rows ──
   // Every table with an expiry, or it grows forever (the token endpoint writes a row per request).
   // Runs on every node that serves; close() stops it before the database is closed.
-  const purges: ExpiryPurge[] = [expiredAccessTokens(repos.oauth), expiredIdempotencyKeys(repos.forms), ...expiredSessions(repos.sessions), ...expiredOperatorRows(repos.operators), expiredDeliveryBodies(repos.webhooks), expiredChatSessions(repos.chat)];
+  const purges: ExpiryPurge[] = [expiredAccessTokens(repos.oauth), expiredIdempotencyKeys(repos.forms), ...expiredSessions(repos.sessions), ...expiredOperatorRows(repos.operators), expiredDeliveryBodies(repos.webhooks), expiredChatSessions(repos.chat), expiredOAuthStates(repos.connections)];
   const purger = infrastructure.expiryPurge ? createExpiryPurger({ purges, clock, log, schedule: infrastructure.expiryPurge }) : undefined;
   purger?.start();
 
@@ -389,6 +418,8 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     developerCalls,
     tester,
     credentialRotation,
+    connections,
+    tokens,
     mcp,
     formCache,
     views,

@@ -60,6 +60,7 @@ describe.each(testDialects())('public catalog on %s', (dialect) => {
           { name: 'day', type: 'string', description: '', required: true },
           { name: 'rooms', type: 'array', description: '', required: false, items: 'number' },
         ],
+        oauth: null,
         version: 1,
         publishedAt: tools.slots!.publishedAt,
         developer: { name: bob.developer.name },

@@ -35,10 +35,11 @@ const AUTH_SHORT: Record<AuthType, string> = {
   bearer: 'Bearer token',
   basic: 'Username and password',
   hmac: 'Signing secret',
+  oauth2: 'Connect an account',
 };
 
 /** The same, said fully (the tool's page). */
-function authInWords(tool: Pick<CatalogTool, 'authType' | 'apiKeyHeader'>): string {
+function authInWords(tool: Pick<CatalogTool, 'authType' | 'apiKeyHeader' | 'oauth'>): string {
   switch (tool.authType) {
     case 'none':
       return 'None: the tool needs no credentials from you.';
@@ -50,6 +51,8 @@ function authInWords(tool: Pick<CatalogTool, 'authType' | 'apiKeyHeader'>): stri
       return "A username and password from the tool's vendor, which Switchboard sends as HTTP Basic authentication.";
     case 'hmac':
       return "A signing secret shared with the tool's vendor: Switchboard signs every call with it (HMAC-SHA256), so the tool knows the call is yours.";
+    case 'oauth2':
+      return `An account at ${tool.oauth?.authorizationHost ?? "the tool's vendor"}: a person in your team signs in there and approves${tool.oauth?.scopes.length ? ` (${tool.oauth.scopes.join(', ')})` : ''}; Switchboard keeps the connection alive and sends its access token with every call.`;
   }
 }
 

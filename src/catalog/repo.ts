@@ -22,7 +22,7 @@ export function createCatalogRepo(db: Kysely<DB>) {
       .innerJoin('developers as d', 'd.id', 't.developer_id')
       .select([
         't.id', 't.created_at', 't.published_at', 'r.version', 'r.name', 'r.description', 'r.endpoint', 'r.method',
-        'r.auth_type', 'r.api_key_header', 'r.category', 'r.parameters', 'd.name as developer_name',
+        'r.auth_type', 'r.api_key_header', 'r.category', 'r.parameters', 'r.oauth', 'd.name as developer_name',
       ])
       .where('t.status', '=', 'published');
 
@@ -40,7 +40,7 @@ export function createCatalogRepo(db: Kysely<DB>) {
       db
         .selectFrom('tools as t')
         .innerJoin('tool_revisions as r', 'r.id', 't.published_revision_id')
-        .select(['t.id as tool_id', 'r.id as revision_id', 'r.version', 'r.name', 'r.description', 'r.endpoint', 'r.method', 'r.auth_type', 'r.api_key_header', 'r.category', 'r.parameters'])
+        .select(['t.id as tool_id', 'r.id as revision_id', 'r.version', 'r.name', 'r.description', 'r.endpoint', 'r.method', 'r.auth_type', 'r.api_key_header', 'r.category', 'r.parameters', 'r.oauth', 't.oauth_client_secret'])
         .where('t.status', '=', 'published')
         .where('t.id', 'in', ids)
         .execute(),

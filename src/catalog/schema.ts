@@ -21,6 +21,13 @@ export const CatalogTool = named('CatalogTool', Type.Object({
   apiKeyHeader: Type.Union([Type.String(), Type.Null()]),
   category: StringEnum(TOOL_CATEGORIES),
   parameters: Type.Array(ToolParameter),
+  oauth: Type.Union([
+    Type.Object({
+      authorizationHost: Type.String({ description: 'Where a person signs in to connect an account (the provider\'s authorization URL\'s host).' }),
+      scopes: Type.Array(Type.String(), { description: 'What the connection asks the provider for.' }),
+    }),
+    Type.Null(),
+  ], { description: 'For `authType: oauth2`: the provider a business connects an account at; null otherwise.' }),
   version: Type.Integer({ minimum: 1, description: 'The published revision.' }),
   publishedAt: Type.String({ format: 'date-time' }),
   developer: Type.Object({ name: Type.String({ description: 'The developer\'s display name.' }) }),

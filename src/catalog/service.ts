@@ -11,13 +11,17 @@ export interface LiveRevision {
   revisionId: string;
   version: number;
   definition: ToolDefinition;
+  /** An oauth2 tool's client secret, sealed (tools/client-secret.ts): the tool's, whichever revision is live. */
+  sealedClientSecret: string | null;
 }
 
 function present(row: CatalogRow): CatalogTool {
-  const { endpoint, ...definition } = definitionFromRow(row);
+  const { endpoint, oauth, ...definition } = definitionFromRow(row);
   return {
     id: row.id,
     ...definition,
+    // Where a business signs in and what it grants; the client id and token URL are the developer's business.
+    oauth: oauth === null ? null : { authorizationHost: new URL(oauth.authorizationUrl).host, scopes: oauth.scopes },
     endpointHost: new URL(endpoint).host,
     version: Number(row.version),
     // Set whenever a tool becomes published.
@@ -51,7 +55,7 @@ export function createCatalogService(deps: { repo: CatalogRepo }) {
     const out = new Map<string, LiveRevision>();
     if (toolIds.length === 0) return out;
     for (const row of await repo.findLiveRevisions([...new Set(toolIds)])) {
-      out.set(row.tool_id, { toolId: row.tool_id, revisionId: row.revision_id, version: Number(row.version), definition: definitionFromRow(row) });
+      out.set(row.tool_id, { toolId: row.tool_id, revisionId: row.revision_id, version: Number(row.version), definition: definitionFromRow(row), sealedClientSecret: row.oauth_client_secret });
     }
     return out;
   }

@@ -2,8 +2,8 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { wrapLanguageModel } from 'ai';
-import { Readable } from 'node:stream';
-import { Agent, type Dispatcher } from 'undici';
+import { Agent } from 'undici';
+import { createGuardedFetch } from '../net/guarded-fetch.js';
 import { createGuardedConnector } from '../net/http-client.js';
 import type { ProviderConnection } from '../models/service.js';
 import type { HostResolver } from '../net/resolver.js';
@@ -57,34 +57,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
     bodyTimeout: options.timeoutMs,
   });
 
-  const guardedFetch = (async (input: string | URL | Request, init?: RequestInit) => {
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(new ProviderTimeoutError(options.timeoutMs)), options.timeoutMs);
-    timer.unref();
-    const signal = init?.signal ? AbortSignal.any([init.signal, deadline.signal]) : deadline.signal;
-    const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
-    try {
-      // undici's request, not its fetch: the same connection pool and connector, without fetch's WHATWG machinery.
-      // To the bench model (bench/model-server.ts), one streamed request read to its end: p50 0.27 ms through
-      // fetch with a TransformStream, 0.08 ms this way — on every model request of every turn.
-      // Redirects are not followed (request never does), so a 3xx comes back as it is.
-      const response = await agent.request({
-        origin: url.origin, path: url.pathname + url.search, method: (init?.method ?? 'GET') as Dispatcher.HttpMethod,
-        headers: headerRecord(init?.headers), body: requestBody(init?.body), signal,
-      });
-      // The body is read after this returns: the deadline stays armed until it ends, then the timer is cleared.
-      response.body.once('close', () => clearTimeout(timer));
-      const empty = response.statusCode === 204 || response.statusCode === 304 || init?.method === 'HEAD';
-      if (empty) response.body.resume();
-      return new Response(empty ? null : (Readable.toWeb(response.body) as ReadableStream), { status: response.statusCode, headers: responseHeaders(response.headers) });
-    } catch (error) {
-      clearTimeout(timer);
-      if (deadline.signal.aborted) throw deadline.signal.reason;
-      if (init?.signal?.aborted) throw init.signal.reason;
-      // As fetch fails, so the SDK sees a network failure as one (with undici's error and its code as the cause).
-      throw new TypeError('fetch failed', { cause: error });
-    }
-  }) as typeof globalThis.fetch;
+  const guardedFetch = createGuardedFetch(agent, { timeoutMs: options.timeoutMs, timeoutError: () => new ProviderTimeoutError(options.timeoutMs) });
 
   function model(connection: ProviderConnection, modelId: string): ProviderModel {
     const common = { baseURL: connection.baseUrl, fetch: guardedFetch };
@@ -100,28 +73,4 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
   }
 
   return { model, close: () => agent.close() };
-}
-
-/** The request's headers as undici takes them (the SDK passes a plain record; Headers and pairs are handled too). */
-function headerRecord(headers: RequestInit['headers']): Record<string, string> {
-  if (!headers) return {};
-  if (headers instanceof Headers || Array.isArray(headers)) return Object.fromEntries(new Headers(headers).entries());
-  return headers as Record<string, string>;
-}
-
-/** The SDK sends JSON text (or form data for uploads, which conversations never make). */
-function requestBody(body: RequestInit['body']): string | Uint8Array | undefined {
-  if (body === null || body === undefined) return undefined;
-  if (typeof body === 'string' || body instanceof Uint8Array) return body;
-  if (body instanceof ArrayBuffer) return new Uint8Array(body);
-  throw new TypeError('The model client sends text or bytes only.');
-}
-
-function responseHeaders(raw: Record<string, string | string[] | undefined>): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(raw)) {
-    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-    else if (value !== undefined) headers.append(name, value);
-  }
-  return headers;
 }

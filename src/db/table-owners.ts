@@ -1,7 +1,7 @@
 import type { DB } from './tables.js';
 
 /** The feature folders under src/ that own tables. */
-export type TableOwner = 'developers' | 'operators' | 'sessions' | 'oauth' | 'tools' | 'orgs' | 'crm' | 'forms' | 'invocation' | 'models' | 'conversations' | 'webhooks' | 'chat';
+export type TableOwner = 'developers' | 'operators' | 'sessions' | 'oauth' | 'tools' | 'orgs' | 'crm' | 'forms' | 'invocation' | 'models' | 'conversations' | 'webhooks' | 'chat' | 'connections';
 
 /**
  * Which feature writes each table. The rule: a feature's code (its repos, and the one-statement
@@ -52,4 +52,6 @@ export const TABLE_OWNERS: { readonly [Table in keyof DB]: TableOwner } = {
   webhook_events: 'webhooks',
   webhook_deliveries: 'webhooks',
   webhook_outbox: 'webhooks',
+  oauth_connections: 'connections',
+  oauth_states: 'connections',
 };

@@ -62,6 +62,11 @@ export interface ToolsTable {
   created_at: string;
   updated_at: string;
   published_at: string | null;
+  /** `authType: oauth2`: the provider's settings as canonical JSON (tools/oauth-settings.ts); null otherwise. */
+  oauth: string | null;
+  /** The OAuth client secret, sealed (tools/client-secret.ts); the tool's, not a revision's. */
+  oauth_client_secret: string | null;
+  oauth_secret_key_id: string | null;
 }
 
 export interface ToolRevisionsTable {
@@ -77,6 +82,7 @@ export interface ToolRevisionsTable {
   category: string;
   parameters: string;
   created_at: string;
+  oauth: string | null;
 }
 
 // ── Business side ─────────────────────────────────────────────────────────────
@@ -359,6 +365,53 @@ export interface InstallationCredentialsTable {
   key_id: string;
 }
 
+/** An OAuth connection (connections/): an installation's, or a developer's test account for a tool. */
+export interface OAuthConnectionsTable {
+  id: string;
+  tool_id: string;
+  org_id: string | null;
+  installation_id: string | null;
+  developer_id: string | null;
+  /** connected | needs_reconnect */
+  status: string;
+  /** The client the tokens were issued to: a refresh uses the same. */
+  client_id: string;
+  /** Sealed (AES-256-GCM, AAD `<connection id>:access_token`). */
+  access_token: string;
+  refresh_token: string | null;
+  key_id: string;
+  token_version: number;
+  expires_at: string | null;
+  /** Space-separated, as granted. */
+  scopes: string;
+  account_label: string | null;
+  connected_at: string;
+  refreshed_at: string | null;
+  refresh_failures: number;
+  retry_refresh_at: string | null;
+  lease_owner: string | null;
+  lease_until: string | null;
+  /** Why it needs reconnecting, in our words. */
+  failure_reason: string | null;
+}
+
+/** An authorization in progress, by the SHA-256 of its `state`. */
+export interface OAuthStatesTable {
+  state_hash: string;
+  tool_id: string;
+  org_id: string | null;
+  installation_id: string | null;
+  developer_id: string | null;
+  session_id: string;
+  client_id: string;
+  /** The PKCE verifier, sealed (AAD `oauth_state:<state hash>`). */
+  code_verifier: string;
+  key_id: string;
+  scopes: string;
+  expires_at: string;
+  created_at: string;
+}
+
 export interface ToolCallsTable {
   id: string;
   org_id: string;
@@ -607,6 +660,8 @@ export interface DB {
   installations: InstallationsTable;
   installation_agents: InstallationAgentsTable;
   installation_credentials: InstallationCredentialsTable;
+  oauth_connections: OAuthConnectionsTable;
+  oauth_states: OAuthStatesTable;
   tool_calls: ToolCallsTable;
   agent_keys: AgentKeysTable;
   form_views: FormViewsTable;

@@ -37,6 +37,8 @@ export const ERROR_STATUS = {
   INVALID_ARGUMENTS: 400,
   TOOL_NOT_ENABLED: 404,
   TOOL_CREDENTIALS_MISSING: 409,
+  /** An oauth2 installation's connection was refused by its provider (invalid_grant): a person must reconnect it. */
+  TOOL_CONNECTION_EXPIRED: 409,
   TOOL_BLOCKED: 403,
   TOOL_TIMEOUT: 504,
   TOOL_UNREACHABLE: 502,

@@ -1,4 +1,6 @@
 import type { CatalogService } from '../catalog/service.js';
+import type { ConnectionStatus } from '../connections/schema.js';
+import { presentStatus, type ConnectionsService, type ConnectionTarget } from '../connections/service.js';
 import type { InstallationCredentialsTable, InstallationsTable } from '../db/tables.js';
 import type { Transact } from '../db/transaction-runner.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
@@ -26,6 +28,8 @@ export interface InstallationsServiceDeps {
   agents: Pick<AgentsService, 'get'>;
   clock: Clock;
   keys: KeyRing;
+  /** oauth2 installations' connections, for their status (connections/service.ts). */
+  connections?: Pick<ConnectionsService, 'statuses' | 'disconnectOwned'> | undefined;
   /**
    * The per-node cache of each agent's resolved tools (tool-cache.ts). This service drops an
    * org's entries after every installation write; without a cache every call reads the database.
@@ -58,7 +62,7 @@ function validationError(details: ErrorDetail[]): AppError {
  * AES-256-GCM, never returned).
  */
 export function createInstallationsService(deps: InstallationsServiceDeps) {
-  const { repo, transact, catalog, agents, clock, keys, cache } = deps;
+  const { repo, transact, catalog, agents, clock, keys, cache, connections } = deps;
   /** After a write commits: this org's agents resolve their tools again on their next call. */
   const changed = (orgId: string) => cache?.invalidate(orgTag(orgId));
 
@@ -123,8 +127,12 @@ export function createInstallationsService(deps: InstallationsServiceDeps) {
       repo.agentLinks(orgId, ids),
       repo.credentialFields(ids),
     ]);
+    const connected = rows.filter((row) => live.get(row.tool_id)?.definition.authType === 'oauth2').map((row) => row.id);
+    const statuses = connected.length > 0 && connections ? await connections.statuses(orgId, connected) : new Map<string, ConnectionStatus>();
     return rows.map((row) => {
       const revision = live.get(row.tool_id);
+      const oauth2 = revision?.definition.authType === 'oauth2';
+      const connection = oauth2 ? statuses.get(row.id) ?? presentStatus(undefined) : null;
       const stored = new Set(fields.filter((f) => f.installation_id === row.id).map((f) => f.field));
       const needed = revision ? CREDENTIAL_FIELDS[revision.definition.authType] : [];
       const allAgents = Number(row.all_agents) === 1;
@@ -138,7 +146,8 @@ export function createInstallationsService(deps: InstallationsServiceDeps) {
         allAgents,
         agentIds: allAgents ? [] : links.filter((l) => l.installation_id === row.id).map((l) => l.agent_id),
         authType: revision?.definition.authType ?? null,
-        credentialsSet: revision ? needed.length > 0 && needed.every((field) => stored.has(field)) : stored.size > 0,
+        credentialsSet: oauth2 ? connection?.status === 'connected' : revision ? needed.length > 0 && needed.every((field) => stored.has(field)) : stored.size > 0,
+        connection,
         createdAt: row.created_at,
         updatedAt: row.updated_at,
       };
@@ -149,6 +158,18 @@ export function createInstallationsService(deps: InstallationsServiceDeps) {
     const row = await repo.findInstallation(orgId, id);
     if (!row) throw installationNotFound();
     return row;
+  }
+
+  /** What connecting an oauth2 installation's account needs: its live revision's provider settings and the tool's secret. */
+  async function connectionTarget(orgId: string, id: string): Promise<ConnectionTarget> {
+    const row = await owned(orgId, id);
+    const live = (await catalog.liveRevisions([row.tool_id])).get(row.tool_id);
+    if (!live) throw toolNotEnabled(row.alias ?? row.tool_id);
+    const { definition } = live;
+    if (definition.authType !== 'oauth2' || definition.oauth === null) {
+      throw new AppError('CONFLICT', `"${row.alias ?? definition.name}" does not connect accounts: its authType is ${definition.authType}. Set its credentials with PATCH /api/org/installations/${id}.`);
+    }
+    return { toolId: row.tool_id, name: row.alias ?? definition.name, settings: definition.oauth, sealedClientSecret: live.sealedClientSecret };
   }
 
   async function get(orgId: string, id: string): Promise<Installation> {
@@ -232,6 +253,9 @@ export function createInstallationsService(deps: InstallationsServiceDeps) {
   }
 
   async function remove(orgId: string, id: string): Promise<{ id: string; deleted: true }> {
+    const row = await owned(orgId, id);
+    // A connected account is revoked at its provider first, as a disconnect does (its row goes with the installation).
+    if (connections) await connections.disconnectOwned({ kind: 'installation', orgId, installationId: row.id }).catch(() => undefined);
     if (!(await transact(({ invocation }) => invocation.deleteInstallation(orgId, id)))) throw installationNotFound();
     changed(orgId);
     return { id, deleted: true };
@@ -300,7 +324,7 @@ export function createInstallationsService(deps: InstallationsServiceDeps) {
     return tool;
   }
 
-  return { create, list, get, update, remove, agentTools, callable };
+  return { create, list, get, update, remove, agentTools, callable, connectionTarget };
 }
 
 export type InstallationsService = ReturnType<typeof createInstallationsService>;

@@ -11,6 +11,7 @@ import type { CallPath } from './schema.js';
 import { CREDENTIAL_FIELDS, RESERVED_PARAMETER } from '../tools/definition.js';
 import type { InstallationsService } from './installations-service.js';
 import { signatureHeaders } from '../net/signing.js';
+import type { BearerToken, Tokens } from '../connections/tokens.js';
 
 export interface ToolCallRequest {
   orgId: string;
@@ -63,6 +64,9 @@ export function parseArguments(raw: unknown): { ok: true; value: unknown } | { o
 /** What the HTTP client measured of an exchange, as the call log keeps it. */
 type Measured = Pick<ToolHttpOutcome, 'durationMs' | 'requestBytes' | 'responseBytes'>;
 
+/** Commits a call's row; `sent` says whether the endpoint was called, for the 503 when the row cannot be written. */
+type CallLogWriter = (outcome: string, sent: boolean, httpStatus?: number | null, measured?: Measured) => Promise<void>;
+
 /**
  * The endpoint's request body: the checked arguments, then `_svc_context`, as one JSON object.
  * The arguments' JSON is extended in place rather than spread into a new object: `value` has no
@@ -84,8 +88,15 @@ export function requestBody(value: Record<string, unknown>, context: Record<stri
  * (call-log.ts); when the row cannot be, the caller gets 503 SERVICE_UNAVAILABLE with the
  * `callId` instead of the outcome.
  */
-export function createInvoker(deps: { installations: Pick<InstallationsService, 'callable'>; http: ToolHttpClient; callLog: Pick<CallLog, 'write'>; clock: Clock }) {
-  const { installations, http, callLog, clock } = deps;
+export function createInvoker(deps: {
+  installations: Pick<InstallationsService, 'callable'>;
+  http: ToolHttpClient;
+  callLog: Pick<CallLog, 'write'>;
+  clock: Clock;
+  /** oauth2 tools' access tokens (connections/tokens.ts). */
+  tokens: Pick<Tokens, 'accessToken' | 'afterRejection'>;
+}) {
+  const { installations, http, callLog, clock, tokens } = deps;
   // Calls made in the same millisecond share its ISO text: toISOString was a sixth of invoke's own time.
   let isoMs = Number.NaN;
   let iso = '';
@@ -102,8 +113,7 @@ export function createInvoker(deps: { installations: Pick<InstallationsService, 
     const callId = timeOrderedIdAt('call', ms);
     const definition = tool.live.definition;
 
-    /** Commits the call's row; `sent` says whether the endpoint was called, for the 503 when the row cannot be written. */
-    const log = (outcome: string, sent: boolean, httpStatus: number | null = null, measured?: Measured): Promise<void> => {
+    const log: CallLogWriter = (outcome, sent, httpStatus = null, measured) => {
       const row: ToolCallsTable = {
         id: callId,
         org_id: request.orgId,
@@ -135,6 +145,7 @@ export function createInvoker(deps: { installations: Pick<InstallationsService, 
     }
 
     const body = requestBody(checked.value, { agentId: request.agentId, orgId: request.orgId, timestamp, callId, toolId: tool.live.toolId });
+    if (definition.authType === 'oauth2') return invokeConnected(tool, request, body, callId, log);
     const headers = tool.credentialsUnreadable ? undefined : authHeaders(tool, Math.floor(now.getTime() / 1000), body);
     if (headers === undefined) {
       await log('TOOL_CREDENTIALS_MISSING', false);
@@ -148,7 +159,11 @@ export function createInvoker(deps: { installations: Pick<InstallationsService, 
       );
     }
 
-    const outcome: ToolHttpOutcome = await http.send({ method: definition.method, url: definition.endpoint, headers, body });
+    return answer(await http.send({ method: definition.method, url: definition.endpoint, headers, body }), callId, log);
+  }
+
+  /** The endpoint's outcome as the caller gets it, once it is logged. */
+  async function answer(outcome: ToolHttpOutcome, callId: string, log: CallLogWriter): Promise<ToolCallSuccess> {
     if (outcome.ok) {
       await log('OK', true, outcome.status, outcome);
       return { callId, status: outcome.status, durationMs: outcome.durationMs, result: outcome.json };
@@ -162,6 +177,38 @@ export function createInvoker(deps: { installations: Pick<InstallationsService, 
       if (outcome.body !== undefined) extra.body = outcome.body;
     }
     throw new AppError(outcome.code, outcome.message, { extra });
+  }
+
+  /**
+   * An oauth2 tool: the connection's access token as a bearer token (refreshed first when it is about to expire).
+   * An endpoint that answers 401 gets the call once more with a token newer than the one it refused: the only retry
+   * the invoker makes (a refresh is what a 401 asks for, and the call was refused, not run). The call log keeps the
+   * final outcome, with both exchanges' time and bytes.
+   */
+  async function invokeConnected(tool: CallableTool, request: ToolCallRequest, body: Buffer, callId: string, log: CallLogWriter): Promise<ToolCallSuccess> {
+    const { definition, toolId, sealedClientSecret } = tool.live;
+    const owner = { kind: 'installation' as const, orgId: request.orgId, installationId: tool.installationId };
+    const source = { toolId, settings: definition.oauth!, sealedClientSecret };
+    const subject = { name: request.name };
+    const withToken = async <T>(get: () => Promise<T>): Promise<T> => {
+      try {
+        return await get();
+      } catch (error) {
+        if (error instanceof AppError) {
+          await log(error.code, false);
+          throw new AppError(error.code, error.message, { extra: { callId } });
+        }
+        throw error;
+      }
+    };
+    const send = (token: BearerToken) => http.send({ method: definition.method, url: definition.endpoint, headers: { Authorization: `Bearer ${token.value}` }, body });
+
+    const token = await withToken(() => tokens.accessToken(owner, source, subject));
+    const first = await send(token);
+    if (first.ok || first.code !== 'TOOL_HTTP_ERROR' || first.status !== 401) return answer(first, callId, log);
+    const fresh = await withToken(() => tokens.afterRejection(owner, source, subject, token));
+    const second = await send(fresh);
+    return answer({ ...second, durationMs: first.durationMs + second.durationMs, requestBytes: first.requestBytes + second.requestBytes, responseBytes: first.responseBytes + second.responseBytes }, callId, log);
   }
 
   return { invoke };

@@ -93,8 +93,8 @@ export function registerInvocationRoutes(app: App, deps: { orgAuth: OrgAuth; ins
         description:
           'Calls the tool the agent knows as `name` with `arguments` (an object, or the JSON string OpenAI gives) and answers the endpoint\'s JSON as `result`. ' +
           'Failures carry `callId` (and the endpoint\'s `status` and JSON `body` for TOOL_HTTP_ERROR): 400 INVALID_ARGUMENTS with `details` (no request sent), ' +
-          '404 AGENT_NOT_FOUND, 404 TOOL_NOT_ENABLED, 409 TOOL_CREDENTIALS_MISSING, 403 TOOL_BLOCKED, 504 TOOL_TIMEOUT, ' +
-          '502 TOOL_UNREACHABLE, TOOL_HTTP_ERROR, TOOL_INVALID_RESPONSE or TOOL_RESPONSE_TOO_LARGE. No automatic retries. ' +
+          '404 AGENT_NOT_FOUND, 404 TOOL_NOT_ENABLED, 409 TOOL_CREDENTIALS_MISSING, 409 TOOL_CONNECTION_EXPIRED (an oauth2 connection to reconnect), 403 TOOL_BLOCKED, 504 TOOL_TIMEOUT, ' +
+          '502 TOOL_UNREACHABLE, TOOL_HTTP_ERROR, TOOL_INVALID_RESPONSE or TOOL_RESPONSE_TOO_LARGE. No automatic retries, but one: an oauth2 endpoint that answers 401 is called again once with a refreshed token. ' +
           'Every answer that carries a `callId` is given only once the call is in the call log; when it cannot be recorded, 503 SERVICE_UNAVAILABLE with `callId` and `Retry-After` ' +
           'instead of the outcome (the endpoint may have been called: the message says whether).',
         params: AgentIdParams, body: ToolCallBody,

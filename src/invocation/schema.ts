@@ -1,3 +1,4 @@
+import { ConnectionStatus } from '../connections/schema.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { ChangesBody } from '../http/changes.js';
 import { ListQuery, Page } from '../http/envelope.js';
@@ -65,7 +66,8 @@ export const Installation = named('Installation', Type.Object({
   allAgents: Type.Boolean({ description: 'True: every agent of the organization; false: the agents in `agentIds`.' }),
   agentIds: Type.Array(Type.String(), { description: 'The agents that may call it, when `allAgents` is false; empty otherwise.' }),
   authType: Type.Union([StringEnum(AUTH_TYPES), Type.Null()], { description: 'The live revision\'s authType; null while the tool is not published.' }),
-  credentialsSet: Type.Boolean({ description: 'Whether every credential the tool\'s authType needs is stored (false for `none`, which needs none). The values are never returned.' }),
+  credentialsSet: Type.Boolean({ description: 'Whether every credential the tool\'s authType needs is stored (false for `none`, which needs none; for `oauth2`, whether an account is connected). The values are never returned.' }),
+  connection: Type.Union([ConnectionStatus, Type.Null()], { description: 'For `authType: oauth2`: the connected account (POST /api/org/installations/{id}/connection connects one); null for other auth types.' }),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 }));

@@ -9,6 +9,7 @@ import { callNotLogged, type CallLog } from './call-log.js';
 import { buildRequestHeaders, type ToolHttpClient, type ToolHttpOutcome } from '../net/http-client.js';
 import { authHeaders, parseArguments } from './invoker.js';
 import type { Credentials, ToolTestResult } from './schema.js';
+import type { Tokens } from '../connections/tokens.js';
 
 /** What stands for the calling agent and organization in a test call's `_svc_context`. */
 export const TEST_CONTEXT = { agentId: 'agt_test', orgId: 'org_test' } as const;
@@ -51,8 +52,25 @@ function mask(name: string, value: string): string {
  * agent, installation or revision, so only the developer's own call list shows it, and the
  * daily statistics leave it out.
  */
-export function createToolTester(deps: { tools: Pick<ToolsService, 'get'>; http: ToolHttpClient; callLog: Pick<CallLog, 'write'>; clock: Clock; userAgent: string }) {
-  const { tools, http, callLog, clock, userAgent } = deps;
+export function createToolTester(deps: {
+  tools: Pick<ToolsService, 'get' | 'connectionTarget'>;
+  http: ToolHttpClient;
+  callLog: Pick<CallLog, 'write'>;
+  clock: Clock;
+  userAgent: string;
+  /** An oauth2 tool is tested with the developer's own test account (connections/tokens.ts). */
+  tokens: Pick<Tokens, 'accessToken' | 'afterRejection'>;
+}) {
+  const { tools, http, callLog, clock, userAgent, tokens } = deps;
+
+  /** The test account's bearer token, and a way to a newer one after a 401 (the invoker's one retry, the same here). */
+  async function testAccount(developerId: string, toolId: string, name: string) {
+    const target = await tools.connectionTarget(developerId, toolId);
+    const owner = { kind: 'developer' as const, developerId, toolId };
+    const subject = { name };
+    const token = await tokens.accessToken(owner, target, subject);
+    return { token, renew: () => tokens.afterRejection(owner, target, subject, token) };
+  }
 
   async function test(developerId: string, toolId: string, input: { arguments?: unknown; credentials?: Credentials | undefined }): Promise<ToolTestResult> {
     const tool = await tools.get(developerId, toolId);
@@ -77,12 +95,17 @@ export function createToolTester(deps: { tools: Pick<ToolsService, 'get'>; http:
     const callId = newTimeOrderedId('call', timestamp);
     const bodyText = JSON.stringify({ ...checked.value, _svc_context: { ...TEST_CONTEXT, timestamp, callId, toolId: tool.id } });
     const body = Buffer.from(bodyText);
-    const auth = authHeaders({ live: { definition: tool } as never, credentials: given }, Math.floor(now.getTime() / 1000), body) ?? {};
+    const account = tool.authType === 'oauth2' ? await testAccount(developerId, tool.id, tool.name) : undefined;
+    const auth = account ? { Authorization: `Bearer ${account.token.value}` } : authHeaders({ live: { definition: tool } as never, credentials: given }, Math.floor(now.getTime() / 1000), body) ?? {};
     const secretHeaders = new Set(Object.keys(auth).filter((name) => !/^x-svc-/i.test(name)).map((name) => name.toLowerCase()));
     const sentHeaders = buildRequestHeaders(userAgent, auth);
     const shownHeaders = Object.fromEntries(Object.entries(sentHeaders).map(([name, value]) => [name, secretHeaders.has(name.toLowerCase()) ? mask(name, value) : value]));
 
-    const outcome = await http.send({ method: tool.method, url: tool.endpoint, headers: auth, body });
+    let outcome = await http.send({ method: tool.method, url: tool.endpoint, headers: auth, body });
+    if (account && !outcome.ok && outcome.code === 'TOOL_HTTP_ERROR' && outcome.status === 401) {
+      const fresh = await account.renew();
+      outcome = await http.send({ method: tool.method, url: tool.endpoint, headers: { Authorization: `Bearer ${fresh.value}` }, body });
+    }
     // Answered only once its row is committed, like every logged call (invoker.ts).
     try {
       await callLog.write(testCallRow(callId, tool.id, timestamp, outcome));

@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import * as tls from 'node:tls';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { jsonTooDeep, MAX_JSON_DEPTH } from '../lib/json.js';
+import { createGuardedFetch } from './guarded-fetch.js';
 import { classifyAddress, describeReason, type AddressVerdict } from './address-policy.js';
 import type { HostResolver } from './resolver.js';
 
@@ -104,6 +105,11 @@ export interface ToolHttpClient {
    * judged as a tool's: no JSON required, a 3xx is returned as it is (still never followed).
    */
   post(request: ToolHttpRequest): Promise<RawHttpOutcome>;
+  /**
+   * A `fetch` over the same pool and address checks, with the call deadline and the response cap, for a protocol
+   * library that takes one (oauth4webapi, connections/). Never follows a redirect.
+   */
+  fetch: typeof globalThis.fetch;
   /** Closes pooled connections once in-flight calls finish. */
   close(): Promise<void>;
 }
@@ -613,9 +619,16 @@ export function createToolHttpClient(options: ToolHttpClientOptions): ToolHttpCl
     return { ok: true, status, json: parsed.value, ...measured() };
   }
 
+  const fetch = createGuardedFetch(agent, {
+    timeoutMs: callTimeoutMs,
+    timeoutError: () => Object.assign(new Error(`No answer within ${callTimeoutMs / 1000} s.`), { name: 'TimeoutError' }),
+    maxResponseBytes,
+  });
+
   return {
     send,
     post,
+    fetch,
     close: () => agent.close(),
   };
 }

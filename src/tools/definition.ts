@@ -1,12 +1,13 @@
 import { parameterNameProblems, type ItemType, type ParameterType } from '../../web/tools/parameters.js';
 import { AppError, type ErrorDetail } from '../http/errors.js';
+import { oauthSettingsProblems, type OAuthSettings } from './oauth-settings.js';
 
 /**
  * What a tool is, independent of storage and wire: the developer-editable fields
  * and the rules that hold whichever surface (API, portal) changes them.
  */
 export const TOOL_METHODS = ['POST', 'GET', 'PUT', 'PATCH', 'DELETE'] as const;
-export const AUTH_TYPES = ['none', 'api_key', 'bearer', 'basic', 'hmac'] as const;
+export const AUTH_TYPES = ['none', 'api_key', 'bearer', 'basic', 'hmac', 'oauth2'] as const;
 export const TOOL_CATEGORIES = [
   'crm', 'sales', 'marketing', 'support', 'scheduling', 'ecommerce', 'payments',
   'finance', 'communication', 'productivity', 'data', 'developer', 'other',
@@ -29,6 +30,8 @@ export const CREDENTIAL_FIELDS: Record<AuthType, ReadonlyArray<CredentialField>>
   bearer: ['token'],
   basic: ['username', 'password'],
   hmac: ['secret'],
+  // Nothing to paste: a person connects an account (connections/), and each call sends its access token.
+  oauth2: [],
 };
 
 export const TOOL_NAME_PATTERN = '^[A-Za-z][A-Za-z0-9_-]{0,63}$';
@@ -60,9 +63,11 @@ export interface ToolDefinition {
   apiKeyHeader: string | null;
   category: ToolCategory;
   parameters: ToolParameter[];
+  /** The OAuth provider for `oauth2` (no client secret: that is write-only, client-secret.ts); null for other auth types. */
+  oauth: OAuthSettings | null;
 }
 
-export const DEFAULTS = { method: 'POST', authType: 'none', category: 'other', apiKeyHeader: null, parameters: [] } as const;
+export const DEFAULTS = { method: 'POST', authType: 'none', category: 'other', apiKeyHeader: null, parameters: [], oauth: null } as const;
 
 /** Parameters as stored and compared: fixed key order, defaults filled in. */
 export function normalizeParameters(parameters: ReadonlyArray<Partial<ToolParameter> & Pick<ToolParameter, 'name' | 'type'>>): ToolParameter[] {
@@ -84,6 +89,10 @@ export function assertValidDefinition(definition: ToolDefinition): void {
     if (definition.authType !== 'api_key') problems.push({ path: 'apiKeyHeader', message: 'only applies when authType is api_key' });
     else if (RESERVED_HEADERS.has(definition.apiKeyHeader.toLowerCase())) problems.push({ path: 'apiKeyHeader', message: `cannot be ${definition.apiKeyHeader}: the service sets that header itself` });
   }
+
+  if (definition.authType === 'oauth2' && definition.oauth === null) problems.push({ path: 'oauth', message: 'is required when authType is oauth2: the provider\'s authorizationUrl, tokenUrl, scopes, clientId and clientSecret' });
+  if (definition.authType !== 'oauth2' && definition.oauth !== null) problems.push({ path: 'oauth', message: 'only applies when authType is oauth2' });
+  if (definition.oauth !== null) problems.push(...oauthSettingsProblems(definition.oauth));
 
   const names = parameterNameProblems(definition.parameters.map((parameter) => parameter.name));
   definition.parameters.forEach((parameter, index) => {

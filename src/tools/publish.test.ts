@@ -195,8 +195,8 @@ describe.each(testDialects())('publishing tools on %s', (dialect) => {
     const row = (await repo.findTool(dev.developer.id, tool.id))!;
     await updateTool(t.app, dev.auth, tool.id, { description: 'Changed concurrently.' });
     const revision = { ...row, id: 'rev_concurrent000000000', tool_id: tool.id, version: 1, created_at: row.created_at };
-    const { developer_id: _d, status: _s, published_revision_id: _p, has_unpublished_changes: _h, updated_at: _u, published_at: _a, ...revisionRow } = revision;
-    const expected = { name: row.name, description: row.description, endpoint: row.endpoint, method: row.method, auth_type: row.auth_type, api_key_header: row.api_key_header, category: row.category, parameters: row.parameters, version: 0 };
+    const { developer_id: _d, status: _s, published_revision_id: _p, has_unpublished_changes: _h, updated_at: _u, published_at: _a, oauth_client_secret: _c, oauth_secret_key_id: _k, ...revisionRow } = revision;
+    const expected = { name: row.name, description: row.description, endpoint: row.endpoint, method: row.method, auth_type: row.auth_type, api_key_header: row.api_key_header, category: row.category, parameters: row.parameters, oauth: row.oauth, version: 0 };
     const written = await repo.publish(dev.developer.id, tool.id, expected, { status: 'published', version: 1 }, revisionRow);
     expect(written).toBe(false);
     expect(await revisions(tool.id)).toEqual([]);

@@ -4,7 +4,8 @@ import { isoNow, type Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import { toolNotFound } from './errors.js';
 import { checkEndpoint, type EndpointPolicy } from '../net/endpoint-check.js';
-import { definitionFromRow, presentTool, sameDefinition } from './present.js';
+import { definitionFromRow, sameDefinition } from './present.js';
+import { checkOAuthUrls } from './oauth-settings.js';
 import type { ToolChangeFeed } from './changes.js';
 import type { DefinitionColumns, ToolsRepo } from './repo.js';
 import type { ToolRecord } from './schema.js';
@@ -14,13 +15,14 @@ interface PublishingDeps {
   clock: Clock;
   endpointPolicy: EndpointPolicy;
   ownedRow(developerId: string, toolId: string): Promise<ToolsTable>;
+  present(row: ToolsTable): ToolRecord;
   /** Told after a publish or withdrawal commits (caches of agents' callable tools drop the tool). */
   liveChanges?: Pick<ToolChangeFeed, 'notify'> | undefined;
 }
 
 function definitionColumns(row: ToolsTable): DefinitionColumns {
-  const { name, description, endpoint, method, auth_type, api_key_header, category, parameters } = row;
-  return { name, description, endpoint, method, auth_type, api_key_header, category, parameters };
+  const { name, description, endpoint, method, auth_type, api_key_header, category, parameters, oauth } = row;
+  return { name, description, endpoint, method, auth_type, api_key_header, category, parameters, oauth };
 }
 
 /**
@@ -29,12 +31,14 @@ function definitionColumns(row: ToolsTable): DefinitionColumns {
  * made: an already published tool stays as it is, a withdrawn one goes live again.
  */
 export function createPublishing(deps: PublishingDeps) {
-  const { repo, clock, endpointPolicy, ownedRow, liveChanges } = deps;
+  const { repo, clock, endpointPolicy, ownedRow, liveChanges, present: presentTool } = deps;
 
   async function publish(developerId: string, toolId: string): Promise<ToolRecord> {
     const row = await ownedRow(developerId, toolId);
     // Re-checked on every publish: DNS may have changed since the endpoint was saved.
-    await checkEndpoint(definitionFromRow(row).endpoint, endpointPolicy, 'publish');
+    const definition = definitionFromRow(row);
+    await checkEndpoint(definition.endpoint, endpointPolicy, 'publish');
+    if (definition.oauth !== null) await checkOAuthUrls(definition.oauth, endpointPolicy, 'publish');
 
     const columns = definitionColumns(row);
     const version = Number(row.version);

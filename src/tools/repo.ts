@@ -4,7 +4,7 @@ import type { CursorPosition } from '../http/cursor.js';
 import { countOf, isUniqueViolation, matchesText, newestFirst } from '../db/query-helpers.js';
 
 /** The columns that make up a tool's definition, shared by the working copy and its revisions. */
-export type DefinitionColumns = Pick<ToolsTable, 'name' | 'description' | 'endpoint' | 'method' | 'auth_type' | 'api_key_header' | 'category' | 'parameters'>;
+export type DefinitionColumns = Pick<ToolsTable, 'name' | 'description' | 'endpoint' | 'method' | 'auth_type' | 'api_key_header' | 'category' | 'parameters' | 'oauth'>;
 
 export interface ToolFilters {
   status?: string | undefined;
@@ -96,6 +96,14 @@ export function createToolsRepo(db: Kysely<DB>) {
         if (revision) await trx.insertInto('tool_revisions').values(revision).execute();
         return true;
       }),
+
+    /** oauth2 tools' client secrets not sealed under `keyId` (`switchboard secrets rotate`). */
+    clientSecretsNotUnder: (keyId: string, limit: number) =>
+      db.selectFrom('tools').select(['id', 'oauth_client_secret']).where('oauth_client_secret', 'is not', null).where('oauth_secret_key_id', '<>', keyId).limit(limit).execute(),
+
+    /** A re-sealed client secret, only if the stored one is still `before` (a secret set meanwhile wins). */
+    replaceClientSecret: (id: string, before: string, after: { oauth_client_secret: string; oauth_secret_key_id: string }) =>
+      db.updateTable('tools').set(after).where('id', '=', id).where('oauth_client_secret', '=', before).execute(),
 
     /** Deletes the tool and its revisions; false when the developer has no such tool. */
     deleteTool: (developerId: string, id: string) =>

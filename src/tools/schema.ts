@@ -9,6 +9,7 @@ import {
   AUTH_TYPES, HEADER_NAME_PATTERN, ITEM_TYPES, MAX_PARAMETERS, PARAMETER_NAME_PATTERN, PARAMETER_TYPES,
   TOOL_CATEGORIES, TOOL_METHODS, TOOL_NAME_PATTERN, TOOL_STATUSES,
 } from './definition.js';
+import { MAX_EXTRA_AUTHORIZE_PARAMS, MAX_SCOPES, SCOPE_PATTERN, TOKEN_AUTH_METHODS } from './oauth-settings.js';
 
 /** A string from a fixed list, as one `enum` so a violation reads "must be one of: …". */
 export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string; default?: T[number] } = {}) {
@@ -32,6 +33,56 @@ const Endpoint = Type.String({
   examples: ['https://api.example.com/tools/quote'],
 });
 const ApiKeyHeader = Type.String({ pattern: HEADER_NAME_PATTERN, description: 'For `authType: api_key`: the header that carries the key (default `X-API-Key`).' });
+
+const OAuthUrl = (what: string) => Type.String({
+  minLength: 1,
+  maxLength: 2048,
+  description: `${what}: an \`https://\` URL resolving only to public addresses, like the endpoint.`,
+});
+const oauthFields = {
+  authorizationUrl: OAuthUrl('Where a person signs in and consents (the provider\'s authorization endpoint)'),
+  tokenUrl: OAuthUrl('Where codes and refresh tokens are exchanged (the provider\'s token endpoint)'),
+  scopes: Type.Array(Type.String({ pattern: SCOPE_PATTERN }), { maxItems: MAX_SCOPES, description: `The scopes asked for, each an RFC 6749 scope token; at most ${MAX_SCOPES}. Ask for \`offline_access\` (or the provider's equivalent) to get a refresh token.` }),
+  clientId: Type.String({ minLength: 1, maxLength: 512, description: 'Your client id at the provider.' }),
+  tokenAuthMethod: StringEnum(TOKEN_AUTH_METHODS, { description: 'How the client authenticates at the token endpoint: HTTP Basic (`client_secret_basic`, the default) or in the body (`client_secret_post`).' }),
+  revocationUrl: Nullable(OAuthUrl('Where tokens are revoked on disconnect (RFC 7009); null when the provider has none')),
+  extraAuthorizeParams: Type.Record(Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$' }), Type.String({ maxLength: 512 }), {
+    maxProperties: MAX_EXTRA_AUTHORIZE_PARAMS,
+    description: `Added to the authorization URL as they are (e.g. \`{"access_type": "offline", "prompt": "consent"}\`); at most ${MAX_EXTRA_AUTHORIZE_PARAMS}, never one Switchboard sets itself.`,
+  }),
+};
+
+export const OAuthInput = named('ToolOAuthInput', Type.Object(
+  {
+    authorizationUrl: oauthFields.authorizationUrl,
+    tokenUrl: oauthFields.tokenUrl,
+    scopes: oauthFields.scopes,
+    clientId: oauthFields.clientId,
+    clientSecret: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'Your client secret at the provider: write-only, stored encrypted. Required the first time; leave it out to keep the one stored.' })),
+    tokenAuthMethod: Type.Optional({ ...oauthFields.tokenAuthMethod, default: 'client_secret_basic' }),
+    revocationUrl: Type.Optional(oauthFields.revocationUrl),
+    extraAuthorizeParams: Type.Optional(oauthFields.extraAuthorizeParams),
+  },
+  { additionalProperties: false, description: 'The OAuth 2.0 provider of an `oauth2` tool. Register the redirect URI (`redirectUri` in the answer: `{PUBLIC_URL}/oauth/callback`) at your provider.' },
+));
+export type OAuthInput = Static<typeof OAuthInput>;
+
+const oauthSettingsFields = {
+  authorizationUrl: Type.String(),
+  tokenUrl: Type.String(),
+  scopes: Type.Array(Type.String()),
+  clientId: Type.String(),
+  tokenAuthMethod: oauthFields.tokenAuthMethod,
+  revocationUrl: Nullable(Type.String()),
+  extraAuthorizeParams: Type.Record(Type.String(), Type.String()),
+};
+/** A revision's provider settings: the secret is never part of one. */
+export const OAuthSettingsRecord = named('ToolOAuthSettings', Type.Object(oauthSettingsFields));
+export const OAuthRecord = named('ToolOAuth', Type.Object({
+  ...oauthSettingsFields,
+  hasClientSecret: Type.Boolean({ description: 'Whether a client secret is stored; the secret itself is never answered.' }),
+  redirectUri: Type.String({ description: 'Switchboard\'s redirect URI, `{PUBLIC_URL}/oauth/callback`: register it at your provider.' }),
+}));
 
 const parameterFields = {
   name: Type.String({ pattern: PARAMETER_NAME_PATTERN, description: 'A letter or `_`, then letters, digits or `_`; at most 64 characters; unique; never `_svc_context`.' }),
@@ -72,6 +123,7 @@ export const CreateToolBody = named('ToolCreate', Type.Object(
     apiKeyHeader: Type.Optional(Nullable(ApiKeyHeader)),
     category: Type.Optional(StringEnum(TOOL_CATEGORIES, { default: 'other' })),
     parameters: Type.Optional({ ...Parameters, default: [] }),
+    oauth: Type.Optional(OAuthInput),
   },
   { additionalProperties: false },
 ));
@@ -88,8 +140,9 @@ export const UpdateToolBody = named('ToolUpdate', ChangesBody(
     apiKeyHeader: Nullable(ApiKeyHeader),
     category: StringEnum(TOOL_CATEGORIES),
     parameters: Parameters,
+    oauth: OAuthInput,
   },
-  { description: 'Any subset of the editable fields; only those given change. `apiKeyHeader: null` removes it.' },
+  { description: 'Any subset of the editable fields; only those given change. `apiKeyHeader: null` removes it. `oauth` replaces the provider settings whole (leave `clientSecret` out to keep the stored one).' },
 ));
 export type UpdateToolBody = Static<typeof UpdateToolBody>;
 
@@ -105,6 +158,7 @@ export const ToolRecord = named('ToolRecord', Type.Object({
   apiKeyHeader: Nullable(Type.String()),
   category: StringEnum(TOOL_CATEGORIES),
   parameters: Type.Array(ToolParameter),
+  oauth: Nullable(OAuthRecord),
   status: StringEnum(TOOL_STATUSES, { description: '`draft` (only you see it) or `published` (in the catalog).' }),
   version: Type.Integer({ minimum: 0, description: 'Number of times published; 0 for never.' }),
   hasUnpublishedChanges: Type.Boolean({ description: 'True when the working copy differs from the latest published revision.' }),
@@ -127,6 +181,7 @@ export const ToolRevision = named('ToolRevision', Type.Object({
   apiKeyHeader: Nullable(Type.String()),
   category: StringEnum(TOOL_CATEGORIES),
   parameters: Type.Array(ToolParameter),
+  oauth: Nullable(OAuthSettingsRecord),
 }, { description: 'One published revision: the definition exactly as it went live, never changed afterwards.' }));
 export type ToolRevision = Static<typeof ToolRevision>;
 

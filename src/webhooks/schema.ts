@@ -16,6 +16,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'opportunity.created',
   'opportunity.stage_changed',
   'tool_call.failed',
+  'installation.connection_failed',
+  'installation.connection_restored',
 ] as const;
 export type SubscribableEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 /** `ping`: sent only by POST /api/org/webhooks/{id}/test, to that one endpoint. */

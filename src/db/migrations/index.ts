@@ -15,6 +15,7 @@ import * as chatWidget from './20261126T2300_chat_widget.js';
 import * as webhookOutbox from './20261127T0000_webhook_outbox.js';
 import * as turnReservations from './20261128T0000_turn_reservations.js';
 import * as tenantLimits from './20261128T0100_tenant_limits.js';
+import * as oauthConnections from './20261129T0000_oauth_connections.js';
 
 /**
  * Every migration, by name. Names sort by time; a landed migration is never edited:
@@ -37,4 +38,5 @@ export const migrations: Record<string, Migration> = {
   '20261127T0000_webhook_outbox': webhookOutbox,
   '20261128T0000_turn_reservations': turnReservations,
   '20261128T0100_tenant_limits': tenantLimits,
+  '20261129T0000_oauth_connections': oauthConnections,
 };

@@ -1612,7 +1612,7 @@ export interface paths {
         put?: never;
         /**
          * Run one tool call for an agent
-         * @description Calls the tool the agent knows as `name` with `arguments` (an object, or the JSON string OpenAI gives) and answers the endpoint's JSON as `result`. Failures carry `callId` (and the endpoint's `status` and JSON `body` for TOOL_HTTP_ERROR): 400 INVALID_ARGUMENTS with `details` (no request sent), 404 AGENT_NOT_FOUND, 404 TOOL_NOT_ENABLED, 409 TOOL_CREDENTIALS_MISSING, 403 TOOL_BLOCKED, 504 TOOL_TIMEOUT, 502 TOOL_UNREACHABLE, TOOL_HTTP_ERROR, TOOL_INVALID_RESPONSE or TOOL_RESPONSE_TOO_LARGE. No automatic retries. Every answer that carries a `callId` is given only once the call is in the call log; when it cannot be recorded, 503 SERVICE_UNAVAILABLE with `callId` and `Retry-After` instead of the outcome (the endpoint may have been called: the message says whether).
+         * @description Calls the tool the agent knows as `name` with `arguments` (an object, or the JSON string OpenAI gives) and answers the endpoint's JSON as `result`. Failures carry `callId` (and the endpoint's `status` and JSON `body` for TOOL_HTTP_ERROR): 400 INVALID_ARGUMENTS with `details` (no request sent), 404 AGENT_NOT_FOUND, 404 TOOL_NOT_ENABLED, 409 TOOL_CREDENTIALS_MISSING, 409 TOOL_CONNECTION_EXPIRED (an oauth2 connection to reconnect), 403 TOOL_BLOCKED, 504 TOOL_TIMEOUT, 502 TOOL_UNREACHABLE, TOOL_HTTP_ERROR, TOOL_INVALID_RESPONSE or TOOL_RESPONSE_TOO_LARGE. No automatic retries, but one: an oauth2 endpoint that answers 401 is called again once with a refreshed token. Every answer that carries a `callId` is given only once the call is in the call log; when it cannot be recorded, 503 SERVICE_UNAVAILABLE with `callId` and `Retry-After` instead of the outcome (the endpoint may have been called: the message says whether).
          */
         post: operations["callAgentTool"];
         delete?: never;
@@ -1696,6 +1696,62 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org/installations/{id}/connection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An installation's connection
+         * @description Whether the oauth2 installation is connected, to which account, with which scopes, and when its token was renewed; never a token. 404 NOT_FOUND, 409 CONFLICT for a tool that is not oauth2.
+         */
+        get: operations["getInstallationConnection"];
+        put?: never;
+        /**
+         * Connect an account (oauth2 tools)
+         * @description Starts connecting the provider account an `oauth2` tool acts on: answers the provider's `authorizationUrl` (authorization code with PKCE S256) to send the person's browser to. The provider sends it back to `/oauth/callback`, which stores the tokens encrypted and returns the person to the installation's page. The authorization is single-use, expires in ten minutes, and is finished only in the same console session: 403 FORBIDDEN with an API key. Connecting again replaces the connection (a reconnect). 404 NOT_FOUND, 409 CONFLICT when the tool is not an oauth2 tool or has no client secret, 400 ENDPOINT_NOT_ALLOWED when a provider URL is not public.
+         */
+        post: operations["startInstallationConnection"];
+        /**
+         * Disconnect the account
+         * @description Revokes the tokens at the provider when the tool names a revocation URL (RFC 7009) and wipes them here; calls answer TOOL_CREDENTIALS_MISSING until someone connects again. 404 NOT_FOUND.
+         */
+        delete: operations["deleteInstallationConnection"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dev/tools/{tool_id}/test-connection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your test account's connection
+         * @description Whether your test account is connected, and to which account. Needs `tools:read`. 404 TOOL_NOT_FOUND, 409 CONFLICT for a tool that is not oauth2.
+         */
+        get: operations["getTestConnection"];
+        put?: never;
+        /**
+         * Connect a test account
+         * @description For your oauth2 tool's Test: connects your own account at the provider (your working copy's settings), never shared with any organization; test calls then send its token. Answers the `authorizationUrl` to open in the browser that is signed in to the portal (403 FORBIDDEN with an access token). 404 TOOL_NOT_FOUND, 409 CONFLICT when the tool is not oauth2 or has no client secret.
+         */
+        post: operations["startTestConnection"];
+        /**
+         * Disconnect your test account
+         * @description Revokes its tokens at the provider when the tool names a revocation URL, and wipes them. Needs `tools:write`. 404 TOOL_NOT_FOUND.
+         */
+        delete: operations["deleteTestConnection"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2238,11 +2294,18 @@ export interface components {
              * @description Which credentials a business enters when it enables the tool.
              * @enum {string}
              */
-            authType: "none" | "api_key" | "bearer" | "basic" | "hmac";
+            authType: "none" | "api_key" | "bearer" | "basic" | "hmac" | "oauth2";
             apiKeyHeader: string | null;
             /** @enum {string} */
             category: "crm" | "sales" | "marketing" | "support" | "scheduling" | "ecommerce" | "payments" | "finance" | "communication" | "productivity" | "data" | "developer" | "other";
             parameters: components["schemas"]["ToolParameter"][];
+            /** @description For `authType: oauth2`: the provider a business connects an account at; null otherwise. */
+            oauth: {
+                /** @description Where a person signs in to connect an account (the provider's authorization URL's host). */
+                authorizationHost: string;
+                /** @description What the connection asks the provider for. */
+                scopes: string[];
+            } | null;
             /** @description The published revision. */
             version: number;
             /** Format: date-time */
@@ -2869,7 +2932,7 @@ export interface components {
          * @description A stable machine-readable code.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "INVALID_TOKEN" | "INSUFFICIENT_SCOPE" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "LIMIT_REACHED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "INVALID_REQUEST" | "INVALID_CLIENT" | "INVALID_GRANT" | "UNAUTHORIZED_CLIENT" | "UNSUPPORTED_GRANT_TYPE" | "INVALID_SCOPE" | "APP_NOT_FOUND" | "TOOL_NOT_FOUND" | "ENDPOINT_NOT_ALLOWED" | "INVALID_ARGUMENTS" | "TOOL_NOT_ENABLED" | "TOOL_CREDENTIALS_MISSING" | "TOOL_BLOCKED" | "TOOL_TIMEOUT" | "TOOL_UNREACHABLE" | "TOOL_HTTP_ERROR" | "TOOL_INVALID_RESPONSE" | "TOOL_RESPONSE_TOO_LARGE" | "MODEL_PROVIDER_ERROR" | "MODEL_PROVIDER_RATE_LIMITED" | "MODEL_PROVIDER_TIMEOUT" | "ORG_NOT_FOUND" | "AGENT_NOT_FOUND" | "FORM_NOT_FOUND" | "CONTACT_NOT_FOUND" | "OPPORTUNITY_NOT_FOUND" | "CUSTOM_FIELD_NOT_FOUND" | "PIPELINE_NOT_FOUND" | "STAGE_NOT_FOUND" | "CONSENT_REQUIRED" | "IDENTITY_REQUIRED" | "FIELD_REQUIRED" | "INVALID_FIELD";
+        ErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "INVALID_TOKEN" | "INSUFFICIENT_SCOPE" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "LIMIT_REACHED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "INVALID_REQUEST" | "INVALID_CLIENT" | "INVALID_GRANT" | "UNAUTHORIZED_CLIENT" | "UNSUPPORTED_GRANT_TYPE" | "INVALID_SCOPE" | "APP_NOT_FOUND" | "TOOL_NOT_FOUND" | "ENDPOINT_NOT_ALLOWED" | "INVALID_ARGUMENTS" | "TOOL_NOT_ENABLED" | "TOOL_CREDENTIALS_MISSING" | "TOOL_CONNECTION_EXPIRED" | "TOOL_BLOCKED" | "TOOL_TIMEOUT" | "TOOL_UNREACHABLE" | "TOOL_HTTP_ERROR" | "TOOL_INVALID_RESPONSE" | "TOOL_RESPONSE_TOO_LARGE" | "MODEL_PROVIDER_ERROR" | "MODEL_PROVIDER_RATE_LIMITED" | "MODEL_PROVIDER_TIMEOUT" | "ORG_NOT_FOUND" | "AGENT_NOT_FOUND" | "FORM_NOT_FOUND" | "CONTACT_NOT_FOUND" | "OPPORTUNITY_NOT_FOUND" | "CUSTOM_FIELD_NOT_FOUND" | "PIPELINE_NOT_FOUND" | "STAGE_NOT_FOUND" | "CONSENT_REQUIRED" | "IDENTITY_REQUIRED" | "FIELD_REQUIRED" | "INVALID_FIELD";
         ErrorDetail: {
             path: string;
             message: string;
@@ -3075,9 +3138,11 @@ export interface components {
             /** @description The agents that may call it, when `allAgents` is false; empty otherwise. */
             agentIds: string[];
             /** @description The live revision's authType; null while the tool is not published. */
-            authType: ("none" | "api_key" | "bearer" | "basic" | "hmac") | null;
-            /** @description Whether every credential the tool's authType needs is stored (false for `none`, which needs none). The values are never returned. */
+            authType: ("none" | "api_key" | "bearer" | "basic" | "hmac" | "oauth2") | null;
+            /** @description Whether every credential the tool's authType needs is stored (false for `none`, which needs none; for `oauth2`, whether an account is connected). The values are never returned. */
             credentialsSet: boolean;
+            /** @description For `authType: oauth2`: the connected account (POST /api/org/installations/{id}/connection connects one); null for other auth types. */
+            connection: components["schemas"]["OAuthConnection"] | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -3306,6 +3371,55 @@ export interface components {
             /** @enum {boolean} */
             success: true;
             data: components["schemas"]["Note"];
+        };
+        /** @description An oauth2 installation's connection to the provider account it acts on. */
+        OAuthConnection: {
+            /**
+             * @description `connected`; `needs_reconnect` when the provider refused a refresh (calls answer TOOL_CONNECTION_EXPIRED until a person reconnects); `not_connected`.
+             * @enum {string}
+             */
+            status: "not_connected" | "connected" | "needs_reconnect";
+            /** @description The connected account as the provider names it (email or user name, from its ID token), when it says. */
+            accountLabel: string | null;
+            /** @description The scopes the provider granted: possibly fewer than the tool asked for. */
+            scopes: string[];
+            connectedAt: string | null;
+            /** @description When the access token was last renewed; null before the first renewal. */
+            refreshedAt: string | null;
+            /** @description When the current access token expires, if the provider said; it is renewed before then. */
+            expiresAt: string | null;
+            /** @description Why it needs reconnecting. */
+            reason: string | null;
+        };
+        OAuthConnectionResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["OAuthConnection"];
+        };
+        OAuthConnectionStart: {
+            /** @description Send the person's browser here: the provider's sign-in and consent page. It comes back to `/oauth/callback` and then to the console. */
+            authorizationUrl: string;
+            /**
+             * Format: date-time
+             * @description The authorization must be finished by then (ten minutes), in the same browser session.
+             */
+            expiresAt: string;
+        };
+        OAuthConnectionStartResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["OAuthConnectionStart"];
+        };
+        OAuthDisconnected: {
+            /** @description False when nothing was connected. */
+            disconnected: boolean;
+            /** @description Whether the provider confirmed the revocation (RFC 7009); the tokens are wiped here either way. */
+            revoked: boolean;
+        };
+        OAuthDisconnectedResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["OAuthDisconnected"];
         };
         OAuthError: {
             /** @enum {string} */
@@ -3909,7 +4023,7 @@ export interface components {
              * @default none
              * @enum {string}
              */
-            authType: "none" | "api_key" | "bearer" | "basic" | "hmac";
+            authType: "none" | "api_key" | "bearer" | "basic" | "hmac" | "oauth2";
             apiKeyHeader?: string | null;
             /**
              * @default other
@@ -3921,6 +4035,65 @@ export interface components {
              * @default []
              */
             parameters: components["schemas"]["ToolParameterInput"][];
+            oauth?: components["schemas"]["ToolOAuthInput"];
+        };
+        ToolOAuth: {
+            authorizationUrl: string;
+            tokenUrl: string;
+            scopes: string[];
+            clientId: string;
+            /**
+             * @description How the client authenticates at the token endpoint: HTTP Basic (`client_secret_basic`, the default) or in the body (`client_secret_post`).
+             * @enum {string}
+             */
+            tokenAuthMethod: "client_secret_basic" | "client_secret_post";
+            revocationUrl: string | null;
+            extraAuthorizeParams: {
+                [key: string]: string;
+            };
+            /** @description Whether a client secret is stored; the secret itself is never answered. */
+            hasClientSecret: boolean;
+            /** @description Switchboard's redirect URI, `{PUBLIC_URL}/oauth/callback`: register it at your provider. */
+            redirectUri: string;
+        };
+        /** @description The OAuth 2.0 provider of an `oauth2` tool. Register the redirect URI (`redirectUri` in the answer: `{PUBLIC_URL}/oauth/callback`) at your provider. */
+        ToolOAuthInput: {
+            /** @description Where a person signs in and consents (the provider's authorization endpoint): an `https://` URL resolving only to public addresses, like the endpoint. */
+            authorizationUrl: string;
+            /** @description Where codes and refresh tokens are exchanged (the provider's token endpoint): an `https://` URL resolving only to public addresses, like the endpoint. */
+            tokenUrl: string;
+            /** @description The scopes asked for, each an RFC 6749 scope token; at most 50. Ask for `offline_access` (or the provider's equivalent) to get a refresh token. */
+            scopes: string[];
+            /** @description Your client id at the provider. */
+            clientId: string;
+            /** @description Your client secret at the provider: write-only, stored encrypted. Required the first time; leave it out to keep the one stored. */
+            clientSecret?: string;
+            /**
+             * @description How the client authenticates at the token endpoint: HTTP Basic (`client_secret_basic`, the default) or in the body (`client_secret_post`).
+             * @default client_secret_basic
+             * @enum {string}
+             */
+            tokenAuthMethod: "client_secret_basic" | "client_secret_post";
+            revocationUrl?: string | null;
+            /** @description Added to the authorization URL as they are (e.g. `{"access_type": "offline", "prompt": "consent"}`); at most 20, never one Switchboard sets itself. */
+            extraAuthorizeParams?: {
+                [key: string]: string;
+            };
+        };
+        ToolOAuthSettings: {
+            authorizationUrl: string;
+            tokenUrl: string;
+            scopes: string[];
+            clientId: string;
+            /**
+             * @description How the client authenticates at the token endpoint: HTTP Basic (`client_secret_basic`, the default) or in the body (`client_secret_post`).
+             * @enum {string}
+             */
+            tokenAuthMethod: "client_secret_basic" | "client_secret_post";
+            revocationUrl: string | null;
+            extraAuthorizeParams: {
+                [key: string]: string;
+            };
         };
         ToolParameter: {
             /** @description A letter or `_`, then letters, digits or `_`; at most 64 characters; unique; never `_svc_context`. */
@@ -3981,11 +4154,12 @@ export interface components {
             /** @enum {string} */
             method: "POST" | "GET" | "PUT" | "PATCH" | "DELETE";
             /** @enum {string} */
-            authType: "none" | "api_key" | "bearer" | "basic" | "hmac";
+            authType: "none" | "api_key" | "bearer" | "basic" | "hmac" | "oauth2";
             apiKeyHeader: string | null;
             /** @enum {string} */
             category: "crm" | "sales" | "marketing" | "support" | "scheduling" | "ecommerce" | "payments" | "finance" | "communication" | "productivity" | "data" | "developer" | "other";
             parameters: components["schemas"]["ToolParameter"][];
+            oauth: components["schemas"]["ToolOAuth"] | null;
             /**
              * @description `draft` (only you see it) or `published` (in the catalog).
              * @enum {string}
@@ -4036,11 +4210,12 @@ export interface components {
             /** @enum {string} */
             method: "POST" | "GET" | "PUT" | "PATCH" | "DELETE";
             /** @enum {string} */
-            authType: "none" | "api_key" | "bearer" | "basic" | "hmac";
+            authType: "none" | "api_key" | "bearer" | "basic" | "hmac" | "oauth2";
             apiKeyHeader: string | null;
             /** @enum {string} */
             category: "crm" | "sales" | "marketing" | "support" | "scheduling" | "ecommerce" | "payments" | "finance" | "communication" | "productivity" | "data" | "developer" | "other";
             parameters: components["schemas"]["ToolParameter"][];
+            oauth: components["schemas"]["ToolOAuthSettings"] | null;
         };
         ToolRevisionPage: {
             items: components["schemas"]["ToolRevision"][];
@@ -4090,7 +4265,7 @@ export interface components {
             success: true;
             data: components["schemas"]["ToolTestResult"];
         };
-        /** @description Any subset of the editable fields; only those given change. `apiKeyHeader: null` removes it. */
+        /** @description Any subset of the editable fields; only those given change. `apiKeyHeader: null` removes it. `oauth` replaces the provider settings whole (leave `clientSecret` out to keep the stored one). */
         ToolUpdate: {
             /**
              * @description Models call tools by name: a letter, then letters, digits, `_` or `-`; at most 64 characters. Unique among your tools.
@@ -4107,12 +4282,13 @@ export interface components {
             /** @enum {string} */
             method?: "POST" | "GET" | "PUT" | "PATCH" | "DELETE";
             /** @enum {string} */
-            authType?: "none" | "api_key" | "bearer" | "basic" | "hmac";
+            authType?: "none" | "api_key" | "bearer" | "basic" | "hmac" | "oauth2";
             apiKeyHeader?: string | null;
             /** @enum {string} */
             category?: "crm" | "sales" | "marketing" | "support" | "scheduling" | "ecommerce" | "payments" | "finance" | "communication" | "productivity" | "data" | "developer" | "other";
             /** @description Parameters the model fills in; at most 64. */
             parameters?: components["schemas"]["ToolParameterInput"][];
+            oauth?: components["schemas"]["ToolOAuthInput"];
         };
         /** @description The AI SDK 6 UI message stream (header `x-vercel-ai-ui-message-stream: v1`): Server-Sent Events, each `data:` one UIMessageChunk as JSON (start, start-step, text-start, text-delta, text-end, tool-input-available, tool-output-available, tool-input-error, finish-step, message-metadata, error, finish), then `data: [DONE]`. docs/conversations.md lists when each is sent. */
         UIMessageStream: string;
@@ -4140,7 +4316,7 @@ export interface components {
              */
             url: string;
             /** @description The event types to send; at least one. */
-            events: ("submission.created" | "contact.created" | "contact.updated" | "opportunity.created" | "opportunity.stage_changed" | "tool_call.failed")[];
+            events: ("submission.created" | "contact.created" | "contact.updated" | "opportunity.created" | "opportunity.stage_changed" | "tool_call.failed" | "installation.connection_failed" | "installation.connection_restored")[];
             /** @description What it is for, up to 500 characters. */
             description?: string;
         };
@@ -4202,7 +4378,7 @@ export interface components {
              */
             url?: string;
             /** @description The event types to send; at least one. */
-            events?: ("submission.created" | "contact.created" | "contact.updated" | "opportunity.created" | "opportunity.stage_changed" | "tool_call.failed")[];
+            events?: ("submission.created" | "contact.created" | "contact.updated" | "opportunity.created" | "opportunity.stage_changed" | "tool_call.failed" | "installation.connection_failed" | "installation.connection_restored")[];
             /** @description true re-enables a disabled endpoint (its failure count starts over); false pauses it. */
             enabled?: boolean;
             description?: string | null;
@@ -4782,7 +4958,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Any subset of the editable fields; only those given change. `apiKeyHeader: null` removes it. */
+        /** @description Any subset of the editable fields; only those given change. `apiKeyHeader: null` removes it. `oauth` replaces the provider settings whole (leave `clientSecret` out to keep the stored one). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ToolUpdate"];
@@ -11670,6 +11846,399 @@ export interface operations {
             };
             /** @description Not found. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getInstallationConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The installation id (`inst_…`).
+                 * @example inst_3kTMd92nqLx0aPz8Vb1c
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthConnectionResponse"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    startInstallationConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The installation id (`inst_…`).
+                 * @example inst_3kTMd92nqLx0aPz8Vb1c
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthConnectionStartResponse"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteInstallationConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The installation id (`inst_…`).
+                 * @example inst_3kTMd92nqLx0aPz8Vb1c
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthDisconnectedResponse"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTestConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Tool id (`tool_…`).
+                 * @example tool_3kTMd92nqLx0aPz8Vb1c
+                 */
+                tool_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthConnectionResponse"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    startTestConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Tool id (`tool_…`).
+                 * @example tool_3kTMd92nqLx0aPz8Vb1c
+                 */
+                tool_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthConnectionStartResponse"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteTestConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Tool id (`tool_…`).
+                 * @example tool_3kTMd92nqLx0aPz8Vb1c
+                 */
+                tool_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthDisconnectedResponse"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
