@@ -574,6 +574,8 @@ export async function startOAuthProvider(options: OAuthProviderOptions): Promise
       claims: async () => ({ sub: id, email: `${id}@example.test`, email_verified: true, name: id.charAt(0).toUpperCase() + id.slice(1) }),
     }),
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+    // The ID token carries the scopes' claims (email, name), as Google's and Microsoft's do: what a client labels an account by.
+    conformIdTokenClaims: false,
     scopes: ['openid', 'offline_access', 'email', 'profile'],
     pkce: { required: () => true },
     features: {
