@@ -245,6 +245,37 @@ describe.each(testDialects())('OAuth connections on %s', (dialect) => {
     expect((await connect(owner)).statusCode).toBe(303);
   });
 
+  it('lets a developer connect their own test account and test-call with it; never with an access token, never on another developer\'s tool', async () => {
+    const developer = await signUpPerson(t.app, { email: `portal-${dialect}@example.com`, developer: true });
+    const created = await developer.send('POST', '/api/dev/tools', {
+      name: 'calendar_draft', description: 'Reads the calendar.', endpoint: `https://tool.test:${endpoint.port}/events`, authType: 'oauth2', parameters: [],
+      oauth: { authorizationUrl: provider.authorizationUrl, tokenUrl: provider.tokenUrl, scopes: ['openid', 'email'], ...CLIENT },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const draftId = created.json().data.id as string;
+    expect((await developer.send('GET', `/api/dev/tools/${draftId}/test-connection`)).json().data).toMatchObject({ status: 'not_connected' });
+
+    const rival = await signUpPerson(t.app, { email: `rival-${dialect}@example.com`, developer: true });
+    for (const method of ['POST', 'GET', 'DELETE'] as const) expect((await rival.send(method, `/api/dev/tools/${draftId}/test-connection`)).statusCode).toBe(404);
+    const other = await developerSession(t.database, t.clock, t.app);
+    const ownToken = await createTool(t.app, other.auth, { authType: 'oauth2', parameters: [], oauth: { authorizationUrl: provider.authorizationUrl, tokenUrl: provider.tokenUrl, scopes: [], ...CLIENT } });
+    expect((await t.app.inject({ method: 'POST', url: `/api/dev/tools/${ownToken.id}/test-connection`, headers: other.auth })).json()).toMatchObject({ code: 'FORBIDDEN' });
+
+    const started = await developer.send('POST', `/api/dev/tools/${draftId}/test-connection`);
+    expect(started.statusCode, started.body).toBe(200);
+    const landed = await followCallback(t.app, await provider.authorize(started.json().data.authorizationUrl, { accountId: 'dana' }), developer.cookie);
+    expect(landed.headers.location).toBe(`/app/developer/tools/${draftId}?connection=connected`);
+    expect((await developer.send('GET', `/api/dev/tools/${draftId}/test-connection`)).json().data).toMatchObject({ status: 'connected', accountLabel: 'dana@example.test' });
+
+    const tested = await developer.send('POST', `/api/dev/tools/${draftId}/test`, { arguments: {} });
+    expect(tested.statusCode, tested.body).toBe(200);
+    expect(tested.json().data.response).toMatchObject({ ok: true, result: { account: 'dana' } });
+    expect(tested.json().data.request.headers.Authorization).toBe('Bearer ********');
+    // The developer's account is theirs: no organization's installation sees it.
+    expect((await t.database.db.selectFrom('oauth_connections').selectAll().where('tool_id', '=', draftId).execute()).map((r) => [r.org_id, r.installation_id])).toEqual([[null, null]]);
+    expect((await developer.send('DELETE', `/api/dev/tools/${draftId}/test-connection`)).json().data).toMatchObject({ disconnected: true });
+  });
+
   it('never puts a token in an answer, a log line, the call log or a webhook', async () => {
     expect(seenTokens.length).toBeGreaterThan(2);
     const everything = [
