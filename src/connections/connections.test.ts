@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { followCallback, signUpPerson, stateOf, type ConsolePerson } from '../../test/support/connection-factories.js';
+import { followCallback, signUpPerson, type ConsolePerson } from '../../test/support/connection-factories.js';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 import { developerSession } from '../../test/support/factories.js';
 import { json, startHttpsEndpoint, type HttpsEndpoint, type Responder } from '../../test/support/https-endpoint.js';
