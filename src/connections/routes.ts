@@ -23,26 +23,14 @@ const DEV_TAGS = ['Tools'];
 const InstallationParams = Type.Object({ id: IdParam('inst', () => new AppError('NOT_FOUND', 'No installation has that id.'), 'The installation id (`inst_…`).') });
 
 /**
- * A connection is a person's consent at the provider, finished in the browser that started it: starting one needs a
- * console session (an API key or access token has no browser to send to the provider, and a link someone else
- * opened would connect their account to your organization).
- */
-function personOnly(): AppError {
-  return new AppError('FORBIDDEN', 'Connecting an account needs a person signed in to the console: the provider shows them its sign-in and consent pages, and the connection is finished in that browser. Use the console, or call this with its session.');
-}
-
-/**
  * `POST|GET|DELETE /api/org/installations/{id}/connection`, `POST|GET|DELETE /api/dev/tools/{tool_id}/test-connection`
  * and `GET /oauth/callback`, the redirect URI of every oauth2 tool.
  */
 export function registerConnectionRoutes(app: App, deps: { orgAuth: OrgAuth; developerAuth: DeveloperAuth; sessions: Pick<SessionsService, 'fromRequest'>; connections: ConnectionsService }): void {
   const { orgAuth, developerAuth: auth, sessions, connections } = deps;
 
-  async function sessionOf(request: FastifyRequest): Promise<string> {
-    const session = await sessions.fromRequest(request);
-    if (!session) throw personOnly();
-    return session.id;
-  }
+  /** The console session a connection is bound to; none for an API key or an access token (the service refuses those). */
+  const sessionOf = async (request: FastifyRequest): Promise<string | undefined> => (await sessions.fromRequest(request))?.id;
 
   registerOperatorScope(app, orgAuth, (r, orgOf) => {
     const owner = (request: FastifyRequest) => ({ kind: 'installation' as const, orgId: orgOf(request), installationId: (request.params as { id: string }).id });
@@ -57,10 +45,7 @@ export function registerConnectionRoutes(app: App, deps: { orgAuth: OrgAuth; dev
           '404 NOT_FOUND, 409 CONFLICT when the tool is not an oauth2 tool or has no client secret, 400 ENDPOINT_NOT_ALLOWED when a provider URL is not public.',
         params: InstallationParams, response: { 200: Envelope(ConnectionStart), ...errorResponses(400, 401, 403, 404, 409) },
       },
-    }, async (request) => {
-      if (orgAuth.principal(request).actor.type !== 'user') throw personOnly();
-      return ok(await connections.start(owner(request), await sessionOf(request)));
-    });
+    }, async (request) => ok(await connections.start(owner(request), orgAuth.principal(request).actor.type === 'user' ? await sessionOf(request) : undefined)));
 
     r.get('/api/org/installations/:id/connection', {
       schema: {
@@ -95,10 +80,7 @@ export function registerConnectionRoutes(app: App, deps: { orgAuth: OrgAuth; dev
         security: [{ oauth2: ['tools:write'] }],
         params: ToolIdParams, response: { 200: Envelope(ConnectionStart), ...errorResponses(400, 401, 403, 404, 409) },
       },
-    }, async (request) => {
-      if (auth.principal(request).via !== 'session') throw personOnly();
-      return ok(await connections.start(owner(request), await sessionOf(request)));
-    });
+    }, async (request) => ok(await connections.start(owner(request), auth.principal(request).via === 'session' ? await sessionOf(request) : undefined)));
 
     scope.get('/api/dev/tools/:tool_id/test-connection', {
       schema: {

@@ -99,9 +99,17 @@ export function createConnectionsService(deps: ConnectionsServiceDeps) {
     }
   }
 
-  /** Starts an authorization for `owner`, bound to the person's session: the URL to send their browser to. */
-  async function start(owner: ConnectionOwner, sessionId: string): Promise<{ authorizationUrl: string; expiresAt: string }> {
+  /**
+   * Starts an authorization for `owner`, bound to the person's console session: the URL to send their browser to.
+   * A connection is a person's consent at the provider, finished in the browser that started it: without a session
+   * (an API key, an access token) there is no browser to send, and a link someone else opened would connect their
+   * account to this owner. 404 for an unknown owner comes first.
+   */
+  async function start(owner: ConnectionOwner, sessionId: string | undefined): Promise<{ authorizationUrl: string; expiresAt: string }> {
     const target = await targetOf(owner);
+    if (sessionId === undefined) {
+      throw new AppError('FORBIDDEN', 'Connecting an account needs a person signed in to the console: the provider shows them its sign-in and consent pages, and the connection is finished in that browser. Use the console.');
+    }
     clientSecretOf(target);
     // At connect time too: DNS may have changed since the tool was published.
     await checkOAuthUrls(target.settings, endpointPolicy, 'publish');

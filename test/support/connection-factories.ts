@@ -1,3 +1,4 @@
+import type { LightMyRequestResponse } from 'fastify';
 import type { App } from '../../src/http/app-type.js';
 
 /**
@@ -10,7 +11,7 @@ export interface ConsolePerson {
   cookie: string;
   headers: Record<string, string>;
   orgId: string | null;
-  send(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object): ReturnType<App['inject']>;
+  send(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object): Promise<LightMyRequestResponse>;
 }
 
 export async function signUpPerson(app: App, who: { email: string; organizationName?: string; developer?: boolean }): Promise<ConsolePerson> {
