@@ -102,6 +102,11 @@ export type CatalogTool = Schemas['CatalogTool'];
 export type AuthType = CatalogTool['authType'];
 export type ToolCategory = CatalogTool['category'];
 export type Installation = Schemas['Installation'];
+/** An oauth2 installation's (or a developer's test account's) connection to the provider account; never a token. */
+export type OAuthConnection = Schemas['OAuthConnection'];
+/** A connection just started: the provider's page to send the browser to. */
+export type OAuthConnectionStart = Schemas['OAuthConnectionStart'];
+export type OAuthDisconnected = Schemas['OAuthDisconnected'];
 export type Credentials = Schemas['InstallationCredentials'];
 export type InstallationInput = Schemas['InstallationCreate'];
 export type InstallationPatch = Schemas['InstallationPatch'];

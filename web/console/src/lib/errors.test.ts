@@ -15,6 +15,16 @@ describe('splitErrors', () => {
     expect(splitErrors(custom, ['custom.insurer', 'custom'])).toEqual({ fields: { 'custom.insurer': 'Pick one.' }, general: null });
   });
 
+  it('places a deeper path on its longest known parent', () => {
+    const scope = new ApiError({ status: 400, code: 'VALIDATION_ERROR', message: 'Bad scope.', field: 'oauth.scopes.2' });
+    expect(splitErrors(scope, ['oauth', 'oauth.scopes'])).toEqual({ fields: { 'oauth.scopes': 'Bad scope.' }, general: null });
+    expect(splitErrors(scope, ['oauth'])).toEqual({ fields: { oauth: 'Bad scope.' }, general: null });
+    const detail = new ApiError({ status: 400, code: 'VALIDATION_ERROR', message: 'Invalid.', details: [{ path: '/oauth/tokenUrl', message: 'must be https' }] });
+    expect(splitErrors(detail, ['oauth', 'oauth.tokenUrl'])).toEqual({ fields: { 'oauth.tokenUrl': 'must be https' }, general: null });
+    const custom = new ApiError({ status: 400, code: 'VALIDATION_ERROR', message: 'Taken.', field: 'customFields[0].key' });
+    expect(splitErrors(custom, ['customFields'])).toEqual({ fields: { customFields: 'Taken.' }, general: null });
+  });
+
   it('shows a refusal for a field the page does not have as a general message', () => {
     const error = new ApiError({ status: 422, code: 'PIPELINE_NOT_FOUND', message: 'The pipeline no longer exists.', field: 'pipelineId' });
     expect(splitErrors(error, ['slug'])).toEqual({ fields: {}, general: 'The pipeline no longer exists.' });

@@ -8,6 +8,20 @@ export interface SplitErrors {
 }
 
 /**
+ * The input a path belongs to: the path itself when the page has that input, else its longest known parent
+ * (`oauth.scopes.2` → `oauth.scopes`, `customFields[0].key` → `customFields`); undefined when none is known.
+ */
+function ownerOf(path: string, known: readonly string[]): string | undefined {
+  let candidate = path;
+  for (;;) {
+    if (known.includes(candidate)) return candidate;
+    const cut = Math.max(candidate.lastIndexOf('.'), candidate.lastIndexOf('['));
+    if (cut <= 0) return undefined;
+    candidate = candidate.slice(0, cut);
+  }
+}
+
+/**
  * Places a refusal: the API's `field` (or the paths of its validation `details`) on the input of that
  * name when the page has one, everything else as one message for the whole form. Messages are the API's own.
  */
@@ -18,19 +32,15 @@ export function splitErrors(error: unknown, known: readonly string[]): SplitErro
     result.general = error instanceof Error ? error.message : String(error);
     return result;
   }
-  const has = (name: string | undefined): boolean => !!name && known.includes(name);
-  // `fields.email` or `customFields[0].key` belong to the input named by their first segment.
-  const named = error.field;
-  const field = named === undefined ? undefined : has(named) ? named : named.split(/[.[]/)[0];
-  if (field && has(field)) {
+  const field = error.field === undefined ? undefined : ownerOf(error.field, known);
+  if (field) {
     result.fields[field] = error.message;
     return result;
   }
   const placed: string[] = [];
   for (const detail of error.details ?? []) {
-    const dotted = detail.path.replace(/^\//, '').split('/').join('.');
-    const name = has(dotted) ? dotted : dotted.split('.')[0];
-    if (name && has(name) && !result.fields[name]) {
+    const name = ownerOf(detail.path.replace(/^\//, '').split('/').join('.'), known);
+    if (name && !result.fields[name]) {
       result.fields[name] = detail.message;
       placed.push(name);
     }

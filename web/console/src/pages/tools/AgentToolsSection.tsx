@@ -11,9 +11,9 @@ import { TableWrap } from '../../components/TableWrap';
 import { formatDateTime } from '../../lib/format';
 import { useNotify } from '../../lib/notices';
 import { useFormErrors } from '../../lib/useFormErrors';
-import { fetchAgentKeys, fetchAgentTools, toolKeys } from './api';
-import type { AgentKey, CreatedAgentKey } from '../../api/types';
-import { mcpConfig } from './format';
+import { fetchAgentKeys, fetchAgentTools, fetchInstallations, toolKeys } from './api';
+import type { AgentKey, CreatedAgentKey, Installation } from '../../api/types';
+import { connectionStatus, mcpConfig } from './format';
 import './tools.css';
 import { usePublicUrl } from '../../api/session';
 
@@ -28,8 +28,36 @@ export function AgentToolsSection({ agentId, agentName }: { agentId: string; age
   );
 }
 
+/** The installation each name this agent calls stands for (an installation's `name` is unique in the organization). */
+function installationsByName(installations: Installation[] | undefined, agentId: string): Map<string, Installation> {
+  const out = new Map<string, Installation>();
+  for (const item of installations ?? []) {
+    if (item.name && (item.allAgents || item.agentIds.includes(agentId))) out.set(item.name, item);
+  }
+  return out;
+}
+
+/** An oauth2 tool whose account is not (or no longer) connected: what it needs, and the link to its page to do it. */
+function ConnectionState({ installation }: { installation: Installation | undefined }) {
+  const status = installation ? connectionStatus(installation) : null;
+  if (!installation || !status || status === 'connected') return null;
+  const reconnect = status === 'needs_reconnect';
+  const name = installation.name ?? installation.toolName ?? '';
+  return (
+    <span className="tools-tool-state">
+      {' '}
+      <strong>{reconnect ? 'Needs reconnecting' : 'No account connected'}</strong>:{' '}
+      <Link to={`/tools/${encodeURIComponent(installation.id)}`} aria-label={`${reconnect ? 'Reconnect' : 'Connect'} ${name}`}>
+        {reconnect ? 'Reconnect' : 'Connect'}
+      </Link>
+    </span>
+  );
+}
+
 function AgentTools({ agentId }: { agentId: string }) {
   const tools = useQuery({ queryKey: toolKeys.agentTools(agentId), queryFn: ({ signal }) => fetchAgentTools(agentId, signal) });
+  const installations = useQuery({ queryKey: toolKeys.installations, queryFn: fetchInstallations });
+  const byName = installationsByName(installations.data, agentId);
   return (
     <>
       <h3>Tools it can call</h3>
@@ -46,6 +74,7 @@ function AgentTools({ agentId }: { agentId: string }) {
           {tools.data.tools.map((tool) => (
             <li key={tool.name}>
               <code>{tool.name}</code>: {tool.description}
+              <ConnectionState installation={byName.get(tool.name)} />
             </li>
           ))}
         </ul>

@@ -16,7 +16,7 @@ import { CredentialInputs } from './CredentialInputs';
 import { AUTH_LABELS, CREDENTIAL_FIELDS, credentialProblems, credentialsBody, type CredentialValues } from './credentials';
 import { agentsBody, settingsProblems } from './patch';
 
-/** Enable a catalog tool: agents, an optional alias, credentials; then go to the new installation. */
+/** Enable a catalog tool: agents, an optional alias, credentials (an oauth2 tool's account is connected afterwards, on its page); then go to the new installation. */
 export function EnableDialog({ tool, onClose }: { tool: CatalogTool; onClose: () => void }) {
   const notify = useNotify();
   const client = useQueryClient();
@@ -39,7 +39,13 @@ export function EnableDialog({ tool, onClose }: { tool: CatalogTool; onClose: ()
       void afterInstallationChange(client);
       onClose();
       navigate(`/tools/${encodeURIComponent(installation.id)}`);
-      notify(installation.credentialsSet || installation.authType === 'none' ? `“${installation.name}” is enabled.` : `“${installation.name}” is enabled. Add its credentials before agents call it.`);
+      notify(
+        installation.credentialsSet || installation.authType === 'none'
+          ? `“${installation.name}” is enabled.`
+          : installation.authType === 'oauth2'
+            ? `“${installation.name}” is enabled. Connect an account before agents call it.`
+            : `“${installation.name}” is enabled. Add its credentials before agents call it.`,
+      );
     },
     onError: () => errors.focusApiError(formRef.current),
   });
@@ -80,6 +86,11 @@ export function EnableDialog({ tool, onClose }: { tool: CatalogTool; onClose: ()
                 <p className="hint">From your account with the tool’s provider. Stored encrypted and never shown again. You can also add them later.</p>
                 <CredentialInputs authType={tool.authType} values={credentials} onChange={setCredentials} error={errors.error} />
               </fieldset>
+            ) : tool.authType === 'oauth2' ? (
+              <p className="hint">
+                After enabling, connect an account: you sign in at {tool.oauth?.authorizationHost ?? 'the tool’s provider'} and approve what the tool asks for
+                {tool.oauth?.scopes.length ? <> ({tool.oauth.scopes.join(', ')})</> : null}. Agents cannot call it until you do.
+              </p>
             ) : (
               <p className="hint">This tool needs no credentials.</p>
             )}

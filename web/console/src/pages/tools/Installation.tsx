@@ -15,6 +15,8 @@ import type { Installation } from '../../api/types';
 import { AgentsFieldset } from './AgentsFieldset';
 import { AliasField } from './AliasField';
 import { CallTable } from './CallTable';
+import { ConnectionCard } from './ConnectionCard';
+import { useConnectedNotice } from './connection';
 import { CredentialInputs } from './CredentialInputs';
 import { AUTH_LABELS, CREDENTIAL_FIELDS, credentialProblems, credentialsBody, type CredentialValues } from './credentials';
 import { installationHint } from './format';
@@ -22,7 +24,7 @@ import { draftOf, settingsPatch, settingsProblems } from './patch';
 import { TestCall } from './TestCall';
 import './tools.css';
 
-/** One installation: its agents and name, its credentials, a test call, its recent calls; remove it. */
+/** One installation: its agents and name, its credentials (or an oauth2 tool's connection), a test call, its recent calls; remove it. */
 export default function InstallationPage() {
   const { id = '' } = useParams();
   const query = useQuery({ queryKey: toolKeys.installation(id), queryFn: ({ signal }) => fetchInstallation(id, signal) });
@@ -49,6 +51,7 @@ function InstallationView({ installation }: { installation: Installation }) {
   const tool = useQuery({ queryKey: toolKeys.catalogTool(installation.toolId), queryFn: ({ signal }) => fetchCatalogTool(installation.toolId, signal), enabled: installation.enabled, retry: false });
   const title = installation.name ?? installation.toolName ?? 'Withdrawn tool';
   const hint = installationHint(installation);
+  useConnectedNotice(`Connected. Your agents can use “${title}” now.`);
 
   return (
     <Page
@@ -68,7 +71,9 @@ function InstallationView({ installation }: { installation: Installation }) {
             notify(`“${title}” was removed.`);
           }}
         >
-          <p>Agents stop calling it at once, and its credentials are deleted. Its past calls stay in the call log.</p>
+          <p>
+            Agents stop calling it at once, and its {installation.authType === 'oauth2' ? 'connection is deleted' : 'credentials are deleted'}. Its past calls stay in the call log.
+          </p>
         </ConfirmButton>
       }
     >
@@ -101,7 +106,7 @@ function InstallationView({ installation }: { installation: Installation }) {
       ) : (
         <SettingsForm key={installation.updatedAt} installation={installation} agents={agents.data} />
       )}
-      <CredentialsCard installation={installation} />
+      {installation.authType === 'oauth2' ? <ConnectionCard installation={installation} tool={tool.data} /> : <CredentialsCard installation={installation} />}
       <section className="card tools-section" aria-labelledby="inst-test">
         <h2 id="inst-test">Test call</h2>
         {agents.data ? <TestCall installation={installation} agents={agents.data} parameters={tool.data?.parameters} /> : null}

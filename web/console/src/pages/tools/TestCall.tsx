@@ -22,8 +22,12 @@ export function TestCall({ installation, agents, parameters }: { installation: I
 
   const run = useMutation({
     mutationFn: (value: Record<string, unknown> | undefined) => callTool(chosen, installation.name ?? '', value),
-    // A call is answered only once it is in the call log: the lists can be read again at once.
-    onSettled: () => void client.invalidateQueries({ queryKey: toolKeys.allCalls }),
+    // A call is answered only once it is in the call log: the lists can be read again at once. An oauth2
+    // call may have renewed the token, or found the connection refused: its status is read again too.
+    onSettled: () => {
+      void client.invalidateQueries({ queryKey: toolKeys.allCalls });
+      if (installation.authType === 'oauth2') void client.invalidateQueries({ queryKey: toolKeys.installation(installation.id), exact: true });
+    },
   });
   const errors = useFormErrors(['agentId', 'arguments'], null);
 

@@ -5,7 +5,8 @@ import { Page } from '../../components/Page';
 import { LoadError, Loading } from '../../components/QueryState';
 import { TableWrap } from '../../components/TableWrap';
 import { fetchInstallations, toolKeys } from './api';
-import { agentNames, installationHint } from './format';
+import type { Installation } from '../../api/types';
+import { agentNames, credentialsCell, installationHint } from './format';
 import './tools.css';
 
 /** The organization's installations: what agents call each tool, which agents, credentials, status. */
@@ -13,7 +14,7 @@ export default function ToolsPage() {
   const installations = useQuery({ queryKey: toolKeys.installations, queryFn: fetchInstallations });
   const agents = useAgents();
   const items = installations.data ?? [];
-  const missing = items.filter((item) => item.enabled && item.authType && item.authType !== 'none' && !item.credentialsSet).length;
+  const missing = items.filter((item) => item.enabled && credentialsCell(item).needed).length;
   return (
     <Page
       title="Tools"
@@ -45,7 +46,9 @@ export default function ToolsPage() {
         <>
           {missing ? (
             <p className="notice">
-              {missing === 1 ? '1 tool needs credentials' : `${missing} tools need credentials`} before agents can use it. Open it to add them.
+              {missing === 1
+                ? '1 tool needs credentials or a connected account before agents can use it. Open it to set it up.'
+                : `${missing} tools need credentials or a connected account before agents can use them. Open each to set it up.`}
             </p>
           ) : null}
           <TableWrap label="Tools">
@@ -74,7 +77,7 @@ export default function ToolsPage() {
                       </td>
                       <td className="tools-wrap tools-hide-narrow">{item.toolName ?? <span className="muted">Not published</span>}</td>
                       <td className="tools-wrap">{agentNames(item, agents.data)}</td>
-                      <td>{item.authType === 'none' ? 'Not needed' : item.credentialsSet ? 'Set' : <strong>Missing</strong>}</td>
+                      <td>{cell(item)}</td>
                       <td>
                         {item.enabled ? <span className="badge on">Enabled</span> : <span className="badge off">Withdrawn</span>}
                         {hint ? <p className="hint tools-row-hint">{hint}</p> : null}
@@ -89,4 +92,9 @@ export default function ToolsPage() {
       )}
     </Page>
   );
+}
+
+function cell(item: Installation) {
+  const { text, needed } = credentialsCell(item);
+  return needed ? <strong>{text}</strong> : text;
 }

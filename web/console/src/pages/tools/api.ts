@@ -10,7 +10,7 @@ import type {
  * tool calls", "The call log", "Agent keys"; the public catalog in docs/developer-api.md).
  */
 
-export const AUTH_TYPES = ['none', 'api_key', 'bearer', 'basic', 'hmac'] as const satisfies readonly AuthType[];
+export const AUTH_TYPES = ['none', 'api_key', 'bearer', 'basic', 'hmac', 'oauth2'] as const satisfies readonly AuthType[];
 
 export const TOOL_CATEGORIES = ['crm', 'sales', 'marketing', 'support', 'scheduling', 'ecommerce', 'payments', 'finance', 'communication', 'productivity', 'data', 'developer', 'other'] as const satisfies readonly ToolCategory[];
 

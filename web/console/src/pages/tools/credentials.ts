@@ -17,6 +17,8 @@ export const CREDENTIAL_FIELDS: Record<AuthType, CredentialField[]> = {
   bearer: [secret('token', 'Bearer token')],
   basic: [{ name: 'username', label: 'Username', autoComplete: 'off', secret: false }, secret('password', 'Password')],
   hmac: [secret('secret', 'Signing secret')],
+  // A connected account instead (POST /api/org/installations/{id}/connection): nothing to type.
+  oauth2: [],
 };
 
 export const AUTH_LABELS: Record<AuthType, string> = {
@@ -25,6 +27,7 @@ export const AUTH_LABELS: Record<AuthType, string> = {
   bearer: 'Bearer token',
   basic: 'Username and password',
   hmac: 'HMAC signing secret',
+  oauth2: 'OAuth 2.0: a connected account',
 };
 
 export type CredentialValues = Partial<Record<keyof Credentials, string>>;

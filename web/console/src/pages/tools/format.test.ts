@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { callQuery } from './api';
 import type { Installation } from '../../api/types';
-import { agentNames, installationHint, mcpConfig, outcomeLabel } from './format';
+import { agentNames, credentialsCell, installationHint, mcpConfig, outcomeLabel } from './format';
 
 const inst = (over: Partial<Installation> = {}): Installation => ({
   id: 'inst_1', toolId: 'tool_1', toolName: 'quote', name: 'quote', alias: null, enabled: true, allAgents: true, agentIds: [],
-  authType: 'bearer', credentialsSet: true, createdAt: '', updatedAt: '', ...over,
+  authType: 'bearer', credentialsSet: true, connection: null, createdAt: '', updatedAt: '', ...over,
 });
 const agent = (id: string, name: string) => ({ id, name, branding: {} as never, model: null, chat: {} as never, createdAt: '', updatedAt: '' });
 
@@ -26,6 +26,20 @@ describe('tools formatting', () => {
     expect(installationHint(inst({ credentialsSet: false }))).toMatch(/Add credentials/);
     expect(installationHint(inst({ authType: 'none', credentialsSet: false }))).toBeNull();
     expect(installationHint(inst({ enabled: false, authType: null }))).toMatch(/withdrawn/);
+  });
+
+  it('reads an oauth2 installation by its connection', () => {
+    const connection = (status: 'connected' | 'needs_reconnect' | 'not_connected') => ({ status, accountLabel: null, scopes: [], connectedAt: null, refreshedAt: null, expiresAt: null, reason: null });
+    const oauth = (status: 'connected' | 'needs_reconnect' | 'not_connected' | null) => inst({ authType: 'oauth2', credentialsSet: status === 'connected', connection: status ? connection(status) : null });
+    expect(installationHint(oauth('connected'))).toBeNull();
+    expect(installationHint(oauth('not_connected'))).toMatch(/^Connect an account/);
+    expect(installationHint(oauth('needs_reconnect'))).toMatch(/^Reconnect the account/);
+    expect(installationHint(oauth(null))).toMatch(/^Connect an account/);
+    expect([oauth('connected'), oauth('needs_reconnect'), oauth('not_connected')].map(credentialsCell)).toEqual([
+      { text: 'Connected', needed: false }, { text: 'Reconnect', needed: true }, { text: 'Not connected', needed: true },
+    ]);
+    expect([inst(), inst({ credentialsSet: false }), inst({ authType: 'none', credentialsSet: false })].map((i) => credentialsCell(i).text)).toEqual(['Set', 'Missing', 'Not needed']);
+    expect(outcomeLabel('TOOL_CONNECTION_EXPIRED')).toBe('Connection needs reconnecting');
   });
 
   it('gives the MCP client configuration of docs/mcp.md', () => {

@@ -6,6 +6,7 @@ export const OUTCOMES: Record<string, string> = {
   OK: 'Succeeded',
   INVALID_ARGUMENTS: 'Arguments did not fit',
   TOOL_CREDENTIALS_MISSING: 'Credentials missing',
+  TOOL_CONNECTION_EXPIRED: 'Connection needs reconnecting',
   TOOL_BLOCKED: 'Blocked address',
   TOOL_TIMEOUT: 'Timed out',
   TOOL_UNREACHABLE: 'Could not connect',
@@ -27,12 +28,34 @@ export function agentNames(installation: Pick<Installation, 'allAgents' | 'agent
   return installation.agentIds.map((id) => agents?.find((agent) => agent.id === id)?.name ?? id).join(', ');
 }
 
+/** An oauth2 installation's connection: its status, or null for other auth types (and a tool not yet published). */
+export function connectionStatus(installation: Pick<Installation, 'authType' | 'connection'>): NonNullable<Installation['connection']>['status'] | null {
+  if (installation.authType !== 'oauth2') return null;
+  return installation.connection?.status ?? 'not_connected';
+}
+
 /** What an installation needs before agents can use it, in a few words; null when it is ready. */
 export function installationHint(installation: Installation): string | null {
   if (!installation.enabled) return 'The developer has withdrawn this tool: agents cannot call it until it is published again.';
+  const connection = connectionStatus(installation);
+  if (connection === 'needs_reconnect') return 'Reconnect the account: the provider stopped accepting the connection, and calls fail until you do.';
+  if (connection === 'not_connected') return 'Connect an account: calls fail until you do.';
   if (installation.authType && installation.authType !== 'none' && !installation.credentialsSet) return 'Add credentials: calls fail until you do.';
   return null;
 }
+
+/** The Tools list's credentials cell in a word or two, and whether it needs doing. */
+export function credentialsCell(installation: Installation): { text: string; needed: boolean } {
+  const connection = connectionStatus(installation);
+  if (connection === 'connected') return { text: 'Connected', needed: false };
+  if (connection === 'needs_reconnect') return { text: 'Reconnect', needed: true };
+  if (connection === 'not_connected') return { text: 'Not connected', needed: true };
+  if (installation.authType === 'none') return { text: 'Not needed', needed: false };
+  return installation.credentialsSet ? { text: 'Set', needed: false } : { text: 'Missing', needed: true };
+}
+
+/** Scopes as a list in words: "openid, email", or "none". */
+export const scopesText = (scopes: readonly string[]) => (scopes.length ? scopes.join(', ') : 'none');
 
 /** The MCP client configuration for an agent key, as docs/mcp.md gives it. */
 export function mcpConfig(origin: string, key: string): string {

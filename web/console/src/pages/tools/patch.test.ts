@@ -13,6 +13,7 @@ const base: Installation = {
   agentIds: ['agt_a', 'agt_b'],
   authType: 'bearer',
   credentialsSet: true,
+  connection: null,
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',
 };

@@ -10,6 +10,8 @@ export const EVENTS: { type: WebhookEventType; hint: string }[] = [
   { type: 'opportunity.created', hint: 'An opportunity was opened in a pipeline.' },
   { type: 'opportunity.stage_changed', hint: 'An opportunity moved to another stage.' },
   { type: 'tool_call.failed', hint: 'A tool call by one of your agents failed.' },
+  { type: 'installation.connection_failed', hint: 'A tool’s connected account stopped working: someone must reconnect it.' },
+  { type: 'installation.connection_restored', hint: 'A tool’s connection that had failed was reconnected.' },
 ];
 
 /** Keeps the form's order whatever order the boxes were ticked in. */

@@ -2,7 +2,7 @@ import type { UseInfiniteQueryResult, InfiniteData } from '@tanstack/react-query
 import type { Page as ListPage } from '../../../api/types';
 import { LoadError, Loading } from '../../../components/QueryState';
 import { formatDateTime } from '../../../lib/format';
-import { diffDefinitions, FIELD_LABELS, parameterSummary, type Definition } from './definitionDiff';
+import { diffDefinitions, FIELD_LABELS, oauthFacts, parameterSummary, type Definition } from './definitionDiff';
 import { DiffView } from './DiffView';
 import type { ToolRevision } from './toolPageApi';
 
@@ -68,6 +68,12 @@ function DefinitionList({ definition }: { definition: Definition }) {
         <div key={field} className="tool-fact">
           <dt>{label}</dt>
           <dd>{definition[field] ?? '(none)'}</dd>
+        </div>
+      ))}
+      {oauthFacts(definition.oauth).map((fact) => (
+        <div key={fact.field} className="tool-fact">
+          <dt>{fact.label}</dt>
+          <dd>{fact.value || '(none)'}</dd>
         </div>
       ))}
       <div className="tool-fact">

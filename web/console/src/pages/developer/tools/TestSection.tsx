@@ -6,9 +6,10 @@ import { TableWrap } from '../../../components/TableWrap';
 import { useFormErrors } from '../../../lib/useFormErrors';
 import { parseArguments } from '../../tools/arguments';
 import { CredentialInputs } from '../../tools/CredentialInputs';
-import { credentialProblems, credentialsBody, type CredentialValues } from '../../tools/credentials';
+import { CREDENTIAL_FIELDS, credentialProblems, credentialsBody, type CredentialValues } from '../../tools/credentials';
 import { outcomeLabel } from '../../tools/format';
 import { CallFailure } from '../../tools/TestCall';
+import { TestAccount } from './TestAccount';
 import { testTool, toolPageKeys, type ToolTestResult } from './toolPageApi';
 
 type FormValues = Record<string, string>;
@@ -52,8 +53,8 @@ function argumentsFromForm(parameters: ToolParameter[], values: FormValues): Rec
 
 /**
  * Test call of the working copy (POST /api/dev/tools/{id}/test): arguments from a form built from the
- * parameters, or as JSON; test credentials for the tool's authType, used once and never stored. Shows
- * the exact request sent (credentials masked) and what came back.
+ * parameters, or as JSON; test credentials for the tool's authType, used once and never stored (an oauth2
+ * tool's test account instead: TestAccount). Shows the exact request sent (credentials masked) and what came back.
  */
 export function TestSection({ tool }: { tool: DeveloperTool }) {
   const client = useQueryClient();
@@ -64,8 +65,12 @@ export function TestSection({ tool }: { tool: DeveloperTool }) {
   const [credentials, setCredentials] = useState<CredentialValues>({});
   const run = useMutation({
     mutationFn: (body: Parameters<typeof testTool>[1]) => testTool(tool.id, body),
-    // A sent test call is in the tool's call list before it is answered.
-    onSettled: () => void client.invalidateQueries({ queryKey: toolPageKeys.calls(tool.id) }),
+    // A sent test call is in the tool's call list before it is answered; an oauth2 one may have renewed the test
+    // account's token, or found it refused.
+    onSettled: () => {
+      void client.invalidateQueries({ queryKey: toolPageKeys.calls(tool.id) });
+      if (tool.authType === 'oauth2') void client.invalidateQueries({ queryKey: toolPageKeys.testConnection(tool.id) });
+    },
   });
   const fields = ['arguments', ...tool.parameters.map((p) => `arg.${p.name}`), 'credentials.apiKey', 'credentials.token', 'credentials.username', 'credentials.password', 'credentials.secret'];
   const errors = useFormErrors(fields, null);
@@ -95,6 +100,7 @@ export function TestSection({ tool }: { tool: DeveloperTool }) {
     <section className="card" aria-labelledby="tool-test-title">
       <h2 id="tool-test-title">Test</h2>
       <p>Calls your working copy exactly as an agent&rsquo;s call would, with <code>_svc_context</code> for a test agent and organization. This really calls your endpoint.</p>
+      {tool.authType === 'oauth2' ? <TestAccount tool={tool} /> : null}
       <form ref={formRef} onSubmit={submit} noValidate aria-labelledby="tool-test-title">
         <fieldset className="tool-mode">
           <legend>Arguments as</legend>
@@ -114,7 +120,7 @@ export function TestSection({ tool }: { tool: DeveloperTool }) {
         ) : (
           <TextArea label="Arguments (JSON)" name="arguments" className="tools-json" hint="An object keyed by parameter name." rows={6} spellCheck={false} value={json} onChange={(e) => setJson(e.target.value)} error={errors.error('arguments')} />
         )}
-        {tool.authType !== 'none' ? (
+        {CREDENTIAL_FIELDS[tool.authType].length ? (
           <fieldset>
             <legend>Test credentials</legend>
             <p className="hint">Used for this one request and never stored. They are masked in the request shown below.</p>

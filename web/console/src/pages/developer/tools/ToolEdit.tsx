@@ -12,9 +12,13 @@ import { useFormErrors } from '../../../lib/useFormErrors';
 import { AUTH_TYPES, TOOL_CATEGORIES } from '../../tools/api';
 import { categoryLabel } from '../../tools/Catalog';
 import { AUTH_LABELS } from '../../tools/credentials';
+
+/** The choices as a developer reads them: for oauth2, who connects what. */
+const DEVELOPER_AUTH_LABELS = { ...AUTH_LABELS, oauth2: 'OAuth 2.0 (each business connects an account)' };
 import { blankDraft, checks, comparable, draftOf, errorFields, nameProblemsAsTyped, parametersOf, TOOL_METHODS, toolBody, type ToolDraft } from './draft';
 import { EndpointCheck } from './EndpointCheck';
 import { ExportPreview } from './ExportPreview';
+import { OAuthSection } from './OAuthSection';
 import { ParameterEditor } from './ParameterEditor';
 import { toolKeys } from './keys';
 import './developer-tools.css';
@@ -59,7 +63,7 @@ function ToolEditor({ tool }: { tool: DeveloperTool | null }) {
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (save.isPending) return;
-    if (errors.check(formRef.current, checks(draft))) save.mutate();
+    if (errors.check(formRef.current, checks(draft, tool?.oauth?.hasClientSecret ?? false))) save.mutate();
   }
 
   const parameters = useMemo(() => parametersOf(draft), [draft]);
@@ -145,7 +149,7 @@ function ToolEditor({ tool }: { tool: DeveloperTool | null }) {
               >
                 {AUTH_TYPES.map((a) => (
                   <option key={a} value={a}>
-                    {AUTH_LABELS[a]}
+                    {DEVELOPER_AUTH_LABELS[a]}
                   </option>
                 ))}
               </SelectField>
@@ -164,6 +168,8 @@ function ToolEditor({ tool }: { tool: DeveloperTool | null }) {
               />
             ) : null}
           </section>
+
+          {draft.authType === 'oauth2' ? <OAuthSection tool={tool} oauth={draft.oauth} onChange={(oauth) => set({ oauth })} errorOf={errors.error} /> : null}
 
           <ParameterEditor parameters={draft.parameters} onChange={(next) => set({ parameters: next })} errorOf={errorOf} />
 

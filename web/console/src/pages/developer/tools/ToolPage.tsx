@@ -9,6 +9,7 @@ import { RevisionHistory } from './RevisionHistory';
 import { StatsSection } from './StatsCharts';
 import { TestSection } from './TestSection';
 import { fetchDeveloperTool, fetchRevisions, toolPageKeys } from './toolPageApi';
+import { useConnectedNotice } from '../../tools/connection';
 import '../../crm/crm.css';
 import '../../tools/tools.css';
 import './tool-page.css';
@@ -20,6 +21,8 @@ import './tool-page.css';
 export default function ToolPage() {
   const { id = '' } = useParams();
   const tool = useQuery({ queryKey: toolPageKeys.tool(id), queryFn: ({ signal }) => fetchDeveloperTool(id, signal) });
+  // The way back from the provider after connecting a test account.
+  useConnectedNotice('Test account connected. Test calls now send its token.');
   return (
     <QueryState query={tool} what="tool">
       {(data) => <ToolPageContent tool={data} />}

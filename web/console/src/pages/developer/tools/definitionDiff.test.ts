@@ -40,4 +40,16 @@ describe('the publish diff', () => {
     expect(diff.reordered).toBe(true);
     expect(diffDefinitions(live, { ...live, parameters: [...live.parameters, param('extra')] }).reordered).toBe(false);
   });
+
+  it('compares an oauth2 tool\'s provider setting by setting', () => {
+    const oauth = { authorizationUrl: 'https://a.example/authorize', tokenUrl: 'https://a.example/token', scopes: ['openid'], clientId: 'c1', tokenAuthMethod: 'client_secret_basic', revocationUrl: null, extraAuthorizeParams: {} };
+    const before = { ...live, authType: 'oauth2', oauth };
+    expect(isEmptyDiff(diffDefinitions(before, { ...before, oauth: { ...oauth, scopes: ['openid'] } }))).toBe(true);
+    expect(diffDefinitions(before, { ...before, oauth: { ...oauth, scopes: ['openid', 'email'], extraAuthorizeParams: { prompt: 'consent' } } }).fields).toEqual([
+      { field: 'oauth.scopes', label: 'OAuth scopes', before: 'openid', after: 'openid email' },
+      { field: 'oauth.extraAuthorizeParams', label: 'Extra authorization parameters', before: '(none)', after: 'prompt=consent' },
+    ]);
+    const fields = diffDefinitions({ ...live, oauth: null }, before).fields.map((change) => change.field);
+    expect(fields).toEqual(['authType', 'oauth.authorizationUrl', 'oauth.tokenUrl', 'oauth.scopes', 'oauth.clientId', 'oauth.tokenAuthMethod']);
+  });
 });

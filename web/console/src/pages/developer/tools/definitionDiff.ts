@@ -10,9 +10,47 @@ export interface Definition {
   apiKeyHeader: string | null;
   category: string;
   parameters: ToolParameter[];
+  /** An oauth2 tool's provider (revisions and the working copy alike; the secret is never part of it). */
+  oauth?: OAuthSettings | null;
 }
 
-export const FIELD_LABELS: Record<Exclude<keyof Definition, 'parameters'>, string> = {
+export interface OAuthSettings {
+  authorizationUrl: string;
+  tokenUrl: string;
+  scopes: string[];
+  clientId: string;
+  tokenAuthMethod: string;
+  revocationUrl: string | null;
+  extraAuthorizeParams: Record<string, string>;
+}
+
+/** The provider's settings as rows of a diff or a definition: label and value, in the editor's order. */
+export const OAUTH_LABELS: Record<keyof OAuthSettings, string> = {
+  authorizationUrl: 'OAuth authorization URL',
+  tokenUrl: 'OAuth token URL',
+  scopes: 'OAuth scopes',
+  clientId: 'OAuth client ID',
+  tokenAuthMethod: 'Token endpoint authentication',
+  revocationUrl: 'OAuth revocation URL',
+  extraAuthorizeParams: 'Extra authorization parameters',
+};
+
+/** Each OAuth setting in words, or none for a tool without a provider. */
+export function oauthFacts(oauth: OAuthSettings | null | undefined): Array<{ field: keyof OAuthSettings; label: string; value: string }> {
+  if (!oauth) return [];
+  const words: Record<keyof OAuthSettings, string> = {
+    authorizationUrl: oauth.authorizationUrl,
+    tokenUrl: oauth.tokenUrl,
+    scopes: oauth.scopes.join(' '),
+    clientId: oauth.clientId,
+    tokenAuthMethod: oauth.tokenAuthMethod,
+    revocationUrl: oauth.revocationUrl ?? '',
+    extraAuthorizeParams: Object.entries(oauth.extraAuthorizeParams).map(([name, value]) => `${name}=${value}`).join(' '),
+  };
+  return (Object.keys(OAUTH_LABELS) as Array<keyof OAuthSettings>).map((field) => ({ field, label: OAUTH_LABELS[field], value: words[field] }));
+}
+
+export const FIELD_LABELS: Record<Exclude<keyof Definition, 'parameters' | 'oauth'>, string> = {
   name: 'Name',
   description: 'Description',
   endpoint: 'Endpoint',
@@ -23,7 +61,8 @@ export const FIELD_LABELS: Record<Exclude<keyof Definition, 'parameters'>, strin
 };
 
 export interface FieldChange {
-  field: keyof typeof FIELD_LABELS;
+  /** A definition field, or `oauth.<setting>`. */
+  field: keyof typeof FIELD_LABELS | `oauth.${keyof OAuthSettings}`;
   label: string;
   before: string;
   after: string;
@@ -63,6 +102,14 @@ export function diffDefinitions(before: Definition, after: Definition): Definiti
   const fields: FieldChange[] = [];
   for (const [field, label] of Object.entries(FIELD_LABELS) as Array<[keyof typeof FIELD_LABELS, string]>) {
     if (before[field] !== after[field]) fields.push({ field, label, before: shown(before[field]), after: shown(after[field]) });
+  }
+  // The provider setting by setting: one that appears or goes shows "(none)" on the other side.
+  const oldOAuth = new Map(oauthFacts(before.oauth).map((fact) => [fact.field, fact.value]));
+  const newOAuth = new Map(oauthFacts(after.oauth).map((fact) => [fact.field, fact.value]));
+  for (const [field, label] of Object.entries(OAUTH_LABELS) as Array<[keyof OAuthSettings, string]>) {
+    const was = oldOAuth.get(field) ?? null;
+    const now = newOAuth.get(field) ?? null;
+    if ((was ?? '') !== (now ?? '')) fields.push({ field: `oauth.${field}`, label, before: shown(was), after: shown(now) });
   }
   const old = new Map(before.parameters.map((p) => [p.name, p]));
   const now = new Map(after.parameters.map((p) => [p.name, p]));

@@ -1,6 +1,6 @@
 import { api, seg } from '../../../api/client';
 import type { components } from '../../../api/schema';
-import type { Credentials, DeveloperTool, Page } from '../../../api/types';
+import type { Credentials, DeveloperTool, OAuthConnection, Page } from '../../../api/types';
 import { localMidnight } from '../../tools/api';
 
 /** The tool page's reads and writes: the Developer API with the session (docs/developer-api.md). */
@@ -27,6 +27,7 @@ export const toolPageKeys = {
   revisions: (id: string) => ['developer', 'tools', id, 'revisions'] as const,
   calls: (id: string, filters?: DeveloperCallFilters) => (filters ? (['developer', 'tools', id, 'calls', filters] as const) : (['developer', 'tools', id, 'calls'] as const)),
   stats: (id: string) => ['developer', 'tools', id, 'stats'] as const,
+  testConnection: (id: string) => ['developer', 'tools', id, 'test-connection'] as const,
 };
 
 const base = (id: string) => `/api/dev/tools/${seg(id)}`;
@@ -39,6 +40,9 @@ export const publishTool = (id: string) => api.post<DeveloperTool>(`${base(id)}/
 export const unpublishTool = (id: string) => api.post<DeveloperTool>(`${base(id)}/unpublish`);
 export const deleteTool = (id: string) => api.delete<{ id: string; deleted: true }>(base(id));
 export const testTool = (id: string, body: { arguments?: Record<string, unknown>; credentials?: Credentials }) => api.post<ToolTestResult>(`${base(id)}/test`, body);
+/** The developer's own test account of an oauth2 tool (never shared with an organization). */
+export const testConnectionPath = (id: string) => `${base(id)}/test-connection`;
+export const fetchTestConnection = (id: string, signal?: AbortSignal) => api.get<OAuthConnection>(testConnectionPath(id), opts(signal));
 export const fetchStats = (id: string, signal?: AbortSignal) => api.get<{ toolId: string; days: ToolCallDay[] }>(`${base(id)}/stats`, opts(signal));
 
 export const fetchDeveloperCalls = (id: string, filters: DeveloperCallFilters, cursor: string | null, signal?: AbortSignal) =>
