@@ -115,7 +115,8 @@ function CatalogCard({ tool, installation, onEnable }: { tool: CatalogTool; inst
         <code>{tool.name}</code>
       </h2>
       <p className="muted small tools-card-meta">
-        {categoryLabel(tool.category)} · {AUTH_LABELS[tool.authType]} · by {tool.developer.name} · calls {tool.endpointHost}
+        {categoryLabel(tool.category)} · {AUTH_LABELS[tool.authType]}
+        {tool.oauth ? ` at ${tool.oauth.authorizationHost}` : ''} · by {tool.developer.name} · calls {tool.endpointHost}
       </p>
       <p className="pre">{tool.description}</p>
       {tool.parameters.length ? (
