@@ -54,7 +54,7 @@ describe.each(testDialects())('the refresh lease on %s', (dialect) => {
     await endpoint?.close();
   });
 
-  it(`makes exactly one refresh for ${CALLS} calls at the moment of expiry${second ? ' across two nodes' : ''}, and every call succeeds`, async () => {
+  it(`makes exactly one refresh for ${CALLS} calls at the moment of expiry${second ? ' across two nodes' : ''}, and every call succeeds (before and after it passes)`, async () => {
     const dev = await developerSession(t.database, t.clock, t.app);
     const tool = await createTool(t.app, dev.auth, {
       name: 'calendar', endpoint: `https://tool.test:${endpoint.port}/events`, authType: 'oauth2', parameters: [],
@@ -82,8 +82,14 @@ describe.each(testDialects())('the refresh lease on %s', (dialect) => {
     expect(answers.map((a) => a.statusCode)).toEqual(Array(CALLS).fill(200));
     expect(refreshes).toHaveLength(1);
     expect(refreshes[0]).toMatchObject({ status: 200 });
+    // Then past the new token's expiry, where no node may use the old one: the others wait for the one refresh.
+    t.clock.advance(3600 * 1000 + 1000);
+    const again = await Promise.all(Array.from({ length: CALLS }, (_, i) => call(apps[i % apps.length]!)));
+    expect(again.map((a) => a.statusCode)).toEqual(Array(CALLS).fill(200));
+    expect(provider.tokenRequests.filter((r) => r.grantType === 'refresh_token').slice(before)).toHaveLength(2);
+
     const row = await t.database.db.selectFrom('oauth_connections').select(['token_version', 'status', 'lease_owner']).where('installation_id', '=', installationId).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ status: 'connected', lease_owner: null });
-    expect(Number(row.token_version)).toBe(2);
+    expect(Number(row.token_version)).toBe(3);
   });
 });

@@ -21,8 +21,8 @@ import { recordConnectionEvent } from './webhook-events.js';
  * - A token is refreshed before it expires: from `expires_in` minus a tenth of its lifetime (at most a minute). A
  *   token without `expires_in` is refreshed only when an endpoint refuses it (401: `afterRejection`).
  * - One refresh per connection at a time across every node: the calls of one node share one refresh, and the nodes
- *   take a lease on the connection's row (`lease_owner`, `lease_until`) before asking the provider; the others wait
- *   for the row's `token_version` to move and use the new token. Many providers rotate refresh tokens, and a second
+ *   take a lease on the connection's row (`lease_owner`, `lease_until`) before asking the provider; the others use
+ *   the current token while it has not expired, or wait for the row's `token_version` to move and use the new one. Many providers rotate refresh tokens, and a second
  *   use of the old one revokes the whole grant.
  * - `invalid_grant`: the connection needs reconnecting (`installation.connection_failed` goes out with the change);
  *   calls fail at once with TOOL_CONNECTION_EXPIRED. A timeout or 5xx is retried with backoff (5 s, doubling, at most
@@ -243,6 +243,8 @@ export function createTokens(deps: TokensDeps) {
       if (await repo.takeLease(row.id, seen, leaseOwner, now.toISOString(), new Date(now.getTime() + LEASE_MS).toISOString())) {
         return refreshHeld(owner, row, source, subject, rejected);
       }
+      // Another node is renewing a token that still works: use it meanwhile rather than wait.
+      if (!rejected && !hasExpired(row)) return remember(owner, row, subject).token;
       if (Date.now() > giveUpAt) throw unavailable(subject, 'another server has been renewing it for too long.', undefined);
       await sleep(LEASE_POLL_MS);
     }
