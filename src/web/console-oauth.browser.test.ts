@@ -14,8 +14,8 @@ import { startOAuthProvider, type OAuthProvider } from '../../test/support/oauth
  * the provider (introspection) and answers 401 for one that is not active, as a protected API does.
  *
  * A developer makes an oauth2 tool in the portal's editor (the OAuth section: its checks, the server's refusal on the
- * field it names, the redirect URI copied), connects a test account from the tool page's Test and calls with it, and
- * publishes. An operator adds a webhook for the connection events, enables the tool (no credentials asked), clicks
+ * field it names, the redirect URI copied), connects a test account from the tool page's Test, calls with it,
+ * disconnects it, and publishes. An operator adds a webhook for the connection events, enables the tool (no credentials asked), clicks
  * Connect, signs in and consents on the provider's pages, and lands back connected; a test call reaches the endpoint
  * with a token the provider vouches for; once that token has expired the next call renews it by itself (one
  * refresh_token grant). The provider revokes the grant: the next call answers TOOL_CONNECTION_EXPIRED, the
@@ -106,13 +106,15 @@ describe('OAuth connections in the console, in Chromium', () => {
     return id !== null && (await page.evaluate<string | null>('document.activeElement?.id ?? null')) === id;
   }
 
-  /** Back in the console from the provider: on `path`, the `?connection=connected` already taken out of the address. */
-  async function backAt(page: Page, path: string): Promise<void> {
-    await poll(() => page.url(), { timeout: 20_000 }).toBe(`${app}${path}`);
+  /** Back in the console from the provider: on `path`, the notice said once, and `?connection=connected` taken out of the address. */
+  async function backAt(page: Page, path: string, notice: string): Promise<void> {
+    await page.waitForURL((url) => url.href.startsWith(app) && url.pathname === path, { timeout: 30_000 });
     await settled(page);
+    await page.getByText(notice).waitFor();
+    await poll(() => page.url()).toBe(`${app}${path}`);
   }
 
-  it('a developer makes an oauth2 tool in the portal, connects a test account, calls with it and publishes', async () => {
+  it('a developer makes an oauth2 tool in the portal, connects a test account, calls with it, disconnects it and publishes', async () => {
     devContext = await newContext({ ignoreHTTPSErrors: true });
     await devContext.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app });
     dev = await newPage(devContext);
@@ -189,13 +191,18 @@ describe('OAuth connections in the console, in Chromium', () => {
     await visited(dev, 'oauth2 tool page, no test account');
     await test.getByRole('button', { name: 'Connect a test account' }).click();
     await consentAtProvider(dev, 'tess');
-    await backAt(dev, `/app/developer/tools/${toolId}`);
-    await dev.getByText('Test account connected. Test calls now send its token.').waitFor();
+    await backAt(dev, `/app/developer/tools/${toolId}`, 'Test account connected. Test calls now send its token.');
     await test.getByText('tess@example.test').waitFor();
     await test.getByRole('button', { name: 'Send test call' }).click();
     await test.getByText('Succeeded').waitFor();
     await test.getByText('"account": "tess"').waitFor();
     await visited(dev, 'oauth2 tool page, test account connected', 'oauth-tool-page');
+    // Disconnect: revoked at the provider; the focus goes to the section's heading, not nowhere.
+    await test.getByRole('button', { name: 'Disconnect', exact: true }).click();
+    await test.getByRole('button', { name: 'Connect a test account' }).waitFor();
+    await dev.getByText('Your test account is disconnected, and the provider revoked its access.').waitFor();
+    await poll(() => dev.evaluate<string | null>('document.activeElement?.id ?? null')).toBe('tool-test-account-title');
+    expect(provider.revocationRequests.map((request) => request.status)).toContain(200);
 
     // Published: in the catalog for businesses.
     await dev.getByRole('button', { name: 'Publish', exact: true }).click();
@@ -213,8 +220,11 @@ describe('OAuth connections in the console, in Chromium', () => {
     // A webhook for the connection events, through the Webhooks page.
     await nav(owner, 'Webhooks');
     await poll(() => h1(owner).textContent()).toBe('Webhooks');
+    await owner.getByText('No endpoints yet.').waitFor();
+    await settled(owner);
     await owner.getByRole('button', { name: 'Add endpoint' }).click();
     const hookDialog = owner.getByRole('dialog', { name: 'Add an endpoint' });
+    await hookDialog.waitFor();
     await hookDialog.getByLabel('Endpoint URL').fill(endpoint.url('/hooks'));
     await hookDialog.getByRole('checkbox', { name: 'installation.connection_failed' }).check();
     await hookDialog.getByRole('checkbox', { name: 'installation.connection_restored' }).check();
@@ -225,11 +235,17 @@ describe('OAuth connections in the console, in Chromium', () => {
 
     // Enable from the catalog: no credentials asked, the account is connected afterwards.
     await nav(owner, 'Tools');
+    await owner.waitForURL(`${app}/app/tools`);
+    await settled(owner);
     await owner.getByRole('link', { name: 'Browse the catalog' }).click();
+    await owner.waitForURL(`${app}/app/tools/catalog`);
+    await settled(owner);
     const card = owner.getByRole('article', { name: TOOL });
     await card.getByText(/OAuth 2\.0: a connected account/).waitFor();
     await card.getByRole('button', { name: `Enable ${TOOL}` }).click();
     const dialog = owner.getByRole('dialog', { name: `Enable “${TOOL}”` });
+    await dialog.waitFor();
+    await settled(owner);
     await dialog.getByText(/^After enabling, connect an account: you sign in at 127\.0\.0\.1:\d+/).waitFor();
     expect(await dialog.locator('input[type="password"]').count()).toBe(0);
     await axe(owner, 'enable dialog of an oauth2 tool');
@@ -245,9 +261,8 @@ describe('OAuth connections in the console, in Chromium', () => {
     // Connect: the provider's sign-in and consent pages, then back on the installation page, connected.
     await connection.getByRole('button', { name: 'Connect', exact: true }).click();
     await consentAtProvider(owner, 'alice');
-    await backAt(owner, `/app/tools/${installationId}`);
+    await backAt(owner, `/app/tools/${installationId}`, `Connected. Your agents can use “${TOOL}” now.`);
     const landedAt = Date.now();
-    await owner.getByText(`Connected. Your agents can use “${TOOL}” now.`).waitFor();
     await connection.getByText('alice@example.test').waitFor();
     const codeGrants = provider.tokenRequests.filter((request) => request.grantType === 'authorization_code');
     expect(codeGrants.map((request) => [request.status, request.clientAuth])).toEqual([[200, 'client_secret_basic'], [200, 'client_secret_basic']]);
@@ -316,8 +331,7 @@ describe('OAuth connections in the console, in Chromium', () => {
     // Reconnect: consent again (the provider still knows alice's session), back connected; the restored event goes out.
     await connection.getByRole('button', { name: 'Reconnect', exact: true }).click();
     await consentAtProvider(owner, 'alice');
-    await backAt(owner, `/app/tools/${installationId}`);
-    await owner.getByText(`Connected. Your agents can use “${TOOL}” now.`).waitFor();
+    await backAt(owner, `/app/tools/${installationId}`, `Connected. Your agents can use “${TOOL}” now.`);
     await connection.getByText('alice@example.test').waitFor();
     await panel.getByRole('button', { name: 'Run test call' }).click();
     await panel.getByText('"account": "alice"').waitFor();

@@ -25,6 +25,8 @@ export function TestAccount({ tool }: { tool: DeveloperTool }) {
     onSuccess: async (result) => {
       await client.invalidateQueries({ queryKey: toolPageKeys.testConnection(tool.id) });
       notify(disconnectedMessage(result, 'Your test account'));
+      // The Disconnect button went with the connection: focus goes to the heading of what replaced it.
+      setTimeout(() => document.getElementById('tool-test-account-title')?.focus(), 30);
     },
   });
 
@@ -90,7 +92,9 @@ export function TestAccount({ tool }: { tool: DeveloperTool }) {
 
   return (
     <div className="tool-test-account">
-      <h3 id="tool-test-account-title">Test account</h3>
+      <h3 id="tool-test-account-title" tabIndex={-1}>
+        Test account
+      </h3>
       {body}
       <FormError error={connect.error ?? disconnect.error} />
     </div>
