@@ -47,6 +47,10 @@ const Grant = named('McpGrant', Type.Object({
   lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 }));
 
+const GrantList = named('McpGrantList', Type.Object({ items: Type.Array(Grant) }));
+const RevokedGrant = named('McpGrantRevoked', Type.Object({ id: Type.String(), revoked: Type.Literal(true) }));
+const DecisionAnswer = named('McpAuthorizationAnswer', Type.Object({ redirectTo: Type.String({ description: 'Where the browser goes next: the app\'s redirect URI with `code` or `error`, `state` and `iss`.' }) }));
+
 function paramsOf(source: Record<string, unknown>): AuthorizationParams {
   return Object.fromEntries(PARAM_NAMES.map((name) => [name, typeof source[name] === 'string' ? source[name] : undefined])) as AuthorizationParams;
 }
@@ -141,7 +145,7 @@ export function registerMcpAuthRoutes(app: App, deps: {
         redirectHost: new URL(request_.redirectUri).host,
         organization: { id: who.orgId, name: await deps.organizationName(who.orgId) },
         agents: await agents.list(who.orgId),
-        permissions: ['List this agent\'s tools', 'Call this agent\'s tools'],
+        permissions: ['List this agent’s tools', 'Call this agent’s tools'],
         resource,
       });
     });
@@ -150,7 +154,7 @@ export function registerMcpAuthRoutes(app: App, deps: {
       schema: {
         tags: ['MCP'], operationId: 'decideMcpAuthorization', summary: 'Approve or deny an MCP host',
         description: 'The consent page\'s decision, with every parameter of the request again (checked again here) and, to approve, the agent. Answers where the browser goes next. Session and X-CSRF-Token only.',
-        body: Decision, response: { 200: Envelope(Type.Object({ redirectTo: Type.String() })), ...errorResponses(400, 401, 403, 404) },
+        body: Decision, response: { 200: Envelope(DecisionAnswer), ...errorResponses(400, 401, 403, 404) },
       },
     }, async (request) => {
       const who = await person(request);
@@ -183,7 +187,7 @@ export function registerMcpAuthRoutes(app: App, deps: {
       schema: {
         ...operatorRoute, operationId: 'listMcpGrants', summary: 'An agent\'s connected apps',
         description: 'The MCP hosts a person approved for this agent (docs/mcp.md): client as it names itself, who approved, when, last used. 404 AGENT_NOT_FOUND.',
-        params: AgentParams, response: { 200: Envelope(Type.Object({ items: Type.Array(Grant) })), ...errorResponses(401, 404) },
+        params: AgentParams, response: { 200: Envelope(GrantList), ...errorResponses(401, 404) },
       },
     }, async (request) => {
       await agents.get(orgOf(request), request.params.id);
@@ -193,7 +197,7 @@ export function registerMcpAuthRoutes(app: App, deps: {
       schema: {
         ...operatorRoute, operationId: 'revokeMcpGrant', summary: 'Revoke a connected app',
         description: 'Ends the app\'s access at once: its tokens stop working and it must be approved again. 404 NOT_FOUND.',
-        params: GrantParams, response: { 200: Envelope(Type.Object({ id: Type.String(), revoked: Type.Literal(true) })), ...errorResponses(401, 404) },
+        params: GrantParams, response: { 200: Envelope(RevokedGrant), ...errorResponses(401, 404) },
       },
     }, async (request) => ok(await mcpAuth.revokeGrant(orgOf(request), request.params.id, request.params.grant_id)));
   });
