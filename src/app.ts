@@ -52,6 +52,8 @@ import { registerChatRoutes } from './chat/routes.js';
 import { registerLeadRoutes } from './chat/lead-routes.js';
 import { registerDeveloperCallRoutes } from './invocation/developer-routes.js';
 import { registerMcpRoutes } from './mcp/routes.js';
+import { registerMcpAuthRoutes } from './mcp-auth/routes.js';
+import { MCP_SCOPE } from './mcp-auth/service.js';
 
 export interface AppDeps {
   config: Config;
@@ -177,7 +179,18 @@ async function createOwnServices(app: App, deps: AppDeps): Promise<Services> {
 function registerRoutes(app: App, services: Services, deps: Pick<AppDeps, 'webAssets' | 'consoleFiles'>): void {
   const { config, orgAuth, developerAuth } = services;
   const { limiter } = services.infra;
-  registerOAuthRoutes(app, { oauth: services.oauth, config });
+  const { mcpAuth } = services;
+  // MCP hosts' grants share the token and revocation endpoints with developer apps.
+  registerOAuthRoutes(app, {
+    oauth: services.oauth, config,
+    publicGrants: {
+      exchangeCode: (body) => mcpAuth.exchangeCode(body),
+      refresh: (body) => mcpAuth.refresh(body),
+      owns: (token) => token.startsWith('svc_mat_') || token.startsWith('svc_mrt_'),
+      revoke: (token, clientId) => mcpAuth.revoke(token, clientId),
+      scopes: [MCP_SCOPE],
+    },
+  });
   registerToolRoutes(app, { tools: services.tools, developerAuth, limiter });
   // A developer's apps: their console session only (an access token cannot make apps).
   registerDeveloperAppRoutes(app, {
@@ -205,7 +218,19 @@ function registerRoutes(app: App, services: Services, deps: Pick<AppDeps, 'webAs
   // oauth2 tools: connecting an installation's account (and a developer's test account), and /oauth/callback.
   registerConnectionRoutes(app, { orgAuth, developerAuth, sessions: services.sessions, connections: services.connections });
   // MCP: the same invoker; an agent key speaks for one agent.
-  registerMcpRoutes(app, { mcp: services.mcp, agentKeys: services.agentKeys, publicUrl: config.publicUrl });
+  registerMcpRoutes(app, {
+    mcp: services.mcp, agentKeys: services.agentKeys, publicUrl: config.publicUrl,
+    hostTokens: { authenticate: async (token) => { const p = await mcpAuth.authenticate(token); return p && { orgId: p.orgId, agentId: p.agentId, keyId: p.grantId }; } },
+  });
+  // Hosts' OAuth: resource metadata, /oauth/authorize → the console's consent page, its API, registration, connected apps.
+  registerMcpAuthRoutes(app, {
+    mcpAuth, repo: services.repos.mcpAuth, sessions: services.sessions, orgAuth, limiter, clock: services.clock, publicUrl: config.publicUrl, resource: services.mcpResource,
+    agents: {
+      list: async (orgId) => (await services.agents.list(orgId, { limit: 100 })).items.map((agent) => ({ id: agent.id, name: agent.name })),
+      get: (orgId, agentId) => services.agents.get(orgId, agentId),
+    },
+    organizationName: async (orgId) => (await services.orgs.getOrganization(orgId)).name,
+  });
   const { formCache: cache, submit, views } = services;
   registerFormRoutes(app, { forms: services.forms, orgAuth });
   registerPublicFormRoutes(app, { cache, submit, limiter, onView: views.record });

@@ -21,6 +21,7 @@ import { createToolsRepo, type ToolsRepo } from './tools/repo.js';
 import { createWebhooksRepo, type WebhooksRepo } from './webhooks/repo.js';
 import { createChatRepo, type ChatRepo } from './chat/repo.js';
 import { createConnectionsRepo, type ConnectionsRepo } from './connections/repo.js';
+import { createMcpAuthRepo, type McpAuthRepo } from './mcp-auth/repo.js';
 
 /**
  * Every feature's repo over one database handle: the pool (what services use outside
@@ -50,6 +51,7 @@ export class Repos {
   #webhooks?: WebhooksRepo;
   #chat?: ChatRepo;
   #connections?: ConnectionsRepo;
+  #mcpAuth?: McpAuthRepo;
 
   constructor(private readonly db: Kysely<DB>) {}
 
@@ -73,6 +75,7 @@ export class Repos {
   get webhooks(): WebhooksRepo { return (this.#webhooks ??= createWebhooksRepo(this.db)); }
   get chat(): ChatRepo { return (this.#chat ??= createChatRepo(this.db)); }
   get connections(): ConnectionsRepo { return (this.#connections ??= createConnectionsRepo(this.db)); }
+  get mcpAuth(): McpAuthRepo { return (this.#mcpAuth ??= createMcpAuthRepo(this.db)); }
 }
 
 /** Units of work each in a transaction of its own, handed every repo bound to it. */

@@ -2,6 +2,8 @@ import { oauthRedirectUri } from './connections/redirect-uri.js';
 import { createOAuthClient } from './connections/oauth-client.js';
 import { createConnectionsService, expiredOAuthStates } from './connections/service.js';
 import { createTokens } from './connections/tokens.js';
+import { createClients } from './mcp-auth/clients.js';
+import { createMcpAuthService, mcpAuthPurges } from './mcp-auth/service.js';
 import { rotateConnectionTokens } from './connections/sealing.js';
 import { rotateClientSecrets } from './tools/client-secret.js';
 import { createHmac } from 'node:crypto';
@@ -316,6 +318,11 @@ export async function createServices(config: Config, infrastructure: ServicesInf
 
   // ── MCP ── (the same invoker; an agent key speaks for one agent)
   const mcp = createMcpServerHandler({ installations, invoker, version: VERSION, log });
+  // MCP hosts' OAuth (docs/mcp.md): Switchboard is the authorization server of its own /mcp. A host's Client ID
+  // Metadata Document is fetched through the tool HTTP client (the address policy, a deadline, a size cap).
+  const mcpResource = `${config.publicUrl}/mcp`;
+  const mcpClients = createClients({ repo: repos.mcpAuth, fetch: toolHttp.fetch, endpointPolicy, clock });
+  const mcpAuth = createMcpAuthService({ repo: repos.mcpAuth, clients: mcpClients, clock, issuer: config.publicUrl, resource: mcpResource });
 
   // ── Forms ──
   // Live forms, cached with their serialized config; an org's changes drop its entries, on every node with Redis.
@@ -352,7 +359,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   // ── Expired rows ──
   // Every table with an expiry, or it grows forever (the token endpoint writes a row per request).
   // Runs on every node that serves; close() stops it before the database is closed.
-  const purges: ExpiryPurge[] = [expiredAccessTokens(repos.oauth), expiredIdempotencyKeys(repos.forms), ...expiredSessions(repos.sessions), ...expiredOperatorRows(repos.operators), expiredDeliveryBodies(repos.webhooks), expiredChatSessions(repos.chat), expiredOAuthStates(repos.connections)];
+  const purges: ExpiryPurge[] = [expiredAccessTokens(repos.oauth), expiredIdempotencyKeys(repos.forms), ...expiredSessions(repos.sessions), ...expiredOperatorRows(repos.operators), expiredDeliveryBodies(repos.webhooks), expiredChatSessions(repos.chat), expiredOAuthStates(repos.connections), ...mcpAuthPurges(repos.mcpAuth)];
   const purger = infrastructure.expiryPurge ? createExpiryPurger({ purges, clock, log, schedule: infrastructure.expiryPurge }) : undefined;
   purger?.start();
 
@@ -419,6 +426,8 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     tester,
     credentialRotation,
     connections,
+    mcpAuth,
+    mcpResource,
     tokens,
     mcp,
     formCache,

@@ -12,7 +12,7 @@ import { operatorRoute, registerOperatorScope } from '../orgs/operator-scope.js'
 import { IdParam } from '../http/path-ids.js';
 import type { SessionsService } from '../sessions/sessions-service.js';
 import { ToolIdParams } from '../tools/schema.js';
-import { CALLBACK_PAGE_CSP, renderCallbackFailure } from './callback-page.js';
+import { MESSAGE_PAGE_CSP, renderMessagePage } from '../http/message-page.js';
 import { CALLBACK_PATH } from './redirect-uri.js';
 import { CallbackQuery, ConnectionStart, ConnectionStatus, Disconnected } from './schema.js';
 import type { ConnectionsService } from './service.js';
@@ -104,14 +104,14 @@ export function registerConnectionRoutes(app: App, deps: { orgAuth: OrgAuth; dev
   // The provider's redirect: a browser navigation, answered with a redirect to the console or a page.
   const errorPage: ErrorPageRenderer = (request, reply, { status, error }) => {
     const message = error && status < 500 ? error.message : 'Something went wrong on our side, and nothing was connected. Start again from the console in a moment.';
-    return sendHtmlPage(request, reply, { status, html: Buffer.from(renderCallbackFailure('The account could not be connected', message, undefined)), csp: CALLBACK_PAGE_CSP }, 'no-store');
+    return sendHtmlPage(request, reply, { status, html: Buffer.from(renderMessagePage('The account could not be connected', message, undefined)), csp: MESSAGE_PAGE_CSP }, 'no-store');
   };
   app.get(CALLBACK_PATH, { schema: { hide: true, querystring: CallbackQuery }, config: { errorFormat: 'html', errorPage } }, async (request, reply) => {
     const session = await sessions.fromRequest(request);
     const outcome = await connections.complete(request.query as Record<string, string | undefined>, session?.id);
     reply.header('Referrer-Policy', 'no-referrer');
     if (outcome.ok) return reply.header('Cache-Control', 'no-store').redirect(outcome.location, 303);
-    const html = Buffer.from(renderCallbackFailure(outcome.title, outcome.message, outcome.back));
-    return sendHtmlPage(request, reply, { status: outcome.status, html, csp: CALLBACK_PAGE_CSP }, 'no-store');
+    const html = Buffer.from(renderMessagePage(outcome.title, outcome.message, outcome.back));
+    return sendHtmlPage(request, reply, { status: outcome.status, html, csp: MESSAGE_PAGE_CSP }, 'no-store');
   });
 }

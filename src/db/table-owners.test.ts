@@ -154,7 +154,7 @@ describe('table ownership: a feature writes only its own tables', () => {
   it('docs/ARCHITECTURE.md shows the same table → owner map', () => {
     const doc = readFileSync(join(SRC, '../docs/ARCHITECTURE.md'), 'utf8');
     const documented: Record<string, string> = {};
-    for (const [, owner, tables] of doc.matchAll(/^\| `(\w+)\/` \| (.+?) \|/gm)) {
+    for (const [, owner, tables] of doc.matchAll(/^\| `([\w-]+)\/` \| (.+?) \|/gm)) {
       for (const [, table] of tables!.matchAll(/`(\w+)`/g)) documented[table!] = owner!;
     }
     expect(documented).toEqual({ ...TABLE_OWNERS });

@@ -1,7 +1,7 @@
 import type { DB } from './tables.js';
 
 /** The feature folders under src/ that own tables. */
-export type TableOwner = 'developers' | 'operators' | 'sessions' | 'oauth' | 'tools' | 'orgs' | 'crm' | 'forms' | 'invocation' | 'models' | 'conversations' | 'webhooks' | 'chat' | 'connections';
+export type TableOwner = 'developers' | 'operators' | 'sessions' | 'oauth' | 'tools' | 'orgs' | 'crm' | 'forms' | 'invocation' | 'models' | 'conversations' | 'webhooks' | 'chat' | 'connections' | 'mcp-auth';
 
 /**
  * Which feature writes each table. The rule: a feature's code (its repos, and the one-statement
@@ -54,4 +54,8 @@ export const TABLE_OWNERS: { readonly [Table in keyof DB]: TableOwner } = {
   webhook_outbox: 'webhooks',
   oauth_connections: 'connections',
   oauth_states: 'connections',
+  mcp_clients: 'mcp-auth',
+  mcp_grants: 'mcp-auth',
+  mcp_codes: 'mcp-auth',
+  mcp_tokens: 'mcp-auth',
 };

@@ -412,6 +412,50 @@ export interface OAuthStatesTable {
   created_at: string;
 }
 
+/** A client registered by Dynamic Client Registration (mcp-auth/). */
+export interface McpClientsTable {
+  id: string;
+  client_name: string;
+  /** JSON array of redirect URIs. */
+  redirect_uris: string;
+  created_at: string;
+  /** When a grant was first made for it; never-used registrations are purged. */
+  used_at: string | null;
+}
+
+/** A person's approval of one MCP client for one agent. */
+export interface McpGrantsTable {
+  id: string;
+  org_id: string;
+  agent_id: string;
+  client_id: string;
+  client_name: string;
+  user_id: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface McpCodesTable {
+  code_hash: string;
+  grant_id: string;
+  client_id: string;
+  redirect_uri: string;
+  code_challenge: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+export interface McpTokensTable {
+  token_hash: string;
+  grant_id: string;
+  /** access | refresh */
+  kind: string;
+  expires_at: string;
+  used_at: string | null;
+  created_at: string;
+}
+
 export interface ToolCallsTable {
   id: string;
   org_id: string;
@@ -662,6 +706,10 @@ export interface DB {
   installation_credentials: InstallationCredentialsTable;
   oauth_connections: OAuthConnectionsTable;
   oauth_states: OAuthStatesTable;
+  mcp_clients: McpClientsTable;
+  mcp_grants: McpGrantsTable;
+  mcp_codes: McpCodesTable;
+  mcp_tokens: McpTokensTable;
   tool_calls: ToolCallsTable;
   agent_keys: AgentKeysTable;
   form_views: FormViewsTable;

@@ -24,9 +24,11 @@ import { named, nameOf } from './schema-name.js';
  * chat widget added four public operations (/api/public/chats/…: 9.6 KB of paths, 4.1 KB of schemas) and the
  * agent its chat settings (2.4 KB). 342 KB once OAuth connections added six operations (an installation's connection
  * and a developer's test account: start, status, disconnect) and an oauth2 tool's provider settings (the input, the
- * answer with `hasClientSecret`, a revision's), and each installation its connection's status.
+ * answer with `hasClientSecret`, a revision's), and each installation its connection's status. 352 KB once MCP hosts'
+ * OAuth added the consent page's two operations and an agent's connected apps (two), and the token endpoint its
+ * authorization code and refresh grants.
  */
-const SIZE_BUDGET_BYTES = 350_000;
+const SIZE_BUDGET_BYTES = 360_000;
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 interface Operation {

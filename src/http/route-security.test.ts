@@ -1,3 +1,4 @@
+import { createMcpAuthRepo } from '../mcp-auth/repo.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { randomBase62 } from '../lib/ids.js';
@@ -113,6 +114,16 @@ const OWNED_RESOURCES: Record<string, Factory> = {
     const ping = await t.app.inject({ method: 'POST', url: `/api/org/webhooks/${wh}/test`, headers: owner.org.auth });
     if (ping.statusCode !== 200) throw new Error(`POST /api/org/webhooks/${wh}/test: ${ping.statusCode} ${ping.body}`);
     return { wh, whd: (ping.json() as { data: { id: string } }).data.id };
+  },
+  // A connected MCP host of an agent: written as an approval writes it (the approval itself needs a person's session).
+  mgr: async (t, owner) => {
+    const agt = (await createAgent(t.app, owner.org)).id;
+    const mgr = `mgr_${randomBase62(20)}`;
+    await createMcpAuthRepo(t.database.db).insertGrant({
+      id: mgr, org_id: owner.org.orgId, agent_id: agt, client_id: 'mcpc_owned', client_name: 'Owned host', user_id: owner.org.operator.id,
+      created_at: t.clock.now().toISOString(), last_used_at: null, revoked_at: null,
+    });
+    return { agt, mgr };
   },
   // A new app each time (made as the portal makes one), so no refused call can touch the app whose tokens the file uses.
   app: async (t, owner) => {

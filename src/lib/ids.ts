@@ -3,10 +3,10 @@ import { randomBytes } from 'node:crypto';
 /** Every id and secret prefix in the system, so leaks and mix-ups are easy to spot. */
 export type IdPrefix =
   | 'dev' | 'app' | 'tool' | 'rev' | 'org' | 'usr' | 'key' | 'agt' | 'frm' | 'cf'
-  | 'pipe' | 'stg' | 'ct' | 'note' | 'opp' | 'sub' | 'call' | 'inst' | 'req' | 'cv' | 'akey' | 'ses' | 'inv' | 'mp' | 'conv' | 'msg' | 'wh' | 'evt' | 'whd' | 'obx' | 'chat' | 'cses' | 'oac';
+  | 'pipe' | 'stg' | 'ct' | 'note' | 'opp' | 'sub' | 'call' | 'inst' | 'req' | 'cv' | 'akey' | 'ses' | 'inv' | 'mp' | 'conv' | 'msg' | 'wh' | 'evt' | 'whd' | 'obx' | 'chat' | 'cses' | 'oac' | 'mgr' | 'mcpc';
 
 /** `chs`: a chat widget visitor's session (issue 22's wire name); `svc_ses`: console session (cookie); `svc_csrf`: its CSRF token; `svc_inv`: invitation link; `svc_rst`: password-reset link. */
-export type SecretPrefix = 'chs' | 'svc_cs' | 'svc_at' | 'svc_org' | 'svc_agt' | 'svc_ses' | 'svc_csrf' | 'svc_inv' | 'svc_rst';
+export type SecretPrefix = 'chs' | 'svc_cs' | 'svc_at' | 'svc_org' | 'svc_agt' | 'svc_ses' | 'svc_csrf' | 'svc_inv' | 'svc_rst' | 'svc_mat' | 'svc_mrt' | 'svc_mac';
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
 

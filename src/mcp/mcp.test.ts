@@ -251,13 +251,13 @@ describe.each(testDialects())('MCP on %s', (dialect) => {
     it('401 with WWW-Authenticate without a key, and with error="invalid_token" for a bad one', async () => {
       const none = await post({});
       expect(none.status).toBe(401);
-      expect(none.headers.get('www-authenticate')).toBe('Bearer realm="switchboard"');
+      expect(none.headers.get('www-authenticate')).toBe('Bearer realm="switchboard", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/mcp", scope="mcp:tools"');
       expect(await none.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000, data: { code: 'UNAUTHORIZED' } } });
 
       for (const bad of [`svc_agt_${'x'.repeat(40)}`, org.apiKey]) {
         const res = await post({ Authorization: `Bearer ${bad}` });
         expect(res.status).toBe(401);
-        expect(res.headers.get('www-authenticate')).toBe('Bearer realm="switchboard", error="invalid_token"');
+        expect(res.headers.get('www-authenticate')).toBe('Bearer realm="switchboard", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/mcp", error="invalid_token", scope="mcp:tools"');
         expect(await res.json()).toMatchObject({ error: { data: { code: 'INVALID_TOKEN' } } });
       }
     });

@@ -88,8 +88,20 @@ async function send(reply: FastifyReply, answer: McpAnswer): Promise<FastifyRepl
  * Every request is authenticated by an agent key (`Authorization: Bearer svc_agt_…`) in an
  * onRequest hook, before the body is read; a present `Origin` must be the service's own.
  */
-export function registerMcpRoutes(app: App, deps: { mcp: McpHandler; agentKeys: Pick<AgentKeysService, 'authenticate'>; publicUrl: string }): void {
-  const { mcp, agentKeys, publicUrl } = deps;
+export function registerMcpRoutes(app: App, deps: {
+  mcp: McpHandler;
+  agentKeys: Pick<AgentKeysService, 'authenticate'>;
+  /** An MCP host's OAuth access token (`svc_mat_…`, mcp-auth/): the agent it was approved for, or undefined. */
+  hostTokens: { authenticate(token: string): Promise<AgentPrincipal | undefined> };
+  publicUrl: string;
+}): void {
+  const { mcp, agentKeys, hostTokens, publicUrl } = deps;
+  // RFC 9728 §5.1: every 401 names the resource's metadata, where a host finds how to get a token.
+  const metadata = `resource_metadata="${publicUrl}/.well-known/oauth-protected-resource/mcp"`;
+  const challenge = (error?: 'invalid_token' | 'invalid_request') =>
+    `Bearer realm="switchboard", ${metadata}${error ? `, error="${error}"` : ''}, scope="mcp:tools"`;
+  const unauthorized = (error: AppError, kind?: 'invalid_token' | 'invalid_request') =>
+    new AppError(error.code, error.message, { headers: { 'WWW-Authenticate': challenge(kind) } });
   const allowedOrigin = new URL(publicUrl).origin;
   const slot = createRequestSlot<{ token: string; principal: AgentPrincipal }>('MCP agent');
 
@@ -106,13 +118,24 @@ export function registerMcpRoutes(app: App, deps: { mcp: McpHandler; agentKeys: 
       );
     }
     if (request.headers.authorization === undefined) {
-      throw missingCredentials('The MCP endpoint needs an agent key: send Authorization: Bearer svc_agt_… (create one with POST /api/org/agents/{id}/keys).');
+      throw unauthorized(missingCredentials('The MCP endpoint needs authorization: an MCP host signs in with OAuth (docs/mcp.md), a script sends an agent key as Authorization: Bearer svc_agt_… (POST /api/org/agents/{id}/keys).'));
     }
     const token = bearerToken(request);
     if (token === undefined) {
-      throw invalidToken('Send the agent key as Authorization: Bearer svc_agt_….');
+      throw unauthorized(invalidToken('Send the token or agent key as Authorization: Bearer ….'), 'invalid_token');
     }
-    slot.set(request, { token, principal: await agentKeys.authenticate(token) });
+    if (token.startsWith('svc_mat_')) {
+      const principal = await hostTokens.authenticate(token);
+      if (!principal) throw unauthorized(invalidToken('The access token is not valid: it expired or was revoked. Authorize again.'), 'invalid_token');
+      slot.set(request, { token, principal });
+      return;
+    }
+    try {
+      slot.set(request, { token, principal: await agentKeys.authenticate(token) });
+    } catch (error) {
+      if (error instanceof AppError && error.status === 401) throw unauthorized(error, 'invalid_token');
+      throw error;
+    }
   };
 
   /** Streamable HTTP's answer to a method a stateless server does not offer, in the route's JSON-RPC error shape. */

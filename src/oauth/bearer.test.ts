@@ -109,9 +109,9 @@ describe.each(testDialects())('bearer tokens on the Developer API (RFC 6750, RFC
       issuer: 'http://localhost:3000',
       token_endpoint: 'http://localhost:3000/api/dev/oauth/token',
       revocation_endpoint: 'http://localhost:3000/api/dev/oauth/revoke',
-      grant_types_supported: ['client_credentials'],
-      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-      scopes_supported: ['tools:read', 'tools:write', 'tools:publish'],
+      grant_types_supported: ['client_credentials', 'authorization_code', 'refresh_token'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      scopes_supported: ['tools:read', 'tools:write', 'tools:publish', 'mcp:tools'],
     });
   });
 });

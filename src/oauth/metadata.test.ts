@@ -110,13 +110,16 @@ function expectRfc8414(metadata: Metadata, publicUrl: string): void {
     }
   }
   // REQUIRED and RECOMMENDED members, with what this server supports.
-  expect(metadata.response_types_supported).toEqual(['token']);
-  expect(metadata.grant_types_supported).toEqual(['client_credentials']);
-  expect(metadata.token_endpoint_auth_methods_supported).toEqual(['client_secret_basic', 'client_secret_post']);
-  expect(metadata.revocation_endpoint_auth_methods_supported).toEqual(['client_secret_basic', 'client_secret_post']);
-  expect(metadata.scopes_supported).toEqual([...SCOPES]);
-  // No grant uses an authorization endpoint, so none is announced.
-  expect(metadata).not.toHaveProperty('authorization_endpoint');
+  // Developer apps' client credentials, and MCP hosts' authorization code flow (public clients, PKCE S256).
+  expect(metadata.response_types_supported).toEqual(['code']);
+  expect(metadata.grant_types_supported).toEqual(['client_credentials', 'authorization_code', 'refresh_token']);
+  expect(metadata.token_endpoint_auth_methods_supported).toEqual(['client_secret_basic', 'client_secret_post', 'none']);
+  expect(metadata.revocation_endpoint_auth_methods_supported).toEqual(['client_secret_basic', 'client_secret_post', 'none']);
+  expect(metadata.scopes_supported).toEqual([...SCOPES, 'mcp:tools']);
+  expect(metadata.code_challenge_methods_supported).toEqual(['S256']);
+  expect(metadata.client_id_metadata_document_supported).toBe(true);
+  expect(metadata.authorization_endpoint).toBe(`${metadata.issuer as string}/oauth/authorize`);
+  expect(metadata.registration_endpoint).toBe(`${metadata.issuer as string}/oauth/register`);
 }
 
 describe('authorization server metadata (RFC 8414)', () => {

@@ -6,6 +6,7 @@ import { AppError } from '../http/errors.js';
 import type { RouteErrorConfig } from '../http/error-handler.js';
 import { addFormBodyParser } from '../http/form-body.js';
 import { OAuthError, RevokeRequest, ServerMetadata, TokenRequest, TokenResponse } from './schema.js';
+import type { TokenResponse as TokenAnswer } from './schema.js';
 import { SCOPES } from './scopes.js';
 import type { ClientCredentials, OAuthService } from './service.js';
 
@@ -62,8 +63,22 @@ function clientCredentials(request: FastifyRequest, body: { client_id?: string; 
   return { clientId: body.client_id, clientSecret: body.client_secret, method: 'client_secret_post' };
 }
 
-export function registerOAuthRoutes(app: App, deps: { oauth: OAuthService; config: { publicUrl: string } }): void {
-  const { oauth, config } = deps;
+/**
+ * The grants of MCP hosts (public clients: a `client_id`, no secret) on the same token and revocation endpoints,
+ * handled by mcp-auth/ and passed in by the composition root.
+ */
+export interface PublicClientGrants {
+  exchangeCode(body: Record<string, string | undefined>): Promise<TokenAnswer>;
+  refresh(body: Record<string, string | undefined>): Promise<TokenAnswer>;
+  /** Whether a token is one of theirs (by its prefix), so revocation needs no client secret. */
+  owns(token: string): boolean;
+  revoke(token: string, clientId: string | undefined): Promise<void>;
+  /** The scopes an MCP token may carry. */
+  scopes: readonly string[];
+}
+
+export function registerOAuthRoutes(app: App, deps: { oauth: OAuthService; config: { publicUrl: string }; publicGrants: PublicClientGrants }): void {
+  const { oauth, config, publicGrants } = deps;
 
   app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
@@ -95,8 +110,10 @@ export function registerOAuthRoutes(app: App, deps: { oauth: OAuthService; confi
       },
       async (request) => {
         const body = request.body;
+        if (body.grant_type === 'authorization_code') return publicGrants.exchangeCode(body as Record<string, string | undefined>);
+        if (body.grant_type === 'refresh_token') return publicGrants.refresh(body as Record<string, string | undefined>);
         if (body.grant_type !== 'client_credentials') {
-          throw new AppError('UNSUPPORTED_GRANT_TYPE', 'grant_type must be client_credentials.');
+          throw new AppError('UNSUPPORTED_GRANT_TYPE', 'grant_type must be client_credentials, authorization_code or refresh_token.');
         }
         return oauth.issueToken(clientCredentials(request, body), body.scope);
       },
@@ -119,7 +136,9 @@ export function registerOAuthRoutes(app: App, deps: { oauth: OAuthService; confi
         },
       },
       async (request, reply) => {
-        await oauth.revokeToken(clientCredentials(request, request.body), request.body.token);
+        // An MCP host's token: a public client, no secret to check (RFC 7009 §5 leaves public clients to the server).
+        if (publicGrants.owns(request.body.token)) await publicGrants.revoke(request.body.token, request.body.client_id);
+        else await oauth.revokeToken(clientCredentials(request, request.body), request.body.token);
         return reply.code(200).send();
       },
     );
@@ -138,20 +157,20 @@ export function registerOAuthRoutes(app: App, deps: { oauth: OAuthService; confi
     },
     async () => ({
       issuer: config.publicUrl,
+      // The authorization code flow is for MCP hosts (docs/mcp.md); developer apps keep client_credentials.
+      authorization_endpoint: `${config.publicUrl}/oauth/authorize`,
       token_endpoint: `${config.publicUrl}/api/dev/oauth/token`,
       revocation_endpoint: `${config.publicUrl}/api/dev/oauth/revoke`,
-      grant_types_supported: ['client_credentials'],
-      // REQUIRED by RFC 8414 §2, yet the client credentials grant has no response type: response
-      // types belong to the authorization endpoint (RFC 7591 §2.1), which this server has none of.
-      // An empty array is no way out: §3.2 says empty members are omitted, and Authlib rejects
-      // both [] and an absent member as missing. "token" is what client-credentials-only servers
-      // publish: a token is all this server hands out, and a client looking for "code" (the
-      // authorization code flow) sees it is not offered. Without an authorization_endpoint no
-      // client can start a flow with it; grant_types_supported says what works.
-      response_types_supported: ['token'],
-      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-      revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-      scopes_supported: [...SCOPES],
+      registration_endpoint: `${config.publicUrl}/oauth/register`,
+      grant_types_supported: ['client_credentials', 'authorization_code', 'refresh_token'],
+      response_types_supported: ['code'],
+      code_challenge_methods_supported: ['S256'],
+      client_id_metadata_document_supported: true,
+      authorization_response_iss_parameter_supported: true,
+      // `none`: MCP hosts are public clients (PKCE binds their codes).
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      scopes_supported: [...SCOPES, ...publicGrants.scopes],
       service_documentation: `${config.publicUrl}/docs`,
     }),
   );

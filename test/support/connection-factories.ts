@@ -14,15 +14,17 @@ export interface ConsolePerson {
   send(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object): Promise<LightMyRequestResponse>;
 }
 
-export async function signUpPerson(app: App, who: { email: string; organizationName?: string; developer?: boolean }): Promise<ConsolePerson> {
+/** `origin`: the console's (PUBLIC_URL's origin); the test context's default when left out. */
+export async function signUpPerson(app: App, who: { email: string; organizationName?: string; developer?: boolean; origin?: string }): Promise<ConsolePerson> {
+  const origin = who.origin ?? CONSOLE_ORIGIN;
   const res = await app.inject({
-    method: 'POST', url: '/api/auth/signup', headers: { origin: CONSOLE_ORIGIN },
+    method: 'POST', url: '/api/auth/signup', headers: { origin },
     payload: { email: who.email, password: 'violet kettle marathon', name: 'Olive', ...(who.organizationName ? { organizationName: who.organizationName } : {}), ...(who.developer ? { developer: true } : {}) },
   });
   if (res.statusCode !== 201) throw new Error(`sign-up failed: ${res.statusCode} ${res.body}`);
   const cookie = /^svc_session=[^;]*/.exec(String(res.headers['set-cookie']))![0];
   const data = res.json().data as { csrfToken: string; organization?: { id: string } | null };
-  const headers = { origin: CONSOLE_ORIGIN, cookie, 'x-csrf-token': data.csrfToken };
+  const headers = { origin, cookie, 'x-csrf-token': data.csrfToken };
   return {
     cookie,
     headers,

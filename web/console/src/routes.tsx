@@ -73,6 +73,8 @@ export const routes: RouteObject[] = [
           { path: 'reset-password', lazy: page(() => import('./pages/auth/ResetRequest')) },
           { path: 'reset-password/:token', lazy: page(() => import('./pages/auth/ResetConfirm')) },
           { path: 'invitations/:token', lazy: page(() => import('./pages/auth/AcceptInvitation')) },
+          // OAuth 2.1 for /mcp: the consent page an MCP host's authorization request lands on (signed in: its own guard).
+          { path: 'authorize', lazy: page(() => import('./pages/oauth/Authorize')) },
         ],
       },
       {

@@ -1777,6 +1777,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/mcp-authorization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An MCP host's authorization request, for the consent page
+         * @description The console's consent page reads who asks (as the app describes itself: not verified), where the answer goes, and the agents the signed-in person may give it. Session only.
+         */
+        get: operations["getMcpAuthorization"];
+        put?: never;
+        /**
+         * Approve or deny an MCP host
+         * @description The consent page's decision, with every parameter of the request again (checked again here) and, to approve, the agent. Answers where the browser goes next. Session and X-CSRF-Token only.
+         */
+        post: operations["decideMcpAuthorization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org/agents/{id}/mcp-grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An agent's connected apps
+         * @description The MCP hosts a person approved for this agent (docs/mcp.md): client as it names itself, who approved, when, last used. 404 AGENT_NOT_FOUND.
+         */
+        get: operations["listMcpGrants"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org/agents/{id}/mcp-grants/{grant_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a connected app
+         * @description Ends the app's access at once: its tokens stop working and it must be approved again. 404 NOT_FOUND.
+         */
+        delete: operations["revokeMcpGrant"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/org/forms": {
         parameters: {
             query?: never;
@@ -2221,9 +2285,14 @@ export interface components {
         };
         AuthorizationServerMetadata: {
             issuer: string;
+            authorization_endpoint: string;
             token_endpoint: string;
             revocation_endpoint: string;
+            registration_endpoint: string;
             grant_types_supported: string[];
+            code_challenge_methods_supported: string[];
+            client_id_metadata_document_supported: boolean;
+            authorization_response_iss_parameter_supported: boolean;
             response_types_supported: string[];
             token_endpoint_auth_methods_supported: string[];
             revocation_endpoint_auth_methods_supported: string[];
@@ -3249,6 +3318,53 @@ export interface components {
             success: true;
             data: components["schemas"]["MaybeSessionInfo"];
         };
+        McpAuthorizationAnswer: {
+            /** @description Where the browser goes next: the app's redirect URI with `code` or `error`, `state` and `iss`. */
+            redirectTo: string;
+        };
+        McpAuthorizationAnswerResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["McpAuthorizationAnswer"];
+        };
+        McpAuthorizationDecision: {
+            response_type?: string;
+            client_id?: string;
+            redirect_uri?: string;
+            code_challenge?: string;
+            code_challenge_method?: string;
+            state?: string;
+            scope?: string;
+            resource?: string;
+            /** @description The agent the host may use; required to approve. */
+            agentId?: string;
+            decision: "approve" | "deny";
+        };
+        McpAuthorizationDetails: {
+            client: {
+                id: string;
+                name: string;
+                logoUri: string | null;
+                /** @enum {boolean} */
+                verified: false;
+            };
+            redirectHost: string;
+            organization: {
+                id: string;
+                name: string;
+            };
+            agents: {
+                id: string;
+                name: string;
+            }[];
+            permissions: string[];
+            resource: string;
+        };
+        McpAuthorizationDetailsResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["McpAuthorizationDetails"];
+        };
         /** @description An HTTP-level refusal, as a JSON-RPC error. */
         McpError: {
             /** @enum {string} */
@@ -3265,6 +3381,40 @@ export interface components {
                     requestId: string;
                 };
             };
+        };
+        McpGrant: {
+            /** @description `mgr_…` */
+            id: string;
+            client: {
+                id: string;
+                /** @description As the app names itself: not verified. */
+                name: string;
+            };
+            approvedBy: {
+                id: string;
+                name: string;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            lastUsedAt: string | null;
+        };
+        McpGrantList: {
+            items: components["schemas"]["McpGrant"][];
+        };
+        McpGrantListResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["McpGrantList"];
+        };
+        McpGrantRevoked: {
+            id: string;
+            /** @enum {boolean} */
+            revoked: true;
+        };
+        McpGrantRevokedResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["McpGrantRevoked"];
         };
         /** @description A JSON-RPC 2.0 message of the Model Context Protocol (Streamable HTTP, stateless): see docs/mcp.md. */
         McpMessage: unknown;
@@ -3890,22 +4040,29 @@ export interface components {
             data: components["schemas"]["SubmitResult"];
         };
         TokenRequest: {
-            /** @description Must be `client_credentials`. */
+            /** @description `client_credentials` (developer apps), or `authorization_code` and `refresh_token` (MCP hosts, public clients: see docs/mcp.md). */
             grant_type: string;
             client_id?: string;
             client_secret?: string;
             /** @description Space-separated, from: tools:read tools:write tools:publish. Omit for every scope the app is allowed. */
             scope?: string;
+            code?: string;
+            redirect_uri?: string;
+            code_verifier?: string;
+            refresh_token?: string;
+            resource?: string;
         } & {
             [key: string]: unknown;
         };
         TokenResponse: {
-            /** @description Opaque bearer token (`svc_at_…`). */
+            /** @description Opaque bearer token (`svc_at_…`; `svc_mat_…` for an MCP host). */
             access_token: string;
             /** @enum {string} */
             token_type: "Bearer";
             /** @description Seconds: 3600. */
             expires_in: number;
+            /** @description MCP hosts only (`svc_mrt_…`): single-use, a new one comes with each refresh. */
+            refresh_token?: string;
             /** @description Granted scopes, space-separated. */
             scope: string;
         };
@@ -12354,6 +12511,232 @@ export interface operations {
                     "application/json": components["schemas"]["McpError"];
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMcpAuthorization: {
+        parameters: {
+            query?: {
+                response_type?: string;
+                client_id?: string;
+                redirect_uri?: string;
+                code_challenge?: string;
+                code_challenge_method?: string;
+                state?: string;
+                scope?: string;
+                resource?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpAuthorizationDetailsResponse"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    decideMcpAuthorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["McpAuthorizationDecision"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpAuthorizationAnswerResponse"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMcpGrants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The agent id (`agt_…`).
+                 * @example agt_3kTMd92nqLx0aPz8Vb1c
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpGrantListResponse"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeMcpGrant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The agent id (`agt_…`).
+                 * @example agt_3kTMd92nqLx0aPz8Vb1c
+                 */
+                id: string;
+                /**
+                 * @description The connected app id (`mgr_…`).
+                 * @example mgr_3kTMd92nqLx0aPz8Vb1c
+                 */
+                grant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpGrantRevokedResponse"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -8,6 +8,19 @@ describe('format helpers', () => {
     expect(safeNext('https://evil.example')).toBe('/');
     expect(safeNext('//evil.example')).toBe('/');
     expect(safeNext('/\\evil.example')).toBe('/');
+    // An MCP host's consent page, query and all.
+    const authorize = '/authorize?response_type=code&client_id=https%3A%2F%2Fclaude.ai%2Fmeta&redirect_uri=https%3A%2F%2Fclaude.ai%2Fcb&state=a%2Fb';
+    expect(safeNext(authorize)).toBe(authorize);
+    // The browser's address (under /app) is taken too, as the router's path.
+    expect(safeNext(`/app${authorize}`)).toBe(authorize);
+    expect(safeNext('/app')).toBe('/');
+    expect(safeNext('/app//evil.example')).toBe('/');
+    expect(safeNext('/app/\\evil.example')).toBe('/');
+    // Control characters browsers drop would turn these into //evil.example.
+    expect(safeNext('/\t/evil.example')).toBe('/');
+    expect(safeNext('/\n/evil.example')).toBe('/');
+    expect(safeNext('javascript:alert(1)')).toBe('/');
+    expect(safeNext('')).toBe('/');
   });
 
   it('shows conversion as a percentage, a dash without views', () => {

@@ -29,10 +29,24 @@ export function displayValue(value: unknown): string {
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
-/** A local path to go back to after sign-in (never another site: `//host` and `/\host` are refused); otherwise `/`, where Home picks the person's area. */
+/**
+ * A console path to go back to after sign-in or sign-up (the router's, under /app: `/authorize?client_id=…`);
+ * `/app/…` as the browser's address has it is taken too. Never another site: `//host`, `/\host`, a full URL,
+ * control characters (which browsers drop, so `/\t/host` would become `//host`) and anything that does not stay
+ * on this origin are refused; then `/`, where Home picks the person's area.
+ */
 export function safeNext(next: string | null): string {
-  if (!next || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return '/';
-  return next;
+  if (!next) return '/';
+  const path = next === '/app' ? '/' : next.startsWith('/app/') ? next.slice(4) : next;
+  if (!path.startsWith('/') || path.startsWith('//') || path.startsWith('/\\') || /\p{Cc}/u.test(path)) return '/';
+  const base = 'https://console.invalid';
+  try {
+    const url = new URL(path, base);
+    if (url.origin !== base) return '/';
+  } catch {
+    return '/';
+  }
+  return path;
 }
 
 /** "1 view", "3 views". */

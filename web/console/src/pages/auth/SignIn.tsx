@@ -59,7 +59,7 @@ export default function SignInPage() {
         <Link to="/reset-password">Forgot your password?</Link>
       </p>
       <p className="alt">
-        New to Switchboard? <Link to="/signup">Create an account</Link>
+        New to Switchboard? <Link to={next === '/' ? '/signup' : `/signup?next=${encodeURIComponent(next)}`}>Create an account</Link>
       </p>
     </Page>
   );

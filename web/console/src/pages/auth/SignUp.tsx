@@ -1,17 +1,21 @@
 import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
-import { Link, Navigate, useNavigate } from 'react-router';
+import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
 import { api } from '../../api/client';
 import { homeOf, useSession, useSessionActions } from '../../api/session';
 import type { Session } from '../../api/types';
 import { FormError, TextField } from '../../components/fields';
 import { Page } from '../../components/Page';
 import { emailProblem, passwordProblem, PASSWORD_MIN } from '../../lib/errors';
+import { safeNext } from '../../lib/format';
 import { useNotify } from '../../lib/notices';
 import { useFormErrors } from '../../lib/useFormErrors';
 
 export default function SignUpPage() {
   const notify = useNotify();
+  // Where the person was going (an app's consent page, from sign-in's "Create an account"); else their area's home.
+  const [params] = useSearchParams();
+  const next = safeNext(params.get('next'));
   const session = useSession();
   const { start } = useSessionActions();
   const navigate = useNavigate();
@@ -32,13 +36,13 @@ export default function SignUpPage() {
       ),
     onSuccess: (data) => {
       start(data);
-      navigate(homeOf(data), { replace: true });
+      navigate(next === '/' ? homeOf(data) : next, { replace: true });
       notify(data.organization ? `Welcome to Switchboard. ${data.organization.name} is ready.` : 'Welcome to Switchboard. Your developer account is ready.');
     },
   });
   const errors = useFormErrors(['name', 'email', 'organizationName', 'password'], signUp.error);
 
-  if (session.data && !signUp.isPending && !signUp.isSuccess) return <Navigate to={homeOf(session.data)} replace />;
+  if (session.data && !signUp.isPending && !signUp.isSuccess) return <Navigate to={next === '/' ? homeOf(session.data) : next} replace />;
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -95,7 +99,7 @@ export default function SignUpPage() {
         </button>
       </form>
       <p className="alt">
-        Already have an account? <Link to="/signin">Sign in</Link>
+        Already have an account? <Link to={next === '/' ? '/signin' : `/signin?next=${encodeURIComponent(next)}`}>Sign in</Link>
       </p>
     </Page>
   );

@@ -13,16 +13,19 @@ import { useNotify } from '../../lib/notices';
 import { useFormErrors } from '../../lib/useFormErrors';
 import { fetchAgentKeys, fetchAgentTools, fetchInstallations, toolKeys } from './api';
 import type { AgentKey, CreatedAgentKey, Installation } from '../../api/types';
+import { ConnectedApps, McpUrl } from './ConnectedApps';
 import { connectionStatus, mcpConfig } from './format';
 import './tools.css';
 import { usePublicUrl } from '../../api/session';
 
-/** The agent page's "Tools and MCP": the tools it can call now, and its agent keys for MCP clients. */
+/** The agent page's "Tools and MCP": the tools it can call now, the URL for MCP hosts and the apps connected through it, and its agent keys for scripts and other MCP clients. */
 export function AgentToolsSection({ agentId, agentName }: { agentId: string; agentName: string }) {
   return (
     <section className="card tools-section" aria-labelledby="sec-agent-tools">
       <h2 id="sec-agent-tools">Tools and MCP</h2>
       <AgentTools agentId={agentId} />
+      <McpUrl />
+      <ConnectedApps agentId={agentId} agentName={agentName} />
       <AgentKeys agentId={agentId} agentName={agentName} />
     </section>
   );

@@ -1,9 +1,9 @@
 import { escapeHtml as e } from '../lib/html.js';
-import { styleHash } from '../http/html-page.js';
+import { styleHash } from './html-page.js';
 
 /**
- * The page a person sees when a connection could not be made: what happened, in a sentence, and the way back. No
- * script; its one style by hash; never framed; nothing the provider sent is shown but its short error code, escaped.
+ * A page that tells a person, in a sentence, why a browser flow stopped (an OAuth connection's callback, an MCP
+ * host's authorization request), and the way back. No script; its one style by hash; never framed; every text escaped.
  */
 const STYLE = [
   ':root{color-scheme:light;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;line-height:1.5;color:#1b1f24;background:#fff}',
@@ -11,7 +11,7 @@ const STYLE = [
   'a{color:#0b4fc4}a:hover{color:#083a91}:focus-visible{outline:3px solid #1d4ed8;outline-offset:2px}',
 ].join('');
 
-export const CALLBACK_PAGE_CSP = [
+export const MESSAGE_PAGE_CSP = [
   "default-src 'none'",
   `style-src ${styleHash(STYLE)}`,
   "frame-ancestors 'none'",
@@ -19,7 +19,7 @@ export const CALLBACK_PAGE_CSP = [
   "form-action 'none'",
 ].join('; ');
 
-export function renderCallbackFailure(title: string, message: string, back: { href: string; label: string } | undefined): string {
+export function renderMessagePage(title: string, message: string, back: { href: string; label: string } | undefined): string {
   const link = back ? `<p><a href="${e(back.href)}">${e(back.label)}</a></p>` : '<p><a href="/app/">Open the console</a></p>';
   return (
     '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">' +
