@@ -14,6 +14,11 @@ import { createTool, publishTool } from '../../test/support/tools-factories.js';
  * the tool endpoint; the access token expires and the SDK refreshes by itself; revoking the app in the console makes
  * the next call 401.
  */
+const REVISIONS = [
+  { revision: '2025-11-25', options: {} },
+  { revision: '2026-07-28', options: { versionNegotiation: { mode: { pin: '2026-07-28' } } } },
+] as const;
+
 type OAuthTokens = NonNullable<Awaited<ReturnType<OAuthClientProvider['tokens']>>>;
 
 class TestProvider implements OAuthClientProvider {
@@ -71,16 +76,17 @@ describe.each(testDialects())('an MCP host authorizes with OAuth on %s', (dialec
     return new URL(decided.json().data.redirectTo as string);
   }
 
-  it('does the whole dance with the SDK, refreshes after expiry, and is refused once the app is revoked', async () => {
+  it.each(REVISIONS)('does the whole dance with the SDK on $revision, refreshes after expiry, and is refused once the app is revoked', async ({ revision, options }) => {
     const provider = new TestProvider('http://127.0.0.1:9/callback');
+    const sentBefore = endpoint.requests.length;
     const connect = async () => {
-      const client = new Client({ name: 'sdk-test', version: '1.0.0' });
+      const client = new Client({ name: 'sdk-test', version: '1.0.0' }, options);
       await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { authProvider: provider }));
       return client;
     };
 
     const first = new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { authProvider: provider });
-    await expect(new Client({ name: 'sdk-test', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(new Client({ name: 'sdk-test', version: '1.0.0' }, options).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
     expect(provider.information?.client_id).toMatch(/^mcpc_/);
     const url = provider.authorizationUrl!;
     expect(Object.fromEntries(url.searchParams)).toMatchObject({ code_challenge_method: 'S256', resource: `${t.url}/mcp`, response_type: 'code' });
@@ -91,11 +97,12 @@ describe.each(testDialects())('an MCP host authorizes with OAuth on %s', (dialec
     expect(provider.stored?.access_token).toMatch(/^svc_mat_/);
 
     const client = await connect();
+    expect(client.getNegotiatedProtocolVersion()).toBe(revision);
     const tools = await client.listTools();
     expect(tools.tools.map((tool) => tool.name)).toEqual(['quote']);
     const called = await client.callTool({ name: 'quote', arguments: {} });
     expect(called.structuredContent).toEqual({ price: 12.5 });
-    expect(endpoint.requests).toHaveLength(1);
+    expect(endpoint.requests.length - sentBefore).toBe(1);
 
     const grants = (await owner.send('GET', `/api/org/agents/${agentId}/mcp-grants`)).json().data.items;
     expect(grants).toMatchObject([{ client: { name: 'SDK test host' }, approvedBy: { name: 'Olive' }, lastUsedAt: expect.any(String) }]);
