@@ -92,7 +92,7 @@ export function initialAgent(agents: readonly { id: string }[]): string | null {
 }
 
 /** Schemes that would run script or show content in the console's own page: never followed. */
-const UNSAFE_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'blob:', 'file:', 'about:', 'filesystem:']);
+const UNSAFE_SCHEME = /^(?:(?:java|vb)script|data|blob|file|about|filesystem):$/;
 
 /**
  * Where the tab may go after a decision: an absolute URL that leaves the console (the client's redirect URI:
@@ -107,7 +107,7 @@ export function safeRedirect(redirectTo: unknown): string | null {
   } catch {
     return null;
   }
-  if (UNSAFE_SCHEMES.has(url.protocol)) return null;
+  if (UNSAFE_SCHEME.test(url.protocol)) return null;
   return url.href;
 }
 
