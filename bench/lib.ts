@@ -240,6 +240,41 @@ export async function sequentialLatency(options: { url: string; method: 'POST'; 
   }
 }
 
+/**
+ * Like `sequentialLatency` for several requests at once, interleaved: each round sends every request once, one
+ * after another (each over its own keep-alive connection, the order turned every round), so a busy moment on a
+ * shared machine touches them all alike. Results in the order of `requests`.
+ */
+export async function interleavedLatency(requests: Array<{ url: string; method: 'POST'; headers: Record<string, string>; body: string; ca?: string }>, calls = 2000): Promise<SequentialResult[]> {
+  const senders = requests.map((options) => {
+    const url = new URL(options.url);
+    const pool = new Pool(url.origin, { connections: 1, ...(options.ca ? { connect: { ca: [options.ca] } } : {}) });
+    const once = async () => {
+      const response = await pool.request({ path: url.pathname, method: options.method, headers: options.headers, body: options.body });
+      await response.body.arrayBuffer();
+      if (response.statusCode >= 300) throw new Error(`${options.url} answered ${response.statusCode}`);
+    };
+    return { pool, once, times: [] as number[] };
+  });
+  try {
+    for (let i = 0; i < 200; i++) for (const sender of senders) await sender.once();
+    for (let i = 0; i < calls; i++) {
+      for (const sender of i % 2 === 0 ? senders : [...senders].reverse()) {
+        const started = performance.now();
+        await sender.once();
+        sender.times.push(performance.now() - started);
+      }
+    }
+    return senders.map(({ times }) => {
+      times.sort((a, b) => a - b);
+      const at = (p: number) => times[Math.min(times.length - 1, Math.ceil(p * times.length) - 1)]!;
+      return { p50: at(0.5), p99: at(0.99), calls };
+    });
+  } finally {
+    await Promise.all(senders.map(({ pool }) => pool.close()));
+  }
+}
+
 export interface Row {
   scenario: string;
   result: LoadResult;

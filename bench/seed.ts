@@ -8,7 +8,8 @@ import { execFileSync } from 'node:child_process';
 
 export interface BenchAccounts {
   app: { clientId: string; clientSecret: string };
-  org: { orgId: string; apiKey: string };
+  /** `email` and `password`: the organization's owner, who can sign in to the console (bench/oauth-connection.ts). */
+  org: { orgId: string; apiKey: string; email: string; password: string };
 }
 
 /** Runs `switchboard <args> --json` against the benchmark's data (its env). */
@@ -22,8 +23,9 @@ export function seedAccounts(env: Record<string, string>): BenchAccounts {
   const stamp = Date.now();
   cli('developer', 'create', '--email', `bench-dev-${stamp}@example.com`, '--password', 'benchmark-password', '--name', 'Bench');
   const app = cli('app', 'create', '--developer', `bench-dev-${stamp}@example.com`, '--name', 'Bench');
-  const org = cli('org', 'create', '--name', 'Bench Shop', '--email', `bench-op-${stamp}@example.com`, '--password', 'benchmark-password');
-  return { app: { clientId: app.clientId, clientSecret: app.clientSecret }, org: { orgId: org.orgId, apiKey: org.apiKey } };
+  const ownerEmail = `bench-op-${stamp}@example.com`;
+  const org = cli('org', 'create', '--name', 'Bench Shop', '--email', ownerEmail, '--password', 'benchmark-password');
+  return { app: { clientId: app.clientId, clientSecret: app.clientSecret }, org: { orgId: org.orgId, apiKey: org.apiKey, email: ownerEmail, password: 'benchmark-password' } };
 }
 
 /** A JSON call to the server; anything but 2xx throws. */
@@ -36,14 +38,21 @@ export async function benchApi(serverUrl: string, method: string, path: string, 
   return ((await res.json()) as { data: unknown }).data;
 }
 
-/** Publishes `shipping_quote` (weightKg, country) at `toolUrl` and installs it for a new agent. */
-export async function publishQuoteTool(serverUrl: string, accounts: BenchAccounts, toolUrl: string): Promise<{ toolId: string; agentId: string }> {
+/** An access token of the benchmark's developer app (client credentials), for the Developer API. */
+export async function developerToken(serverUrl: string, accounts: BenchAccounts): Promise<string> {
   const tokenRes = await fetch(`${serverUrl}/api/dev/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ grant_type: 'client_credentials', client_id: accounts.app.clientId, client_secret: accounts.app.clientSecret }).toString(),
   });
-  const devToken = ((await tokenRes.json()) as { access_token: string }).access_token;
+  return ((await tokenRes.json()) as { access_token: string }).access_token;
+}
+
+/**
+ * Creates and publishes a tool shaped like `shipping_quote` (weightKg, country) at `toolUrl`, under another name and
+ * with other fields when given (`authType`, `oauth`): its id.
+ */
+export async function publishQuoteShapedTool(serverUrl: string, devToken: string, toolUrl: string, fields: Record<string, unknown> = {}): Promise<string> {
   const created = await benchApi(serverUrl, 'POST', '/api/dev/tools', devToken, {
     name: 'shipping_quote',
     description: 'Returns a shipping quote for a parcel: weight in kilograms and destination country.',
@@ -53,12 +62,19 @@ export async function publishQuoteTool(serverUrl: string, accounts: BenchAccount
       { name: 'weightKg', type: 'number', description: 'Parcel weight in kilograms.', required: true },
       { name: 'country', type: 'string', description: 'ISO 3166 alpha-2 destination.', required: true },
     ],
+    ...fields,
   });
   await benchApi(serverUrl, 'POST', `/api/dev/tools/${created.id}/publish`, devToken, {});
+  return created.id as string;
+}
+
+/** Publishes `shipping_quote` (weightKg, country) at `toolUrl` and installs it for a new agent. */
+export async function publishQuoteTool(serverUrl: string, accounts: BenchAccounts, toolUrl: string): Promise<{ toolId: string; agentId: string }> {
+  const toolId = await publishQuoteShapedTool(serverUrl, await developerToken(serverUrl, accounts), toolUrl);
   const agent = await benchApi(serverUrl, 'POST', '/api/org/agents', accounts.org.apiKey, {
     name: 'Bench bot',
     branding: { name: 'Bench', primaryColor: '#1a73e8', backgroundColor: '#ffffff', textColor: '#202124', logoUrl: 'https://bench.example/logo.png' },
   });
-  await benchApi(serverUrl, 'POST', '/api/org/installations', accounts.org.apiKey, { toolId: created.id });
-  return { toolId: created.id, agentId: agent.id };
+  await benchApi(serverUrl, 'POST', '/api/org/installations', accounts.org.apiKey, { toolId });
+  return { toolId, agentId: agent.id };
 }
