@@ -121,5 +121,16 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', SECRETS_KEY: KEY, DATA_DIR: dataDir() })).toThrow(/PUBLIC_URL must be the service's https:\/\/ address .*the default/);
     expect(() => loadConfig({ NODE_ENV: 'production', SECRETS_KEY: KEY, DATA_DIR: dataDir(), PUBLIC_URL: 'http://sb.example.com' })).toThrow(/PUBLIC_URL must be the service's https:\/\/ address/);
     expect(loadConfig({ NODE_ENV: 'production', SECRETS_KEY: KEY, DATA_DIR: dataDir(), PUBLIC_URL: 'https://sb.example.com' }).publicUrl).toBe('https://sb.example.com');
+    // A cheaper password hash is for tests and development: production keeps OWASP's cost or more.
+    expect(() => loadConfig({ NODE_ENV: 'production', SECRETS_KEY: KEY, DATA_DIR: dataDir(), PUBLIC_URL: 'https://sb.example.com', PASSWORD_HASH_COST: '16' }))
+      .toThrow('PASSWORD_HASH_COST below 17 is for tests and local development and cannot be set when NODE_ENV=production.');
+    expect(loadConfig({ NODE_ENV: 'production', SECRETS_KEY: KEY, DATA_DIR: dataDir(), PUBLIC_URL: 'https://sb.example.com', PASSWORD_HASH_COST: '18' }).passwordHashCost).toBe(18);
+  });
+
+  it('hashes passwords at scrypt N=2^17 unless PASSWORD_HASH_COST says otherwise, within 2^10–2^20', () => {
+    expect(loadConfig({ DATA_DIR: dataDir() }).passwordHashCost).toBe(17);
+    expect(loadConfig({ DATA_DIR: dataDir(), PASSWORD_HASH_COST: '10' }).passwordHashCost).toBe(10);
+    expect(() => loadConfig({ DATA_DIR: dataDir(), PASSWORD_HASH_COST: '9' })).toThrow(/PASSWORD_HASH_COST must be a whole number/);
+    expect(() => loadConfig({ DATA_DIR: dataDir(), PASSWORD_HASH_COST: '21' })).toThrow(/PASSWORD_HASH_COST must be a whole number/);
   });
 });

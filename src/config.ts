@@ -5,6 +5,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { DEFAULT_DATABASE_LIMITS, type DatabaseLimits } from './db/limits.js';
 import type { TrustProxy } from './http/proxy-peers.js';
 import { makeDataDir } from './lib/data-dir.js';
+import { DEFAULT_PASSWORD_HASH_COST } from './lib/hashing.js';
 import type { MetricsConfig } from './metrics/metrics.js';
 import type { SessionLimits } from './sessions/sessions-service.js';
 
@@ -41,6 +42,8 @@ export interface Config {
   /** MODEL_ALLOW_PRIVATE_ENDPOINTS: model provider base URLs on private addresses, and plain http:// to a local one (development only). */
   modelAllowPrivateEndpoints: boolean;
   toolCaFile: string | undefined;
+  /** PASSWORD_HASH_COST: log2 of scrypt's N for new password hashes (lib/hashing.ts); 17 unless tests or development lower it. */
+  passwordHashCost: number;
   toolCallTimeoutMs: number;
   /** MODEL_TIMEOUT_MS: time limit of one request to a model provider (a streamed answer included). */
   modelTimeoutMs: number;
@@ -274,6 +277,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (production && toolCaFile) {
     throw new ConfigError('TOOL_CA_FILE is for local development and tests and cannot be set when NODE_ENV=production.');
   }
+  const passwordHashCost = integer(env, 'PASSWORD_HASH_COST', DEFAULT_PASSWORD_HASH_COST, 10, 20);
+  if (production && passwordHashCost < DEFAULT_PASSWORD_HASH_COST) {
+    throw new ConfigError(`PASSWORD_HASH_COST below ${DEFAULT_PASSWORD_HASH_COST} is for tests and local development and cannot be set when NODE_ENV=production.`);
+  }
   if (toolCaFile && !existsSync(toolCaFile)) throw new ConfigError(`TOOL_CA_FILE points to a missing file: ${toolCaFile}`);
 
   const secrets = loadSecretsKey(env, production, dataDir);
@@ -303,6 +310,7 @@ export function loadConfig(env: Env = process.env): Config {
     toolAllowPrivateEndpoints,
     modelAllowPrivateEndpoints,
     toolCaFile,
+    passwordHashCost,
     toolCallTimeoutMs: integer(env, 'TOOL_CALL_TIMEOUT_MS', 15000, 1000, 30000),
     modelTimeoutMs: integer(env, 'MODEL_TIMEOUT_MS', 120000, 1000, 600000),
     http: httpLimits(env),

@@ -162,7 +162,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
 
   // The token endpoint notes each app's last token time through the owner of `apps`.
   const oauth = createOAuthService({ repo: repos.oauth, clock, apps: repos.apps });
-  const passwords = createPasswordPolicy(loadCommonPasswords());
+  const passwords = createPasswordPolicy(loadCommonPasswords(), config.passwordHashCost);
   const developers = createDevelopersService({ repo: repos.developers, transact, people: repos.operators, passwords, clock });
   // The portal's apps (/api/dev/apps): deleting one, narrowing its scopes or rotating without grace ends tokens in the same transaction.
   const apps = createAppsService({ repo: repos.apps, transact, clock });
@@ -190,7 +190,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   const orgAuth = createOrgAuth({ repo: repos.orgs, clock, keyCache, sessions: sessions.resolver });
   // The CRM and forms ask it for an org's default country and an agent's brand. A change of the
   // default country notifies `changes`: live forms are cached with it.
-  const orgs = createOrgsService({ repo: repos.orgs, transact, found: foundOrg, clock, changes, tokensUsedOn: repos.conversations.tokensUsedOn });
+  const orgs = createOrgsService({ repo: repos.orgs, transact, found: foundOrg, clock, changes, tokensUsedOn: repos.conversations.tokensUsedOn, passwords });
 
   // ── Console accounts ── (sign-up makes an org through `orgs`, as the CLI's org create does)
   // Reset requests do their lookup, writes and email here, after the answer (operators-service.ts says why).

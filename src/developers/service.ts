@@ -4,7 +4,7 @@ import { isoNow, type Clock } from '../lib/clock.js';
 import { isUniqueViolation } from '../db/query-helpers.js';
 import type { UsersTable } from '../db/tables.js';
 import type { Transact } from '../db/transaction-runner.js';
-import { hashPassword, verifyPassword } from '../lib/hashing.js';
+import { verifyPassword } from '../lib/hashing.js';
 import type { PasswordPolicy } from '../lib/passwords.js';
 import { newId } from '../lib/ids.js';
 import { SCOPES, parseScopeList } from '../oauth/scopes.js';
@@ -108,7 +108,7 @@ export function createDevelopersService(deps: DevelopersDeps) {
     }
     const refusal = passwords.refusal(input.password);
     if (refusal !== undefined) throw new AppError('VALIDATION_ERROR', refusal, { field: 'password' });
-    const user = { id: newId('usr'), org_id: null, role: null, email, name, password_hash: await hashPassword(input.password), created_at: isoNow(clock) };
+    const user = { id: newId('usr'), org_id: null, role: null, email, name, password_hash: await passwords.hash(input.password), created_at: isoNow(clock) };
     try {
       return await transact(async (repos) => {
         await repos.operators.insertUser(user);

@@ -77,7 +77,7 @@ describe('secrets rotate', () => {
   };
 
   it('refuses to finish without the previous key, naming what it could not read, and changes nothing', async () => {
-    const run = runCliWith(dataDir, { env: { SECRETS_KEY: NEW_KEY } }, 'secrets', 'rotate', '--json');
+    const run = await runCliWith(dataDir, { env: { SECRETS_KEY: NEW_KEY } }, 'secrets', 'rotate', '--json');
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stderr)).toMatchObject({ success: false, error: expect.stringContaining('set SECRETS_KEY_PREVIOUS') });
     expect(run.stderr).not.toContain(SECRET);
@@ -85,13 +85,13 @@ describe('secrets rotate', () => {
   });
 
   it('re-encrypts every credential under the new key; calls keep working with the new key alone', async () => {
-    const run = runCliWith(dataDir, { env: { SECRETS_KEY: NEW_KEY, SECRETS_KEY_PREVIOUS: OLD_KEY } }, 'secrets', 'rotate', '--json');
+    const run = await runCliWith(dataDir, { env: { SECRETS_KEY: NEW_KEY, SECRETS_KEY_PREVIOUS: OLD_KEY } }, 'secrets', 'rotate', '--json');
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ reencrypted: 1, keyId: keyIdOf(Buffer.from(NEW_KEY, 'base64')) });
     expect(await keyIds()).toEqual([{ key_id: keyIdOf(Buffer.from(NEW_KEY, 'base64')) }]);
 
-    const again = runCliWith(dataDir, { env: { SECRETS_KEY: NEW_KEY, SECRETS_KEY_PREVIOUS: OLD_KEY } }, 'secrets', 'rotate', '--json');
+    const again = await runCliWith(dataDir, { env: { SECRETS_KEY: NEW_KEY, SECRETS_KEY_PREVIOUS: OLD_KEY } }, 'secrets', 'rotate', '--json');
     expect(JSON.parse(again.stdout)).toMatchObject({ reencrypted: 0 });
 
     endpoint.reset();

@@ -13,14 +13,22 @@ export function hashSecret(secret: string): string {
   return hash('sha256', secret, 'hex');
 }
 
-// OWASP's scrypt baseline: N=2^17, r=8, p=1.
-const SCRYPT = { N: 131072, r: 8, p: 1, maxmem: 256 * 1024 * 1024 };
+/**
+ * OWASP's scrypt baseline: N=2^17, r=8, p=1 (128 MiB and about 0.3 s of one core per hash). PASSWORD_HASH_COST
+ * (config.ts) sets log2(N); lower costs are for tests and development only, never production.
+ */
+export const DEFAULT_PASSWORD_HASH_COST = 17;
+const SCRYPT = { r: 8, p: 1, maxmem: 256 * 1024 * 1024 };
 
-/** Passwords are low-entropy, so they get a slow, salted hash: `scrypt$N$r$p$salt$hash`. */
-export async function hashPassword(password: string): Promise<string> {
+/**
+ * Passwords are low-entropy, so they get a slow, salted hash: `scrypt$N$r$p$salt$hash`. The hash names its own
+ * parameters, so verifyPassword checks a hash made at any cost: changing the cost never locks anyone out.
+ */
+export async function hashPassword(password: string, cost: number = DEFAULT_PASSWORD_HASH_COST): Promise<string> {
   const salt = randomBytes(16);
-  const hash = await scrypt(password.normalize('NFKC'), salt, 32, SCRYPT);
-  return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64'), hash.toString('base64')].join('$');
+  const N = 2 ** cost;
+  const hash = await scrypt(password.normalize('NFKC'), salt, 32, { ...SCRYPT, N });
+  return ['scrypt', N, SCRYPT.r, SCRYPT.p, salt.toString('base64'), hash.toString('base64')].join('$');
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {

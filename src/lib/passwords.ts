@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_PASSWORD_HASH_COST, hashPassword } from './hashing.js';
 
 export const MIN_PASSWORD_LENGTH = 10;
 /** scrypt's cost does not depend on the length, but nobody needs more, and a cap keeps bodies small. */
@@ -30,11 +31,14 @@ export interface PasswordPolicy {
    * nothing of http/).
    */
   refusal(password: string): string | undefined;
+  /** The password's slow hash at the configured cost (PASSWORD_HASH_COST); verifyPassword reads the cost from the hash. */
+  hash(password: string): Promise<string>;
 }
 
 /** At least 10 characters, at most 200, not one character repeated, and not among the common passwords (ignoring case). */
-export function createPasswordPolicy(common: ReadonlySet<string>): PasswordPolicy {
+export function createPasswordPolicy(common: ReadonlySet<string>, hashCost: number = DEFAULT_PASSWORD_HASH_COST): PasswordPolicy {
   return {
+    hash: (password) => hashPassword(password, hashCost),
     refusal(password) {
       const length = [...password].length;
       if (length < MIN_PASSWORD_LENGTH) return `Use a password of at least ${MIN_PASSWORD_LENGTH} characters.`;

@@ -7,7 +7,7 @@ import type { Transact } from '../db/transaction-runner.js';
 import { AppError } from '../http/errors.js';
 import { rateLimitExceeded, type RateLimiter, type RateLimitRule } from '../http/rate-limit.js';
 import { isoNow, type Clock } from '../lib/clock.js';
-import { hashPassword, hashSecret, verifyPassword } from '../lib/hashing.js';
+import { hashSecret, verifyPassword } from '../lib/hashing.js';
 import { newId, newSecret, randomBase62 } from '../lib/ids.js';
 import type { OrgPrincipal } from '../orgs/auth.js';
 import type { OrgsService } from '../orgs/service.js';
@@ -76,7 +76,7 @@ export function createOperatorsService(deps: OperatorsDeps) {
   const { repo, developers, transact, orgs, sessions, passwords, limiter, mailer, background, clock, publicUrl, log } = deps;
   // A hash to check a password against when the email is unknown, so both cost one scrypt.
   let decoy: Promise<string> | undefined;
-  const decoyHash = () => (decoy ??= hashPassword('not a password anyone has: switchboard decoy'));
+  const decoyHash = () => (decoy ??= passwords.hash('not a password anyone has: switchboard decoy'));
 
   async function limit(rule: RateLimitRule, key: string): Promise<void> {
     const decision = await limiter.check(rule, key);
@@ -142,7 +142,7 @@ export function createOperatorsService(deps: OperatorsDeps) {
         throw new AppError('VALIDATION_ERROR', 'Enter an organization name to run a business, or send developer: true to sign up as a developer.', { field: 'organizationName' });
       }
       checkPassword(input.password, 'password');
-      const person: UsersTable = { id: newId('usr'), org_id: null, role: null, email: address, name, password_hash: await hashPassword(input.password), created_at: isoNow(clock) };
+      const person: UsersTable = { id: newId('usr'), org_id: null, role: null, email: address, name, password_hash: await passwords.hash(input.password), created_at: isoNow(clock) };
       try {
         await transact(async (repos) => {
           await repos.operators.insertUser(person);
@@ -189,7 +189,7 @@ export function createOperatorsService(deps: OperatorsDeps) {
   }
 
   async function setPassword(userId: string, password: string): Promise<void> {
-    await repo.updatePasswordHash(userId, await hashPassword(password));
+    await repo.updatePasswordHash(userId, await passwords.hash(password));
     await Promise.all([sessions.revokeAllOf(userId), repo.closePasswordResets(userId, isoNow(clock))]);
   }
 
@@ -275,7 +275,7 @@ export function createOperatorsService(deps: OperatorsDeps) {
     const row = await openInvitation(token);
     if (!row) throw invitationGone();
     if (await repo.findUserByEmail(row.email)) throw emailTaken();
-    const passwordHash = await hashPassword(input.password);
+    const passwordHash = await passwords.hash(input.password);
     const now = isoNow(clock);
     const user: UsersTable = { id: newId('usr'), org_id: row.org_id, email: row.email, name, password_hash: passwordHash, role: 'member', created_at: now };
     try {

@@ -14,7 +14,7 @@ describe('switchboard org create', () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('prints the org id, the operator and an API key once; stores only hashes', async () => {
-    const run = cli(dataDir, 'org', 'create', '--name', 'Acme Inc', '--email', ' Boss@Acme.example ', '--password', 'a long password', '--json');
+    const run = await cli(dataDir, 'org', 'create', '--name', 'Acme Inc', '--email', ' Boss@Acme.example ', '--password', 'a long password', '--json');
     expect(run.code).toBe(0);
     const out = JSON.parse(run.stdout);
     expect(out).toMatchObject({
@@ -36,15 +36,15 @@ describe('switchboard org create', () => {
     } finally {
       await database.close();
     }
-    const human = runCliWith(dataDir, { input: 'a long password\n' }, 'org', 'create', '--name', 'Beta', '--email', 'ops@beta.example', '--password-stdin', '--country', 'gb');
+    const human = await runCliWith(dataDir, { input: 'a long password\n' }, 'org', 'create', '--name', 'Beta', '--email', 'ops@beta.example', '--password-stdin', '--country', 'gb');
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(/apiKey: svc_org_/);
     expect(human.stdout).toContain('defaultCountry: GB');
   });
 
   it('creates another API key for an organization whose keys are lost', async () => {
-    const created = JSON.parse(cli(dataDir, 'org', 'create', '--name', 'Keys', '--email', 'ops@keys.example', '--password', 'a long password', '--json').stdout);
-    const run = cli(dataDir, 'api-key', 'create', '--org', created.orgId, '--name', 'Recovery', '--json');
+    const created = JSON.parse((await cli(dataDir, 'org', 'create', '--name', 'Keys', '--email', 'ops@keys.example', '--password', 'a long password', '--json')).stdout);
+    const run = await cli(dataDir, 'api-key', 'create', '--org', created.orgId, '--name', 'Recovery', '--json');
     expect(run.code, run.stderr).toBe(0);
     const out = JSON.parse(run.stdout);
     expect(out).toMatchObject({ orgId: created.orgId, id: expect.stringMatching(/^key_/), name: 'Recovery', apiKey: expect.stringMatching(/^svc_org_/) });
@@ -56,28 +56,28 @@ describe('switchboard org create', () => {
     } finally {
       await database.close();
     }
-    const unknown = cli(dataDir, 'api-key', 'create', '--org', 'org_doesnotexist0000000', '--json');
+    const unknown = await cli(dataDir, 'api-key', 'create', '--org', 'org_doesnotexist0000000', '--json');
     expect(unknown.code).toBe(1);
     expect(JSON.parse(unknown.stderr)).toMatchObject({ success: false, code: 'ORG_NOT_FOUND' });
   });
 
-  it('exits non-zero with a clear message on bad input', () => {
-    const duplicate = cli(dataDir, 'org', 'create', '--name', 'Again', '--email', 'boss@acme.example', '--password', 'a long password');
+  it('exits non-zero with a clear message on bad input', async () => {
+    const duplicate = await cli(dataDir, 'org', 'create', '--name', 'Again', '--email', 'boss@acme.example', '--password', 'a long password');
     expect(duplicate.code).toBe(1);
     expect(duplicate.stderr).toContain('already exists');
-    const common = cli(dataDir, 'org', 'create', '--name', 'X', '--email', 'x@x.example', '--password', 'password123');
+    const common = await cli(dataDir, 'org', 'create', '--name', 'X', '--email', 'x@x.example', '--password', 'password123');
     expect(common.code).toBe(1);
     expect(common.stderr).toContain('most common');
-    const weak = cli(dataDir, 'org', 'create', '--name', 'X', '--email', 'x@x.example', '--password', 'short');
+    const weak = await cli(dataDir, 'org', 'create', '--name', 'X', '--email', 'x@x.example', '--password', 'short');
     expect(weak.code).toBe(1);
     expect(weak.stderr).toContain('at least 10 characters');
-    const badEmail = cli(dataDir, 'org', 'create', '--name', 'X', '--email', 'not-an-email', '--password', 'a long password');
+    const badEmail = await cli(dataDir, 'org', 'create', '--name', 'X', '--email', 'not-an-email', '--password', 'a long password');
     expect(badEmail.code).toBe(1);
     expect(badEmail.stderr).toContain('valid email');
-    const missing = cli(dataDir, 'org', 'create', '--name', 'X');
+    const missing = await cli(dataDir, 'org', 'create', '--name', 'X');
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('missing --email');
-    const uk = cli(dataDir, 'org', 'create', '--name', 'X', '--email', 'x@uk.example', '--password', 'a long password', '--country', 'UK', '--json');
+    const uk = await cli(dataDir, 'org', 'create', '--name', 'X', '--email', 'x@uk.example', '--password', 'a long password', '--country', 'UK', '--json');
     expect(uk.code).toBe(1);
     expect(JSON.parse(uk.stderr)).toEqual({ success: false, code: 'VALIDATION_ERROR', field: 'defaultCountry', error: 'UK is not an ISO 3166-1 country code: use GB for the United Kingdom.' });
   });

@@ -4,8 +4,8 @@ import { isUniqueViolation } from '../db/query-helpers.js';
 import type { Transact } from '../db/transaction-runner.js';
 import { AppError } from '../http/errors.js';
 import { isoNow, utcDay, type Clock } from '../lib/clock.js';
-import { hashPassword } from '../lib/hashing.js';
 import { newId } from '../lib/ids.js';
+import type { PasswordPolicy } from '../lib/passwords.js';
 import type { OrgsTable, UsersTable } from '../db/tables.js';
 import { presentAgent } from './agents-service.js';
 import { issueApiKey } from './api-keys-service.js';
@@ -87,8 +87,10 @@ export function createOrgsService<R extends { orgs: OrgsRepo }>(deps: {
   clock: Clock;
   changes: OrgChangeFeed;
   tokensUsedOn: (orgId: string, day: string) => Promise<number>;
+  /** The first operator's password hash, at the configured cost (lib/passwords.ts). */
+  passwords: Pick<PasswordPolicy, 'hash'>;
 }) {
-  const { repo, transact, found, clock, changes, tokensUsedOn } = deps;
+  const { repo, transact, found, clock, changes, tokensUsedOn, passwords } = deps;
 
   /**
    * The org, its first operator (an owner), the default pipeline and, with `issueKey`, a first API
@@ -107,7 +109,7 @@ export function createOrgsService<R extends { orgs: OrgsRepo }>(deps: {
     if (await repo.findUserByEmail(email.value)) {
       throw new AppError('CONFLICT', 'An operator with that email already exists.', { field: 'email' });
     }
-    const passwordHash = await hashPassword(input.password);
+    const passwordHash = await passwords.hash(input.password);
 
     try {
       return await transact(async (repos) => {

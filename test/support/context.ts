@@ -12,6 +12,7 @@ import { freePort } from './net.js';
 import { randomBase62 } from '../../src/lib/ids.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { createBackgroundQueue, type BackgroundQueue } from '../../src/lib/background-queue.js';
+import { TEST_PASSWORD_HASH_COST } from './password-cost.js';
 
 /**
  * Every integration suite runs once per dialect: SQLite always, PostgreSQL when
@@ -48,8 +49,11 @@ export interface TestContext {
   close(): Promise<void>;
 }
 
+export { TEST_PASSWORD_HASH_COST };
+
 export const TEST_ENV: Record<string, string> = {
   NODE_ENV: 'test',
+  PASSWORD_HASH_COST: String(TEST_PASSWORD_HASH_COST),
   SECRETS_KEY: '0'.repeat(64),
   PUBLIC_URL: 'http://localhost:3000',
   LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',

@@ -4,6 +4,7 @@ import { createPasswordPolicy } from '../../src/lib/passwords.js';
 import { createDevelopersService, type Developer, type RegisteredApp } from '../../src/developers/service.js';
 import type { Database } from '../../src/db/database.js';
 import { randomBase62 } from '../../src/lib/ids.js';
+import { TEST_PASSWORD_HASH_COST } from './password-cost.js';
 import type { Clock } from '../../src/lib/clock.js';
 
 export interface DeveloperWithApp {
@@ -14,7 +15,7 @@ export interface DeveloperWithApp {
 /** A developer account with one app, through the same service the CLI uses. */
 export async function createDeveloperWithApp(database: Database, clock: Clock, options: { scopes?: string; name?: string } = {}): Promise<DeveloperWithApp> {
   const repos = new Repos(database.db);
-  const accounts = createDevelopersService({ repo: repos.developers, transact: transactOn(database.db), people: repos.operators, passwords: createPasswordPolicy(new Set()), clock });
+  const accounts = createDevelopersService({ repo: repos.developers, transact: transactOn(database.db), people: repos.operators, passwords: createPasswordPolicy(new Set(), TEST_PASSWORD_HASH_COST), clock });
   const suffix = randomBase62(8).toLowerCase();
   const developer = await accounts.createDeveloper({ email: `dev-${suffix}@example.com`, password: 'correct horse battery', name: options.name ?? `Dev ${suffix}` });
   const app = await accounts.createApp({ developerEmail: developer.email, name: `App ${suffix}`, ...(options.scopes !== undefined ? { scopes: options.scopes } : {}) });

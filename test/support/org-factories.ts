@@ -2,11 +2,13 @@ import type { App } from '../../src/http/app-type.js';
 import type { Database } from '../../src/db/database.js';
 import { randomBase62 } from '../../src/lib/ids.js';
 import type { Clock } from '../../src/lib/clock.js';
+import { createPasswordPolicy } from '../../src/lib/passwords.js';
 import { createOrgChangeFeed } from '../../src/orgs/changes.js';
 import { foundOrg } from '../../src/org-founding.js';
 import { createOrgsService, type CreatedOrganization, type OrgsService } from '../../src/orgs/service.js';
 import { Repos, transactOn } from '../../src/repos.js';
 import { createLimits } from '../../src/services.js';
+import { TEST_PASSWORD_HASH_COST } from './password-cost.js';
 
 export interface OrgWithKey {
   orgId: string;
@@ -25,7 +27,7 @@ export interface OrgWithKey {
  */
 export function orgsServiceOn(database: Database, clock: Clock): OrgsService {
   const repos = new Repos(database.db);
-  return createOrgsService({ repo: repos.orgs, transact: transactOn(database.db), found: foundOrg, clock, changes: createOrgChangeFeed(), tokensUsedOn: repos.conversations.tokensUsedOn });
+  return createOrgsService({ repo: repos.orgs, transact: transactOn(database.db), found: foundOrg, clock, changes: createOrgChangeFeed(), tokensUsedOn: repos.conversations.tokensUsedOn, passwords: createPasswordPolicy(new Set(), TEST_PASSWORD_HASH_COST) });
 }
 
 /**
@@ -38,7 +40,7 @@ export function limitsOn(database: Database, clock: Clock): ReturnType<typeof cr
 
 /**
  * An organization with its operator, an API key and the default pipeline, through the orgs
- * service. Hashing the operator's password takes ~300 ms: call it in beforeAll.
+ * service (the password hashed at the tests' cost, TEST_PASSWORD_HASH_COST).
  */
 export async function createOrgWithKey(database: Database, clock: Clock, options: { name?: string; defaultCountry?: string } = {}): Promise<OrgWithKey> {
   const suffix = randomBase62(8).toLowerCase();
