@@ -6,10 +6,12 @@ import { fetchAll, queryKeys } from '../../api/lists';
 import type { Agent, AgentChat, FormWithCounts } from '../../api/types';
 import { CopyButton } from '../../components/CopyButton';
 import { CheckboxField, FormError, SelectField, TextArea, TextField } from '../../components/fields';
+import { UnsavedChanges } from '../../components/UnsavedChanges';
 import { useNotify } from '../../lib/notices';
 import { useFormErrors } from '../../lib/useFormErrors';
 import { CHAT_FIELDS, NO_SITES, WELCOME_MAX, chatProblems, chatSnippet, fromChat, normalOrigin, originProblem, placeChatError, toChatBody, type ChatDraft } from './chat';
 import { ChatPreview } from './ChatPreview';
+import { agentPath } from './tabs';
 import './chat.css';
 import { usePublicUrl } from '../../api/session';
 
@@ -32,7 +34,7 @@ export function ChatWidgetSection({ agent }: { agent: Agent }) {
   const [typed, setTyped] = useState('');
   const [addProblem, setAddProblem] = useState<string | null>(null);
   const [said, setSaid] = useState('');
-  // The agent as the page's cache has it now: the Model section above updates it when a model is set.
+  // The agent as the page's cache has it now: the Model sub-page updates it when a model is set.
   const cached = useQuery({ queryKey: queryKeys.agent(agent.id), queryFn: () => api.get<Agent>(`/api/org/agents/${seg(agent.id)}`), enabled: false });
   const hasModel = (cached.data ?? agent).model !== null;
   const forms = useQuery({ queryKey: leadFormsKey, queryFn: () => fetchAll<FormWithCounts>('/api/org/forms') });
@@ -109,9 +111,10 @@ export function ChatWidgetSection({ agent }: { agent: Agent }) {
 
   return (
     <section className="card" aria-labelledby="sec-agent-chat">
+      <UnsavedChanges when={!save.isPending && (dirty || typed.trim() !== '')} />
       <h2 id="sec-agent-chat">Chat widget</h2>
       <p className="muted">
-        Visitors talk to this agent on your own site, in a chat drawn by one script tag. It answers with the model above and its tools.
+        Visitors talk to this agent on your own site, in a chat drawn by one script tag. It answers with the agent’s model and tools.
       </p>
       <p className="chat-status" role="status">
         {current.enabled ? (
@@ -123,7 +126,12 @@ export function ChatWidgetSection({ agent }: { agent: Agent }) {
             <span className="badge off">Off</span> Visitors see nothing until you turn it on and save.
           </>
         )}
-        {current.enabled && !hasModel ? ' This agent has no model yet: visitors see nothing until you choose one above.' : null}
+        {current.enabled && !hasModel ? (
+          <>
+            {' '}
+            This agent has no model yet: visitors see nothing until you choose one in <Link to={agentPath(agent.id, 'model')}>Model and playground</Link>.
+          </>
+        ) : null}
       </p>
       <div className="editor">
         <form ref={formRef} onSubmit={submit} noValidate aria-label="Chat widget settings">
