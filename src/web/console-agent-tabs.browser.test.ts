@@ -19,7 +19,7 @@ const AGENT = 'Front desk';
 const TABS = [
   { path: 'brand', label: 'Brand', headings: ['Agent', 'Brand', 'Preview'] },
   { path: 'model', label: 'Model and playground', headings: ['Model', 'Playground'] },
-  { path: 'chat', label: 'Chat widget and hand-off', headings: ['Chat widget'] },
+  { path: 'chat', label: 'Chat widget and hand-off', headings: ['Chat widget', 'Hand-off'] },
   { path: 'tools', label: 'Tools and MCP', headings: ['Tools and MCP'] },
 ] as const;
 type Tab = (typeof TABS)[number];

@@ -1,12 +1,11 @@
 import { useMutation, useQuery, useQueryClient, type UseQueryResult } from '@tanstack/react-query';
-import { useId, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { Link } from 'react-router';
 import { api, seg } from '../../api/client';
 import { fetchAll, queryKeys } from '../../api/lists';
 import type { Agent, AgentChat, FormWithCounts } from '../../api/types';
 import { CopyButton } from '../../components/CopyButton';
 import { CheckboxField, FormError, SelectField, TextArea, TextField } from '../../components/fields';
-import { UnsavedChanges } from '../../components/UnsavedChanges';
 import { useNotify } from '../../lib/notices';
 import { useFormErrors } from '../../lib/useFormErrors';
 import { CHAT_FIELDS, NO_SITES, WELCOME_MAX, chatProblems, chatSnippet, fromChat, normalOrigin, originProblem, placeChatError, toChatBody, type ChatDraft } from './chat';
@@ -24,8 +23,9 @@ const typingScheme = (typed: string) => ['https://', 'http://'].some((scheme) =>
 /**
  * The agent page's "Chat widget": turn it on, the sites it may appear on, its welcome message, the lead
  * form its capture card uses, a daily token budget of its own; the snippet to paste, and a preview.
+ * `onDirty` hears whether it has changes not saved yet (its sub-page asks before leaving with them).
  */
-export function ChatWidgetSection({ agent }: { agent: Agent }) {
+export function ChatWidgetSection({ agent, onDirty }: { agent: Agent; onDirty: (dirty: boolean) => void }) {
   const notify = useNotify();
   const client = useQueryClient();
   const formRef = useRef<HTMLFormElement>(null);
@@ -108,10 +108,11 @@ export function ChatWidgetSection({ agent }: { agent: Agent }) {
   const originError = addProblem ?? liveProblem ?? (listError === NO_SITES && draft.allowedOrigins.length ? undefined : listError);
   const dirty = JSON.stringify(toChatBody(draft)) !== JSON.stringify(toChatBody(fromChat(current)));
   const leadForm = forms.data?.find((form) => form.id === draft.leadFormId) ?? null;
+  const unsaved = !save.isPending && (dirty || typed.trim() !== '');
+  useEffect(() => onDirty(unsaved), [unsaved, onDirty]);
 
   return (
     <section className="card" aria-labelledby="sec-agent-chat">
-      <UnsavedChanges when={!save.isPending && (dirty || typed.trim() !== '')} />
       <h2 id="sec-agent-chat">Chat widget</h2>
       <p className="muted">
         Visitors talk to this agent on your own site, in a chat drawn by one script tag. It answers with the agent’s model and tools.
