@@ -1,6 +1,6 @@
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, createBrowserHarness, nav, poll, settled, signUp } from '../../test/support/browser.js';
+import { agentTab, createAgent, createBrowserHarness, nav, poll, settled, signUp } from '../../test/support/browser.js';
 import { createServingTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 
 /**
@@ -76,8 +76,8 @@ describe.each(testDialects())('the agent page’s chat widget and widget convers
     const made = await change('POST', '/api/org/forms', { slug: `visit-${dialect}`, title: 'Book a visit', consentText: CONSENT });
     expect(made.status).toBe(201);
     const formId = ((await made.json()) as { data: { id: string } }).data.id;
-    await owner.reload();
-    await settled(owner);
+    // The agent page's Chat widget and hand-off sub-page, by its address (the new form in its lead form picker).
+    await agentTab(owner, app, agentId, 'chat');
 
     // Off by default, with a chat id already (the snippet is there to copy) and no site.
     const before = await readAgent();
@@ -131,7 +131,7 @@ describe.each(testDialects())('the agent page’s chat widget and widget convers
     await section().getByRole('spinbutton', { name: 'Widget daily token budget (optional)' }).fill('20000');
     await section().getByRole('button', { name: 'Save chat widget' }).click();
     // On, but without a model the chat answers no one (the public side says not found): the section says so.
-    await section().getByRole('status').filter({ hasText: 'On for 1 site. This agent has no model yet: visitors see nothing until you choose one above.' }).waitFor();
+    await section().getByRole('status').filter({ hasText: 'On for 1 site. This agent has no model yet: visitors see nothing until you choose one in Model and playground.' }).waitFor();
 
     // The API has exactly what the page shows.
     expect((await readAgent()).chat).toEqual({ enabled: true, chatId, allowedOrigins: [SITE], welcomeMessage: WELCOME, leadFormId: formId, dailyTokenBudget: 20000 });

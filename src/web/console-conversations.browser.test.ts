@@ -63,8 +63,9 @@ describe.each(testDialects())('the console’s Playground and conversations in C
   const chat = () => playground().getByRole('list', { name: 'Playground conversation' });
   const message = () => playground().getByLabel('Message', { exact: true });
   const announced = (text: string | RegExp) => playground().getByRole('status').filter({ hasText: text });
+  /** The agent page's Model and playground sub-page. */
   const agentPage = async () => {
-    await owner.goto(`${app}/app/agents/${agentId}`);
+    await owner.goto(`${app}/app/agents/${agentId}/model`);
     await settled(owner);
   };
   const messageRows = () => t.database.db.selectFrom('conversation_messages').select(['conversation_id', 'role', 'content', 'status']).orderBy('conversation_id').orderBy('seq').execute();
@@ -73,6 +74,7 @@ describe.each(testDialects())('the console’s Playground and conversations in C
     await signUp(owner, app, OWNER);
     agentId = await createAgent(owner, 'Front desk');
     // Without a model, the Playground says what to do first.
+    await agentPage();
     await playground().getByText('Choose a model above first').waitFor();
 
     // A provider: the scripted server, a Chat Completions server on loopback.

@@ -252,13 +252,13 @@ describe('an MCP host connects to an agent through the console’s consent page,
 
   it('the agent page lists the connected app with the MCP URL; Revoke (confirmed) makes the SDK’s next call fail with a 401', async () => {
     // The other agent: nothing connected.
-    await page.goto(`${app}/app/agents/${agents[OTHER]}`);
+    await page.goto(`${app}/app/agents/${agents[OTHER]}/tools`);
     await poll(() => h1(page).textContent()).toBe(OTHER);
     await settled(page);
     const otherSection = page.getByRole('region', { name: 'Tools and MCP' });
     await otherSection.getByText('No app is connected yet.').waitFor();
 
-    await page.goto(`${app}/app/agents/${agents[CHOSEN]}`);
+    await page.goto(`${app}/app/agents/${agents[CHOSEN]}/tools`);
     await poll(() => h1(page).textContent()).toBe(CHOSEN);
     await settled(page);
     const section = page.getByRole('region', { name: 'Tools and MCP' });

@@ -78,8 +78,9 @@ describe('the console’s model providers and agent model in Chromium', () => {
   }
 
   const providersPage = () => owner.goto(`${app}/app/settings/model-providers`).then(() => settled(owner));
+  /** The agent page's Model and playground sub-page. */
   const agentPage = async () => {
-    await owner.goto(`${app}/app/agents/${agentId}`);
+    await owner.goto(`${app}/app/agents/${agentId}/model`);
     await settled(owner);
     return owner.getByRole('region', { name: 'Model' });
   };
@@ -91,7 +92,7 @@ describe('the console’s model providers and agent model in Chromium', () => {
     agentId = await createAgent(owner, 'Front desk');
 
     // Without providers the agent's Model section points to the page that adds one.
-    const section = owner.getByRole('region', { name: 'Model' });
+    const section = await agentPage();
     await section.getByText('No model providers yet.').waitFor();
     expect(await section.getByRole('link', { name: 'Add a model provider' }).getAttribute('href')).toBe('/app/settings/model-providers');
     await seen('agent without providers');

@@ -128,7 +128,8 @@ describe('console notices in Chromium', () => {
     await page.waitForURL(`${app}/app/forms/new`);
     await settled(page);
     await page.getByLabel(/^Title/).fill('Book a visit');
-    await page.getByLabel(/^Consent text/).fill('I agree that Notice Board Dental contacts me about my request.');
+    // The textbox: the preview (drawn 120 ms after the last change) has a checkbox named "Consent text" until one is typed.
+    await page.getByRole('textbox', { name: /^Consent text/ }).fill('I agree that Notice Board Dental contacts me about my request.');
     await page.getByRole('button', { name: 'Create form' }).click();
     await page.waitForURL(/\/app\/forms\/frm_/);
     await notice(/Form created/).waitFor();

@@ -319,7 +319,7 @@ describe('OAuth connections in the console, in Chromium', () => {
     for (const token of seenTokens) expect(failed.body.toString('utf8')).not.toContain(token);
 
     // The agent's page says so too, with the way to its installation.
-    await owner.goto(`${app}/app/agents/${agentId}`);
+    await owner.goto(`${app}/app/agents/${agentId}/tools`);
     await poll(() => h1(owner).textContent()).toBe('Front desk');
     const tools = owner.getByRole('region', { name: 'Tools and MCP' });
     await tools.getByText('Needs reconnecting').waitFor();

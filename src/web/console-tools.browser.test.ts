@@ -230,7 +230,9 @@ describe('the console’s tools pages in Chromium', () => {
     // The agent page: its tools, and an agent key for MCP, copied, then revoked.
     await nav(owner, 'Agents');
     await owner.getByRole('link', { name: 'Front desk' }).click();
-    await owner.waitForURL(`${app}/app/agents/${frontDesk}`);
+    await owner.waitForURL(`${app}/app/agents/${frontDesk}/brand`);
+    await owner.getByRole('navigation', { name: 'Agent sections' }).getByRole('link', { name: 'Tools and MCP' }).click();
+    await owner.waitForURL(`${app}/app/agents/${frontDesk}/tools`);
     const section = owner.getByRole('region', { name: 'Tools and MCP' });
     await section.getByRole('list', { name: 'Tools this agent can call' }).getByText(toolName).waitFor();
     await visited(owner, 'agent with tools', 'agent-tools');

@@ -79,7 +79,7 @@ export async function signUpDeveloper(page: Page, app: string, who: { name: stri
   await page.waitForURL(`${app}/app/developer`);
 }
 
-/** An operator creates an agent from the Agents page (brand name and a loopback logo address); resolves to its id. */
+/** An operator creates an agent from the Agents page (brand name and a loopback logo address) and lands on its Brand sub-page; resolves to its id. */
 export async function createAgent(page: Page, name: string): Promise<string> {
   await nav(page, 'Agents');
   await settled(page);
@@ -88,9 +88,15 @@ export async function createAgent(page: Page, name: string): Promise<string> {
   await page.getByLabel('Brand name').fill('Bright Smile');
   await page.getByLabel('Logo address').fill('https://127.0.0.1:1/logo.png');
   await page.getByRole('button', { name: 'Create agent' }).click();
-  await page.waitForURL(/\/app\/agents\/agt_/);
+  await page.waitForURL(/\/app\/agents\/agt_[^/]+\/brand$/);
   await poll(() => h1(page).textContent()).toBe(name);
-  return new URL(page.url()).pathname.split('/').pop()!;
+  return new URL(page.url()).pathname.split('/').at(-2)!;
+}
+
+/** One of an agent's sub-pages (`brand`, `model`, `chat`, `tools`), opened by its address and settled. */
+export async function agentTab(page: Page, app: string, agentId: string, tab: 'brand' | 'model' | 'chat' | 'tools'): Promise<void> {
+  await page.goto(`${app}/app/agents/${agentId}/${tab}`);
+  await settled(page);
 }
 
 export interface BrowserHarnessOptions {

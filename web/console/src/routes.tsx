@@ -6,6 +6,7 @@ import { NotFound } from './components/NotFound';
 import { Page } from './components/Page';
 import { Home, RequireOrganization, RequireOwner } from './components/RequireSession';
 import { NoticesProvider } from './lib/notices';
+import { agentRoutes } from './pages/agents/routes';
 import { crmRoutes } from './pages/crm/routes';
 import { toolsRoutes } from './pages/tools/routes';
 import { conversationRoutes } from './pages/conversations/routes';
@@ -92,8 +93,7 @@ export const routes: RouteObject[] = [
               { path: 'forms/:id', lazy: page(() => import('./pages/forms/FormEdit')) },
               { path: 'forms/:id/submissions', lazy: page(() => import('./pages/forms/Submissions')) },
               ...crmRoutes,
-              { path: 'agents', lazy: page(() => import('./pages/agents/Agents')) },
-              { path: 'agents/:id', lazy: page(() => import('./pages/agents/AgentEdit')) },
+              ...agentRoutes,
               ...toolsRoutes,
               ...conversationRoutes,
               { path: 'settings/model-providers', lazy: page(() => import('./pages/models/ModelProviders')) },

@@ -6,9 +6,24 @@ export function usePageTitle(title: string): void {
   }, [title]);
 }
 
-/** A page's heading and title; the heading takes focus after a client-side navigation (Layout). */
-export function Page({ title, actions, intro, children }: { title: string; actions?: ReactNode; intro?: ReactNode; children?: ReactNode }) {
-  usePageTitle(title);
+/**
+ * A page's heading and title (the heading's text, or `documentTitle` when a page has sub-pages); the heading
+ * takes focus after a client-side navigation (Layout).
+ */
+export function Page({
+  title,
+  documentTitle,
+  actions,
+  intro,
+  children,
+}: {
+  title: string;
+  documentTitle?: string;
+  actions?: ReactNode;
+  intro?: ReactNode;
+  children?: ReactNode;
+}) {
+  usePageTitle(documentTitle ?? title);
   return (
     <>
       <div className="page-head">

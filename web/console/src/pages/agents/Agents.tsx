@@ -6,6 +6,7 @@ import { limitState, useOrgLimits } from '../../lib/limits';
 import { LoadError, Loading } from '../../components/QueryState';
 import { Swatch } from './Swatch';
 import { TableWrap } from '../../components/TableWrap';
+import { agentPath } from './tabs';
 
 export default function AgentsPage() {
   const agents = useAgents();
@@ -53,7 +54,7 @@ export default function AgentsPage() {
               {items.map((agent) => (
                 <tr key={agent.id}>
                   <td>
-                    <Link to={`/agents/${agent.id}`}>{agent.name}</Link>
+                    <Link to={agentPath(agent.id)}>{agent.name}</Link>
                   </td>
                   <td>{agent.branding.name}</td>
                   <td>

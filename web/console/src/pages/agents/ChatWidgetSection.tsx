@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient, type UseQueryResult } from '@tanstack/react-query';
-import { useId, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { Link } from 'react-router';
 import { api, seg } from '../../api/client';
 import { fetchAll, queryKeys } from '../../api/lists';
@@ -10,6 +10,7 @@ import { useNotify } from '../../lib/notices';
 import { useFormErrors } from '../../lib/useFormErrors';
 import { CHAT_FIELDS, NO_SITES, WELCOME_MAX, chatProblems, chatSnippet, fromChat, normalOrigin, originProblem, placeChatError, toChatBody, type ChatDraft } from './chat';
 import { ChatPreview } from './ChatPreview';
+import { agentPath } from './tabs';
 import './chat.css';
 import { usePublicUrl } from '../../api/session';
 
@@ -22,8 +23,9 @@ const typingScheme = (typed: string) => ['https://', 'http://'].some((scheme) =>
 /**
  * The agent page's "Chat widget": turn it on, the sites it may appear on, its welcome message, the lead
  * form its capture card uses, a daily token budget of its own; the snippet to paste, and a preview.
+ * `onDirty` hears whether it has changes not saved yet (its sub-page asks before leaving with them).
  */
-export function ChatWidgetSection({ agent }: { agent: Agent }) {
+export function ChatWidgetSection({ agent, onDirty }: { agent: Agent; onDirty: (dirty: boolean) => void }) {
   const notify = useNotify();
   const client = useQueryClient();
   const formRef = useRef<HTMLFormElement>(null);
@@ -32,7 +34,7 @@ export function ChatWidgetSection({ agent }: { agent: Agent }) {
   const [typed, setTyped] = useState('');
   const [addProblem, setAddProblem] = useState<string | null>(null);
   const [said, setSaid] = useState('');
-  // The agent as the page's cache has it now: the Model section above updates it when a model is set.
+  // The agent as the page's cache has it now: the Model sub-page updates it when a model is set.
   const cached = useQuery({ queryKey: queryKeys.agent(agent.id), queryFn: () => api.get<Agent>(`/api/org/agents/${seg(agent.id)}`), enabled: false });
   const hasModel = (cached.data ?? agent).model !== null;
   const forms = useQuery({ queryKey: leadFormsKey, queryFn: () => fetchAll<FormWithCounts>('/api/org/forms') });
@@ -106,12 +108,14 @@ export function ChatWidgetSection({ agent }: { agent: Agent }) {
   const originError = addProblem ?? liveProblem ?? (listError === NO_SITES && draft.allowedOrigins.length ? undefined : listError);
   const dirty = JSON.stringify(toChatBody(draft)) !== JSON.stringify(toChatBody(fromChat(current)));
   const leadForm = forms.data?.find((form) => form.id === draft.leadFormId) ?? null;
+  const unsaved = !save.isPending && (dirty || typed.trim() !== '');
+  useEffect(() => onDirty(unsaved), [unsaved, onDirty]);
 
   return (
     <section className="card" aria-labelledby="sec-agent-chat">
       <h2 id="sec-agent-chat">Chat widget</h2>
       <p className="muted">
-        Visitors talk to this agent on your own site, in a chat drawn by one script tag. It answers with the model above and its tools.
+        Visitors talk to this agent on your own site, in a chat drawn by one script tag. It answers with the agent’s model and tools.
       </p>
       <p className="chat-status" role="status">
         {current.enabled ? (
@@ -123,7 +127,12 @@ export function ChatWidgetSection({ agent }: { agent: Agent }) {
             <span className="badge off">Off</span> Visitors see nothing until you turn it on and save.
           </>
         )}
-        {current.enabled && !hasModel ? ' This agent has no model yet: visitors see nothing until you choose one above.' : null}
+        {current.enabled && !hasModel ? (
+          <>
+            {' '}
+            This agent has no model yet: visitors see nothing until you choose one in <Link to={agentPath(agent.id, 'model')}>Model and playground</Link>.
+          </>
+        ) : null}
       </p>
       <div className="editor">
         <form ref={formRef} onSubmit={submit} noValidate aria-label="Chat widget settings">

@@ -8,6 +8,7 @@ import { formatDateTime, plural } from '../../lib/format';
 import { conversationKeys, fetchTranscript, tokens } from './api';
 import { MessageList } from './Messages';
 import { linkablePage, sourceLabel, startedIn, utmText } from './source';
+import { agentPath } from '../agents/tabs';
 
 /** One conversation, every message in order: what was asked, each model answer and each tool call. */
 export default function TranscriptPage() {
@@ -59,7 +60,7 @@ function TranscriptView({ transcript }: { transcript: Transcript }) {
           </>
         ) : null}
         <dt>Agent</dt>
-        <dd>{agent ? <Link to={`/agents/${encodeURIComponent(agent.id)}`}>{agent.name}</Link> : <code>{transcript.agentId}</code>}</dd>
+        <dd>{agent ? <Link to={agentPath(agent.id, 'model')}>{agent.name}</Link> : <code>{transcript.agentId}</code>}</dd>
         <dt>Messages</dt>
         <dd>{plural(transcript.messageCount, 'message')}</dd>
         <dt>Tokens</dt>

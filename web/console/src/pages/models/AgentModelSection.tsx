@@ -7,6 +7,7 @@ import type { Agent, AgentModel, AgentModelInput, ModelProvider } from '../../ap
 import { ConfirmButton } from '../../components/dialogs';
 import { FormError, SelectField, TextArea, TextField } from '../../components/fields';
 import { LoadError, Loading } from '../../components/QueryState';
+import { UnsavedChanges } from '../../components/UnsavedChanges';
 import { useNotify } from '../../lib/notices';
 import { useFormErrors } from '../../lib/useFormErrors';
 import { afterModelChange, MODEL_PROVIDERS_PATH, useModelProviders } from './api';
@@ -105,8 +106,10 @@ function ModelForm({ agent, providers }: { agent: Agent; providers: ModelProvide
   }
 
   const provider = current ? providers.find((p) => p.id === current.providerId) : undefined;
+  const dirty = !save.isPending && JSON.stringify(draft) !== JSON.stringify(fromModel(current, providers));
   return (
     <>
+      <UnsavedChanges when={dirty} />
       <p className="models-wrap" role="status">
         {current ? (
           <>

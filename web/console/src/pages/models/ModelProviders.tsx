@@ -14,6 +14,7 @@ import { useNotify } from '../../lib/notices';
 import { afterModelChange, agentsUsing, kindLabel, useModelProviders } from './api';
 import { ProviderDialog } from './ProviderDialog';
 import './models.css';
+import { agentPath } from '../agents/tabs';
 
 /** The organization's model providers: where its agents' models are, and the keys to reach them. */
 export default function ModelProvidersPage() {
@@ -93,7 +94,7 @@ function ProviderTable({ providers, agents, onEdit }: { providers: ModelProvider
                     : users.map((agent, i) => (
                         <span key={agent.id}>
                           {i ? ', ' : ''}
-                          <Link to={`/agents/${seg(agent.id)}`}>{agent.name}</Link>
+                          <Link to={agentPath(agent.id, 'model')}>{agent.name}</Link>
                         </span>
                       ))}
                 </td>

@@ -1,23 +1,17 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useMemo, useRef, useState, type FormEvent } from 'react';
-import { Link, useNavigate, useParams } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { contrast, parseHex } from '../../../../form/contrast';
 import type { PublicFormConfig } from '../../../../form/types';
 import { api, seg } from '../../api/client';
 import { queryKeys } from '../../api/lists';
 import type { Agent, Branding } from '../../api/types';
-import { ConfirmButton } from '../../components/dialogs';
 import { FormError, TextField } from '../../components/fields';
 import { FormPreview } from '../../components/FormPreview';
-import { Page } from '../../components/Page';
-import { QueryState } from '../../components/QueryState';
 import { UnsavedChanges } from '../../components/UnsavedChanges';
 import { useNotify } from '../../lib/notices';
 import { useFormErrors } from '../../lib/useFormErrors';
-import { Playground } from '../conversations/Playground';
-import { AgentModelSection } from '../models/AgentModelSection';
-import { AgentToolsSection } from '../tools/AgentToolsSection';
-import { ChatWidgetSection } from './ChatWidgetSection';
+import { agentPath } from './tabs';
 
 const HEX = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 const FONT = /^[A-Za-z0-9][A-Za-z0-9 ,'-]*$/;
@@ -72,17 +66,6 @@ function checks(draft: Draft) {
   };
 }
 
-export default function AgentEditPage() {
-  const { id = 'new' } = useParams();
-  const agent = useQuery({ queryKey: queryKeys.agent(id), queryFn: () => api.get<Agent>(`/api/org/agents/${seg(id)}`), enabled: id !== 'new' });
-  if (id === 'new') return <AgentEditor key="new" agent={null} />;
-  return (
-    <QueryState query={agent} what="agent">
-      {(data) => <AgentEditor key={data.id} agent={data} />}
-    </QueryState>
-  );
-}
-
 function ColorField({ label, value, onChange, error }: { label: string; value: string; onChange: (value: string) => void; error: string | undefined }) {
   const id = useId();
   const valid = HEX.test(value);
@@ -112,7 +95,11 @@ function ColorField({ label, value, onChange, error }: { label: string; value: s
   );
 }
 
-function AgentEditor({ agent }: { agent: Agent | null }) {
+/**
+ * The agent's name and brand, beside a sample form in that brand: the Brand sub-page of an agent, and the
+ * whole of the New agent page (`agent` null: Create agent, then its page).
+ */
+export function BrandForm({ agent }: { agent: Agent | null }) {
   const notify = useNotify();
   const client = useQueryClient();
   const navigate = useNavigate();
@@ -130,7 +117,7 @@ function AgentEditor({ agent }: { agent: Agent | null }) {
       void client.invalidateQueries({ queryKey: queryKeys.agents, exact: true });
       if (!saved) {
         notify(`Agent “${result.name}” created. Choose it on a form to use its brand.`);
-        navigate(`/agents/${result.id}`, { replace: true });
+        navigate(agentPath(result.id), { replace: true });
       } else notify('Saved.');
     },
     onError: () => errors.focusApiError(formRef.current),
@@ -173,29 +160,7 @@ function AgentEditor({ agent }: { agent: Agent | null }) {
   const ratio = text && background ? contrast(text, background) : null;
 
   return (
-    <Page
-      title={saved ? saved.name : 'New agent'}
-      actions={
-        saved ? (
-          <ConfirmButton
-            label="Delete"
-            buttonLabel={`Delete agent ${saved.name}`}
-            title={`Delete “${saved.name}”?`}
-            confirmLabel="Delete agent"
-            onConfirm={async () => {
-              await api.delete(`/api/org/agents/${seg(saved.id)}`);
-              client.removeQueries({ queryKey: queryKeys.agent(saved.id) });
-              await client.invalidateQueries({ queryKey: queryKeys.agents, exact: true });
-              navigate('/agents', { replace: true, state: { skipUnsaved: true } });
-              notify(`“${saved.name}” was deleted.`);
-            }}
-          >
-            <p>Forms styled with its brand go back to the default style. Its agent keys and tool settings are deleted too.</p>
-          </ConfirmButton>
-        ) : null
-      }
-      intro="The brand styles every form you assign this agent to. The preview shows a sample form."
-    >
+    <>
       <UnsavedChanges when={dirty} />
       <div className="editor">
         <form ref={formRef} onSubmit={submit} noValidate aria-label="Agent settings">
@@ -250,9 +215,11 @@ function AgentEditor({ agent }: { agent: Agent | null }) {
             <button type="submit" className="button primary" aria-disabled={save.isPending}>
               {save.isPending ? 'Saving…' : saved ? 'Save changes' : 'Create agent'}
             </button>
-            <Link className="button" to="/agents">
-              {saved ? 'Back to agents' : 'Cancel'}
-            </Link>
+            {saved ? null : (
+              <Link className="button" to="/agents">
+                Cancel
+              </Link>
+            )}
           </div>
         </form>
         <aside className="preview" aria-labelledby="agent-preview-title">
@@ -261,10 +228,6 @@ function AgentEditor({ agent }: { agent: Agent | null }) {
           <p className="hint">The logo appears above the title on your forms.</p>
         </aside>
       </div>
-      {saved ? <AgentModelSection agent={saved} /> : null}
-      {saved ? <Playground agent={saved} /> : null}
-      {saved ? <ChatWidgetSection agent={saved} /> : null}
-      {saved ? <AgentToolsSection agentId={saved.id} agentName={saved.name} /> : null}
-    </Page>
+    </>
   );
 }
