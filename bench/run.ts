@@ -2,6 +2,7 @@ import { execSync } from 'node:child_process';
 import { benchConversations } from './conversations.js';
 import { benchDeveloperApi } from './developer-api.js';
 import { benchForms } from './forms.js';
+import { benchIdleStreams } from './idle-streams.js';
 import { printGrid, printTable, type Row } from './lib.js';
 import { benchTools } from './tools.js';
 import { benchWebhooks } from './webhooks.js';
@@ -9,7 +10,7 @@ import { benchWebhooks } from './webhooks.js';
 /**
  * `npm run bench`: every benchmark, each against a bare Fastify baseline measured in the same run.
  * BENCH_SECONDS sets the length of each run (default 10); BENCH_DATABASE_URL adds PostgreSQL rows;
- * BENCH_ONLY=developer|forms|tools|conversations|webhooks runs one group. The servers inherit the environment, so SQLITE_SYNCHRONOUS=full
+ * BENCH_ONLY=developer|forms|tools|conversations|webhooks|streams runs one group. The servers inherit the environment, so SQLITE_SYNCHRONOUS=full
  * (or any other setting) applies to them.
  */
 // The servers under test run the compiled build, as `npm start` does.
@@ -40,10 +41,19 @@ if (!only || only === 'conversations') {
   conversations.push(...(await benchConversations()));
   if (databaseUrl) conversations.push(...(await benchConversations({ databaseUrl })));
 }
+const streams: string[][] = [];
+if (!only || only === 'streams') {
+  streams.push(...(await benchIdleStreams()));
+  if (databaseUrl) streams.push(...(await benchIdleStreams({ databaseUrl })));
+}
 
 console.log(`\nSwitchboard benchmarks — ${new Date().toISOString()}, Node ${process.version}, ${(await import('node:os')).cpus().length} cores, 50 connections, ${process.env.BENCH_SECONDS ?? 10} s each\n`);
 printTable(rows);
 if (conversations.length) {
   console.log('\nAgent conversations, against a scripted model and tool endpoint on loopback (bench/conversations.ts)\n');
   printGrid(['scenario', 'figures', 'goal'], conversations);
+}
+if (streams.length) {
+  console.log('\nIdle chat widget streams on one node (bench/idle-streams.ts)\n');
+  printGrid(['scenario', 'figures', 'goal'], streams);
 }
