@@ -40,7 +40,7 @@ export function leadEmail(payload: LeadPayload, publicUrl: string): RenderedEmai
     ...(payload.pageUrl ? [['Page', payload.pageUrl] as [string, string]] : []),
     ...utm,
   ];
-  const intro = `${payload.via === 'chat' ? 'The chat widget' : 'The form'} “${payload.formTitle}” received a new lead.`;
+  const intro = payload.via === 'chat' ? `A new lead from the chat widget, through the form “${payload.formTitle}”.` : `The form “${payload.formTitle}” received a new lead.`;
   const text = [
     intro,
     '',
