@@ -69,5 +69,5 @@ describe.each(testDialects())('kill -9 between the commit and the send on %s', (
     await new Promise((resolve) => setTimeout(resolve, 2500));
     expect(smtp.received.length).toBe(0);
     await second.stop();
-  });
+  }, 120_000);
 });
