@@ -232,9 +232,10 @@ describe.each(testDialects())('notifications on %s', (dialect) => {
     const ben = await signIn(members.ben!.email);
     expect((await app.inject({ method: 'GET', url: '/api/org/notification-settings', headers: ben })).json().data).toEqual({ smtpConfigured: true, leads: true, handoffs: false });
     const key = await app.inject({ method: 'GET', url: '/api/org/notification-settings', headers: a.auth });
-    expect([key.statusCode, key.json().code]).toEqual([403, 'FORBIDDEN']);
+    expect([key.statusCode, key.json().code]).toEqual([401, 'UNAUTHORIZED']);
+    expect(key.json().error).toMatch(/sign in to the console/);
     const keyPatch = await app.inject({ method: 'PATCH', url: '/api/org/notification-settings', headers: a.auth, payload: { leads: false } });
-    expect([keyPatch.statusCode, keyPatch.json().code]).toEqual([403, 'FORBIDDEN']);
+    expect([keyPatch.statusCode, keyPatch.json().code]).toEqual([401, 'UNAUTHORIZED']);
     expect((await app.inject({ method: 'GET', url: '/api/org/notification-settings' })).statusCode).toBe(401);
     const { cookie } = ben;
     expect((await app.inject({ method: 'PATCH', url: '/api/org/notification-settings', headers: { cookie: cookie! }, payload: { leads: false } })).statusCode).toBe(403);

@@ -11,7 +11,7 @@ export interface SettingsCaller {
 }
 
 /** Settings are a person's: an API key speaks for the organization, and has none. */
-export const SETTINGS_NEED_A_PERSON = 'Notification settings are each member’s own: sign in to the console to change yours. An API key speaks for the organization, not for a member.';
+export const SETTINGS_NEED_A_PERSON = 'Notification settings are each member’s own: sign in to the console to see or change yours. An API key speaks for the organization, not for a member.';
 
 /**
  * A member's notification settings, and whether notifications are on at all (`enabled`: SMTP_URL is set, so
@@ -22,7 +22,7 @@ export function createNotificationsService(deps: { repo: NotificationsRepo; cloc
   const { repo, clock, enabled } = deps;
 
   function person(caller: SettingsCaller): string {
-    if (caller.actor.type !== 'user') throw new AppError('FORBIDDEN', SETTINGS_NEED_A_PERSON);
+    if (caller.actor.type !== 'user') throw new AppError('UNAUTHORIZED', SETTINGS_NEED_A_PERSON);
     return caller.actor.id;
   }
 

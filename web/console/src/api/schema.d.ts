@@ -1338,7 +1338,7 @@ export interface paths {
         };
         /**
          * Get my notification settings
-         * @description Whether new leads and hand-off requests email me, and `smtpConfigured`: without SMTP_URL nothing is sent. A signed-in member's own settings: 403 FORBIDDEN with an org API key (it has no person).
+         * @description Whether new leads and hand-off requests email me, and `smtpConfigured`: without SMTP_URL nothing is sent. The signed-in member's own (the console session): an org API key has no person, 401 UNAUTHORIZED.
          */
         get: operations["getNotificationSettings"];
         put?: never;
@@ -1348,7 +1348,7 @@ export interface paths {
         head?: never;
         /**
          * Change my notification settings
-         * @description Turns my lead or hand-off emails on or off; the others' stay. A signed-in member's own settings: 403 FORBIDDEN with an org API key (it has no person).
+         * @description Turns my lead or hand-off emails on or off; the other stays. Needs X-CSRF-Token. The signed-in member's own (the console session): an org API key has no person, 401 UNAUTHORIZED.
          */
         patch: operations["updateNotificationSettings"];
         trace?: never;
