@@ -47,6 +47,8 @@ import { registerConnectionRoutes } from './connections/routes.js';
 import { registerModelRoutes } from './models/routes.js';
 import { registerWebhookRoutes } from './webhooks/routes.js';
 import type { DeliverySchedule } from './webhooks/delivery-worker.js';
+import type { NotificationSchedule } from './notifications/worker.js';
+import { registerNotificationRoutes } from './notifications/routes.js';
 import { registerConversationRoutes } from './conversations/routes.js';
 import { registerChatRoutes } from './chat/routes.js';
 import { registerLeadRoutes } from './chat/lead-routes.js';
@@ -75,6 +77,8 @@ export interface AppDeps {
   expiryPurge?: Partial<PurgeSchedule> | false;
   /** The webhook delivery worker's polling (webhooks/delivery-worker.ts); `false` leaves it to the caller (tests that deliver by hand). */
   webhookDelivery?: Partial<DeliverySchedule> | false;
+  /** The notification worker's polling (notifications/worker.ts); `false` leaves it to the caller (tests that send by hand). */
+  notificationDelivery?: Partial<NotificationSchedule> | false;
   /** Work done after the answer (password-reset lookups and emails); tests pass theirs to wait for it. Drained on close either way. */
   background?: BackgroundQueue;
   /**
@@ -170,6 +174,8 @@ async function createOwnServices(app: App, deps: AppDeps): Promise<Services> {
     expiryPurge: deps.expiryPurge === false ? undefined : (deps.expiryPurge ?? {}),
     // Every node that serves delivers webhooks; tests that deliver by hand say false.
     webhookDelivery: deps.webhookDelivery === false ? undefined : (deps.webhookDelivery ?? {}),
+    // Every node that serves sends notification emails (when SMTP_URL is set); tests that send by hand say false.
+    notificationDelivery: deps.notificationDelivery === false ? undefined : (deps.notificationDelivery ?? {}),
   });
   app.addHook('onClose', services.close);
   return services;
@@ -209,6 +215,7 @@ function registerRoutes(app: App, services: Services, deps: Pick<AppDeps, 'webAs
   registerCrmRecordRoutes(app, { orgAuth, contacts: services.contacts, opportunities: services.opportunities });
   registerModelRoutes(app, { orgAuth, models: services.models });
   registerWebhookRoutes(app, { orgAuth, webhooks: services.webhooks });
+  registerNotificationRoutes(app, { orgAuth, notifications: services.notifications });
   registerConversationRoutes(app, { orgAuth, conversations: services.conversations });
   // The chat widget's public side (/api/public/chats/…): only from each chat's allowed origins.
   registerChatRoutes(app, { chatAuth: services.chatAuth, chat: services.chat, limiter });

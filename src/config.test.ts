@@ -46,13 +46,13 @@ describe('loadConfig', () => {
       HTTP_HEADERS_TIMEOUT_MS: '10000', HTTP_REQUEST_TIMEOUT_MS: '60000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '620000', HTTP_MAX_CONNECTIONS: '20000',
       HTTP_MAX_CONNECTIONS_PER_ADDRESS: '1000',
       DATABASE_CONNECT_TIMEOUT_MS: '1500', DATABASE_ACQUIRE_TIMEOUT_MS: '2500', DATABASE_STATEMENT_TIMEOUT_MS: '30000', SQLITE_BUSY_TIMEOUT_MS: '0',
-      WEBHOOK_DELIVERY: 'off',
+      WEBHOOK_DELIVERY: 'off', NOTIFICATION_DELIVERY: 'off',
     });
     expect(config).toMatchObject({
       env: 'production', port: 8080, host: '0.0.0.0', publicUrl: 'https://sb.example.com', databaseUrl: 'postgres://u:p@db/sb',
       redisUrl: 'redis://cache:6379', databasePoolSize: 40, trustProxy: ['10.0.0.0/8', '127.0.0.1'], logLevel: 'warn', toolCallTimeoutMs: 20000,
       http: { headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 620_000, maxConnections: 20_000, maxConnectionsPerAddress: 1000 },
-      sqliteSynchronous: 'full', webhookDelivery: 'off',
+      sqliteSynchronous: 'full', webhookDelivery: 'off', notificationDelivery: 'off',
       databaseLimits: { connectTimeoutMs: 1500, acquireTimeoutMs: 2500, statementTimeoutMs: 30_000, sqliteBusyTimeoutMs: 0 },
     });
   });
@@ -75,6 +75,7 @@ describe('loadConfig', () => {
     [{ DATABASE_POOL_SIZE: '0' }, /DATABASE_POOL_SIZE/],
     [{ SQLITE_SYNCHRONOUS: 'off' }, /SQLITE_SYNCHRONOUS must be one of normal, full/],
     [{ WEBHOOK_DELIVERY: 'later' }, /WEBHOOK_DELIVERY must be one of on, off/],
+    [{ NOTIFICATION_DELIVERY: 'later' }, /NOTIFICATION_DELIVERY must be one of on, off/],
     [{ TOOL_ALLOW_PRIVATE_ENDPOINTS: 'maybe' }, /TOOL_ALLOW_PRIVATE_ENDPOINTS/],
     [{ MODEL_ALLOW_PRIVATE_ENDPOINTS: 'maybe' }, /MODEL_ALLOW_PRIVATE_ENDPOINTS must be 1 or 0/],
     [{ NODE_ENV: 'staging' }, /NODE_ENV/],

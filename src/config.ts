@@ -51,7 +51,7 @@ export interface Config {
   http: HttpLimits;
   /** Console sessions: idle and absolute expiry. */
   sessions: SessionLimits;
-  /** `smtp://` or `smtps://`: invitations and password-reset links are emailed; without it they are shown or logged. */
+  /** `smtp://` or `smtps://`: invitations, password-reset links and notifications are emailed; without it links are shown or logged, and no notification is sent. */
   smtpUrl: string | undefined;
   /** The From of those emails. */
   mailFrom: string;
@@ -63,6 +63,11 @@ export interface Config {
    * keep their CPU for requests, with delivery on one or two others).
    */
   webhookDelivery: 'on' | 'off';
+  /**
+   * NOTIFICATION_DELIVERY: `on` (default), this node sends the notification emails the outbox holds; `off`, it
+   * queues them with the changes that cause them and leaves the sending to the nodes that have it on.
+   */
+  notificationDelivery: 'on' | 'off';
 }
 
 /** What one client connection may take from the server. */
@@ -319,6 +324,7 @@ export function loadConfig(env: Env = process.env): Config {
     mailFrom: mailFrom(env, publicUrl),
     metrics: metricsConfig(env, host, port),
     webhookDelivery: oneOf(env, 'WEBHOOK_DELIVERY', ['on', 'off'] as const, 'on'),
+    notificationDelivery: oneOf(env, 'NOTIFICATION_DELIVERY', ['on', 'off'] as const, 'on'),
   };
 }
 

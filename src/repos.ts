@@ -22,6 +22,7 @@ import { createWebhooksRepo, type WebhooksRepo } from './webhooks/repo.js';
 import { createChatRepo, type ChatRepo } from './chat/repo.js';
 import { createConnectionsRepo, type ConnectionsRepo } from './connections/repo.js';
 import { createMcpAuthRepo, type McpAuthRepo } from './mcp-auth/repo.js';
+import { createNotificationsRepo, type NotificationsRepo } from './notifications/repo.js';
 
 /**
  * Every feature's repo over one database handle: the pool (what services use outside
@@ -52,6 +53,7 @@ export class Repos {
   #chat?: ChatRepo;
   #connections?: ConnectionsRepo;
   #mcpAuth?: McpAuthRepo;
+  #notifications?: NotificationsRepo;
 
   constructor(private readonly db: Kysely<DB>) {}
 
@@ -76,6 +78,7 @@ export class Repos {
   get chat(): ChatRepo { return (this.#chat ??= createChatRepo(this.db)); }
   get connections(): ConnectionsRepo { return (this.#connections ??= createConnectionsRepo(this.db)); }
   get mcpAuth(): McpAuthRepo { return (this.#mcpAuth ??= createMcpAuthRepo(this.db)); }
+  get notifications(): NotificationsRepo { return (this.#notifications ??= createNotificationsRepo(this.db)); }
 }
 
 /** Units of work each in a transaction of its own, handed every repo bound to it. */

@@ -68,6 +68,9 @@ import { createMetrics, metricsServed } from './metrics/metrics.js';
 import { createDeliveryWorker, type DeliverySchedule } from './webhooks/delivery-worker.js';
 import { createWebhooksService, expiredDeliveryBodies } from './webhooks/service.js';
 import { rotateWebhookSecrets } from './webhooks/rotation.js';
+import { createNotificationsService } from './notifications/service.js';
+import { createNotificationWorker, type NotificationSchedule } from './notifications/worker.js';
+import { expiredNotices } from './notifications/purge.js';
 import { createTenantLimits, DEVELOPER_LIMITS, ORG_LIMITS } from './http/tenant-limits.js';
 import { orgNotFound } from './orgs/errors.js';
 import { developerNotFound } from './developers/errors.js';
@@ -105,6 +108,8 @@ export interface ServicesInfrastructure {
   expiryPurge?: Partial<PurgeSchedule> | undefined;
   /** Starts the webhook delivery worker (webhooks/delivery-worker.ts) on this schedule; absent, it is not started (the CLI, tests that deliver by hand). */
   webhookDelivery?: Partial<DeliverySchedule> | undefined;
+  /** Starts the notification worker (notifications/worker.ts) on this schedule when there is a mailer; absent, it is not started (the CLI, tests that send by hand). */
+  notificationDelivery?: Partial<NotificationSchedule> | undefined;
 }
 
 /**
@@ -324,6 +329,16 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   const mcpClients = createClients({ repo: repos.mcpAuth, fetch: toolHttp.fetch, endpointPolicy, clock });
   const mcpAuth = createMcpAuthService({ repo: repos.mcpAuth, clients: mcpClients, clock, issuer: config.publicUrl, resource: mcpResource });
 
+  // ── Notifications ── (issue 35) Lead and hand-off emails through the mailer (SMTP_URL): queued in the producer's
+  // transaction (notifications/outbox.ts), sent by a worker on every node. Without a mailer nothing is queued.
+  const notifications = createNotificationsService({ repo: repos.notifications, clock, enabled: mailer !== undefined });
+  // A claim holds a notice well past the mailer's longest send (lib/mailer.ts SMTP_TIMEOUTS).
+  const notificationWorker = mailer ? createNotificationWorker({ repo: repos.notifications, mailer, clock, log, publicUrl: config.publicUrl, leaseMs: 5 * 60_000, schedule: infrastructure.notificationDelivery }) : undefined;
+  if (infrastructure.notificationDelivery) {
+    if (!notificationWorker) log.info('email notifications are off: SMTP_URL is not set');
+    else if (config.notificationDelivery === 'on') notificationWorker.start();
+  }
+
   // ── Forms ──
   // Live forms, cached with their serialized config; an org's changes drop its entries, on every node with Redis.
   const formCache = createFormCache<LiveForm>({ load: createLiveFormLoader({ repo: repos.forms, crm, orgs }), clock, onLookup: (hit) => metrics.cacheLookup('form', hit) });
@@ -340,6 +355,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     clock,
     ...(database.dialect === 'postgres' ? { newLeadAtOnce: createNewLeadWriter(db, repos.webhooks) } : {}),
     onOutcome: metrics.submission,
+    notifyLeads: notifications.enabled,
   });
   // The chat widget's lead cards (issue 22): the model proposes, only the visitor's confirm submits, through `submit`.
   const leadCapture = createLeadCapture({ forms: repos.forms, cache: formCache, submit, limiter: infra.limiter, conversations, extend: chatAuth.extend, clock });
@@ -359,7 +375,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   // ── Expired rows ──
   // Every table with an expiry, or it grows forever (the token endpoint writes a row per request).
   // Runs on every node that serves; close() stops it before the database is closed.
-  const purges: ExpiryPurge[] = [expiredAccessTokens(repos.oauth), expiredIdempotencyKeys(repos.forms), ...expiredSessions(repos.sessions), ...expiredOperatorRows(repos.operators), expiredDeliveryBodies(repos.webhooks), expiredChatSessions(repos.chat), expiredOAuthStates(repos.connections), ...mcpAuthPurges(repos.mcpAuth)];
+  const purges: ExpiryPurge[] = [expiredAccessTokens(repos.oauth), expiredIdempotencyKeys(repos.forms), ...expiredSessions(repos.sessions), ...expiredOperatorRows(repos.operators), expiredDeliveryBodies(repos.webhooks), expiredChatSessions(repos.chat), expiredOAuthStates(repos.connections), ...mcpAuthPurges(repos.mcpAuth), expiredNotices(repos.notifications)];
   const purger = infrastructure.expiryPurge ? createExpiryPurger({ purges, clock, log, schedule: infrastructure.expiryPurge }) : undefined;
   purger?.start();
 
@@ -367,6 +383,8 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   async function closeInOrder(): Promise<void> {
     // Background work first: a reset email still queued needs the mailer and the database.
     await background.idle();
+    // Sends in flight are recorded before the mailer and the database go.
+    await notificationWorker?.stop();
     if (ownMailer) ownMailer.close();
     await mcp.close();
     await callLog.close();
@@ -436,6 +454,8 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     submit,
     webhooks,
     webhookWorker,
+    notifications,
+    notificationWorker,
     orgLimits,
     developerLimits,
     purges,

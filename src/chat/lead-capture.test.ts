@@ -170,6 +170,17 @@ describe.each(testDialects())('chat lead capture on %s', (dialect) => {
     const created = JSON.parse(outbox.find((event) => event.type === 'submission.created')!.payload);
     expect(created).toMatchObject({ submissionId: submission.id, values: { name: 'Ada Lovelace', email: 'ada@example.com', message: 'A cleaning next week, please.' }, utm: { source: 'newsletter', campaign: 'spring' } });
 
+    // The lead form's notify (the default: its owners) emails the lead, saying the chat brought it and from which page.
+    await t.services.notificationWorker!.runUntilIdle();
+    const emails = t.mail.filter((mail) => mail.subject === 'New lead: Book a visit');
+    expect(emails.map((mail) => mail.to)).toEqual([org.operator.email]);
+    expect(emails[0]!.text).toContain('A new lead from the chat widget, through the form “Book a visit”.');
+    expect(emails[0]!.text).toContain('Name: Ada Lovelace');
+    expect(emails[0]!.text).toContain('Service: Cleaning');
+    expect(emails[0]!.text).toContain(`Page: ${PAGE_URL}`);
+    expect(emails[0]!.text).toContain('utm_campaign: spring');
+    expect(emails[0]!.text).toContain(`/app/contacts/${contact.id}`);
+
     // The card now says submitted; the same card cannot be sent twice.
     expect((await history(token)).find((m) => m.role === 'lead')).toMatchObject({ toolCallId, status: 'submitted' });
     const again = await decide(token, { toolCallId, action: 'submit', consent: true });

@@ -143,6 +143,9 @@ export function createLeadCapture(deps: {
           // One card is one submission: a retry after a failure past the submit (the turn not saved) replays it.
           idempotencyKey: `chat-lead-${createHash('sha256').update(`${conversation.id}\n${decision.toolCallId}`).digest('base64url')}`,
           note,
+          // The notification email (the lead form's notify) says where the visitor was, and that the chat brought them.
+          pageUrl: conversation.pageUrl,
+          via: 'chat',
         });
       } catch (error) {
         throw refusal(lead, error);

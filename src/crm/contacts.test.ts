@@ -134,7 +134,7 @@ describe.each(testDialects())('Operator API: contacts on %s', (dialect) => {
     const formId = newId('frm');
     await ctx.database.db.insertInto('forms').values({
       id: formId, org_id: org.orgId, slug: `f-${formId.slice(4).toLowerCase()}`, title: 'Contact', active: 1, fields: '{}', custom_fields: '[]', consent_text: 'I agree to be contacted.',
-      consent_version: 'v1', success_message: 'Thanks', redirect_url: null, agent_id: null, create_opportunity: 0, pipeline_id: null, stage_id: null, created_at: now, updated_at: now,
+      consent_version: 'v1', success_message: 'Thanks', redirect_url: null, agent_id: null, create_opportunity: 0, pipeline_id: null, stage_id: null, created_at: now, updated_at: now, notify_enabled: 1, notify_recipients: null,
     }).execute();
     await ctx.database.db.insertInto('consent_versions').values({ form_id: formId, version: 'v1', text: 'I agree to be contacted.', created_at: now }).execute();
     const submissionId = newId('sub');

@@ -32,7 +32,7 @@ describe.each(testDialects())('Operator API: pipelines on %s', (dialect) => {
     await ctx.database.db.insertInto('forms').values({
       id, org_id: orgId, slug, title: values.title ?? 'Contact us', active: values.active ? 1 : 0, fields: '{}', custom_fields: '[]',
       consent_text: 'I agree', consent_version: 'v1', success_message: 'Thanks', redirect_url: null, agent_id: null,
-      create_opportunity: 1, pipeline_id: values.pipelineId ?? null, stage_id: values.stageId ?? null, created_at: now, updated_at: now,
+      create_opportunity: 1, pipeline_id: values.pipelineId ?? null, stage_id: values.stageId ?? null, created_at: now, updated_at: now, notify_enabled: 1, notify_recipients: null,
     }).execute();
     return { id, slug };
   };

@@ -297,6 +297,10 @@ export interface FormsTable {
   stage_id: string | null;
   created_at: string;
   updated_at: string;
+  /** 1: each submission emails its recipients (notifications/). */
+  notify_enabled: number;
+  /** Who: null for the organization's owners, else a JSON array of its members' user ids. */
+  notify_recipients: string | null;
 }
 
 export interface ConsentVersionsTable {
@@ -676,6 +680,36 @@ export interface WebhookOutboxTable {
   created_at: string;
 }
 
+export type NotificationKind = 'lead' | 'handoff';
+export type NotificationStatus = 'pending' | 'sent' | 'failed';
+
+/** One email to one member: a notice (a lead, a hand-off request) and its recipient (notifications/outbox.ts). */
+export interface NotificationOutboxTable {
+  notice_id: string;
+  user_id: string;
+  org_id: string;
+  kind: NotificationKind;
+  /** JSON: what the email is rendered from when it is sent. */
+  payload: string;
+  status: NotificationStatus;
+  attempts: number;
+  next_attempt_at: string;
+  /** A worker holds it until then (its send in flight); a lease that ran out is free again. */
+  locked_until: string | null;
+  last_error: string | null;
+  sent_at: string | null;
+  created_at: string;
+}
+
+/** A member's own notification switches; no row: both on. */
+export interface NotificationPreferencesTable {
+  user_id: string;
+  org_id: string;
+  leads: number;
+  handoffs: number;
+  updated_at: string;
+}
+
 export const WEBHOOK_OUTBOX_COLUMNS: Record<keyof WebhookOutboxTable, true> = { id: true, org_id: true, events: true, created_at: true };
 
 export interface DB {
@@ -723,4 +757,6 @@ export interface DB {
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_outbox: WebhookOutboxTable;
+  notification_outbox: NotificationOutboxTable;
+  notification_preferences: NotificationPreferencesTable;
 }

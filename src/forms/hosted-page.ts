@@ -16,7 +16,7 @@ import type { LiveForm } from './public-form.js';
 import { CONFIG_READS, SUBMISSIONS, clientAndSlug } from './public-routes.js';
 import { LIMITS } from './rules.js';
 import type { PublicFormConfig } from './schema.js';
-import type { SubmitService } from './submit-service.js';
+import { pageUrlOf, type SubmitService } from './submit-service.js';
 import type { WebAssets } from './web-assets.js';
 
 /**
@@ -184,6 +184,7 @@ export function registerHostedPageRoutes(app: App, deps: HostedPageDeps): void {
           ip: request.ip ?? null,
           userAgent: request.headers['user-agent'] ?? null,
           idempotencyKey: idempotencyKeyOf(slug, body),
+          pageUrl: pageUrlOf(request.headers.referer),
         });
         const redirect = httpUrl(outcome.result.redirectUrl);
         if (redirect && !embed) return reply.code(303).header('Location', redirect).header('Cache-Control', 'no-store').send();

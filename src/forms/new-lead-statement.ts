@@ -7,6 +7,8 @@ import { outboxRow, type WebhookEventInput } from '../webhooks/outbox.js';
 import { outboxCte, subscriptionsCurrent } from '../webhooks/outbox-ctes.js';
 import type { WebhooksRepo } from '../webhooks/repo.js';
 import type { Subscriptions } from '../webhooks/subscriptions.js';
+import { LEAD_NOTICE_COLUMNS, type LeadNoticeRow } from '../notifications/outbox.js';
+import { leadNoticeCte } from '../notifications/outbox-sql.js';
 
 export interface NewLeadRows {
   contact: ContactsTable;
@@ -14,6 +16,8 @@ export interface NewLeadRows {
   /** Written only if its stage still exists in its pipeline; so is everything else. */
   opportunity: OpportunitiesTable | null;
   submission: SubmissionsTable;
+  /** The lead's notification (notifications/outbox.ts), when the form notifies: one row per recipient, written with the lead. */
+  notice: LeadNoticeRow | null;
 }
 
 /** What the one statement did: wrote the lead (with its webhook events); wrote nothing as the person (or the stage) says so. */
@@ -38,11 +42,14 @@ function leadTemplate(withNote: boolean, withOpportunity: boolean): QueryTemplat
     submission: without(SUBMISSION_COLUMNS, 'contact_id', 'opportunity_id'),
     fingerprint: true,
     outbox: WEBHOOK_OUTBOX_COLUMNS,
+    notice: LEAD_NOTICE_COLUMNS,
   } as const;
   // The CRM's CTEs write the contact, note and opportunity (crm/new-lead-ctes.ts), gated on the
   // subscriptions being current; forms adds its submission (s), which takes the contact (and the
-  // opportunity) id from them; the outbox's CTE (webhooks/outbox-ctes.ts) writes the unit's events when c did.
-  return queryTemplate(keys, (db, { contact, note, opportunity, submission: s, fingerprint, outbox }) => {
+  // opportunity) id from them; the outbox's CTE (webhooks/outbox-ctes.ts) writes the unit's events when c did, and
+  // the notification outbox's (notifications/outbox-sql.ts) one row per recipient of the lead's email, also when c did:
+  // a form that notifies keeps the one-statement path (the recipients are read by the statement itself).
+  return queryTemplate(keys, (db, { contact, note, opportunity, submission: s, fingerprint, outbox, notice }) => {
     const crm = newLeadCtes(contact, withNote ? note : null, withOpportunity ? opportunity : null, sql`(select current from w)`);
     const statement = sql<{ contact_id: string | null; current: boolean }>`
       with w as (select ${subscriptionsCurrent(contact.org_id, fingerprint)} as current),
@@ -54,6 +61,7 @@ function leadTemplate(withNote: boolean, withOpportunity: boolean): QueryTemplat
         select ${s.id}, ${s.org_id}, ${s.form_id}, c.id, ${crm.opportunityId}, ${s.field_values}, ${s.custom},
                ${s.consent_version}, ${s.metadata}, ${s.ip}, ${s.user_agent}, ${s.created_at} from c)
       ${outboxCte(outbox!, sql`exists (select 1 from c)`)}
+      ${leadNoticeCte(notice!, sql`exists (select 1 from c)`)}
       select (select id from c) as contact_id, (select current from w) as current`;
     return { compile: () => statement.compile(db) };
   });

@@ -3,6 +3,7 @@ import type { CrmService, CustomFieldDefinition, OpportunityTarget } from '../cr
 import type { FormsTable } from '../db/tables.js';
 import { isAppError } from '../http/errors.js';
 import type { OrgsService } from '../orgs/service.js';
+import type { NotifySetting } from '../notifications/outbox.js';
 import type { CachedForm } from './form-cache.js';
 import type { FormsRepo } from './repo.js';
 import { SLUG_PATTERN, type FieldSettings } from './rules.js';
@@ -40,6 +41,8 @@ export interface LiveForm extends CachedForm {
   title: string;
   /** For national phone numbers (ISO 3166 alpha-2). */
   defaultCountry: string;
+  /** Who each submission emails (notifications/): read from the form at submit time, through this cache. */
+  notify: NotifySetting;
   /** `{"success":true,"data":<config>}`, ready to send. */
   configBody: string;
   etag: string;
@@ -52,6 +55,11 @@ export interface StoredCustomFieldRef {
 
 export function parseCustomFieldRefs(json: string): StoredCustomFieldRef[] {
   return JSON.parse(json) as StoredCustomFieldRef[];
+}
+
+/** A form's notify setting from its row: null recipients are the owners. */
+export function notifyOf(form: Pick<FormsTable, 'notify_enabled' | 'notify_recipients'>): NotifySetting {
+  return { enabled: form.notify_enabled === 1, recipients: form.notify_recipients === null ? 'owners' : (JSON.parse(form.notify_recipients) as string[]) };
 }
 
 /** Exactly the spec's fields, in the spec's order, and no internal id anywhere. */
@@ -136,6 +144,7 @@ export function createLiveFormLoader(deps: { repo: FormsRepo; crm: CrmService; o
       stageId: form.stage_id,
       opportunityTarget,
       defaultCountry,
+      notify: notifyOf(form),
       configBody,
       etag: `"${createHash('sha256').update(configBody).digest('base64url').slice(0, 27)}"`,
     };

@@ -14,7 +14,7 @@ import type { LiveForm } from './public-form.js';
 import { CONFIG_READS_PER_MINUTE, LIMITS, SUBMISSIONS_PER_MINUTE } from './rules.js';
 import { PublicFormConfig, PublicSlugParams, SubmitBody, SubmitResult } from './schema.js';
 import { publicFormNotFound } from './errors.js';
-import type { SubmitService } from './submit-service.js';
+import { pageUrlOf, type SubmitService } from './submit-service.js';
 
 /**
  * The public Forms API (spec part C): no authentication, open CORS, a rate limit
@@ -148,6 +148,8 @@ export function registerPublicFormRoutes(
           ip: request.ip ?? null,
           userAgent: request.headers['user-agent'] ?? null,
           idempotencyKey: Array.isArray(idempotencyKey) ? idempotencyKey.join(',') : idempotencyKey,
+          // The page the form was on, as the browser tells it (often its origin only): the notification email shows it.
+          pageUrl: pageUrlOf(request.headers.referer),
         });
         reply.header('Cache-Control', 'no-store');
         if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');

@@ -60,6 +60,11 @@ export function createFormsRepo(db: Kysely<DB>) {
         ? Promise.resolve([])
         : db.selectFrom('custom_fields').select(['id', 'key', 'archived_at']).where('org_id', '=', orgId).where('id', 'in', ids).execute(),
 
+    // ── Notification recipients ──
+    /** Which of `ids` are members of the organization now (read-only: the people are operators/'). */
+    membersAmong: async (orgId: string, ids: string[]): Promise<Set<string>> =>
+      new Set(ids.length === 0 ? [] : (await db.selectFrom('users').select('id').where('org_id', '=', orgId).where('role', 'is not', null).where('id', 'in', ids).execute()).map((row) => row.id)),
+
     // ── Consent history ──
     insertConsentVersion: (row: ConsentVersionsTable) => db.insertInto('consent_versions').values(row).execute(),
     listConsentVersions: (formId: string) => db.selectFrom('consent_versions').selectAll().where('form_id', '=', formId).execute(),

@@ -39,6 +39,24 @@ const Url = Type.String({ maxLength: LIMITS.redirectUrl, description: 'An http:/
 
 // ── Operator API ──
 
+/** The most members a form may name as its recipients. */
+export const MAX_NOTIFY_RECIPIENTS = 50;
+
+const NotifyRecipients = Type.Union([
+  Type.Literal('owners'),
+  Type.Array(Type.String({ pattern: '^usr_[0-9A-Za-z]{20,24}$', description: 'A member\'s user id.' }), { minItems: 1, maxItems: MAX_NOTIFY_RECIPIENTS, uniqueItems: true }),
+], { description: '"owners": the organization\'s owners at the time of each submission; or members by user id (`usr_…`, each a member of your organization).' });
+
+export const FormNotify = named('FormNotify', Type.Object(
+  {
+    enabled: Type.Boolean({ description: 'Email each submission to the recipients (only when the server has SMTP_URL; members can turn it off for themselves).' }),
+    recipients: NotifyRecipients,
+  },
+  { additionalProperties: false },
+));
+
+const FormNotifyInput = named('FormNotifyInput', Type.Partial(FormNotify, { additionalProperties: false, description: 'Either or both; the other keeps its setting (default: on, owners).' }));
+
 const CustomFieldRefInput = named('FormCustomFieldRefInput', Type.Object(
   {
     key: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Key of a custom field definition.' })),
@@ -60,6 +78,7 @@ const formInputProperties = {
   createOpportunity: Type.Boolean({ description: 'Open an opportunity on every submission.' }),
   pipelineId: NullableId('Pipeline for the opportunities; null for the default pipeline.'),
   stageId: NullableId('Stage for the opportunities; null for the first stage of the pipeline.'),
+  notify: FormNotifyInput,
 };
 
 export const FormCreateBody = named('FormCreate', Type.Object(
@@ -76,6 +95,7 @@ export const FormCreateBody = named('FormCreate', Type.Object(
     createOpportunity: Type.Optional(formInputProperties.createOpportunity),
     pipelineId: Type.Optional(formInputProperties.pipelineId),
     stageId: Type.Optional(formInputProperties.stageId),
+    notify: Type.Optional(formInputProperties.notify),
   },
   { additionalProperties: false },
 ));
@@ -108,6 +128,7 @@ export const FormRecord = named('Form', Type.Object({
   createOpportunity: Type.Boolean(),
   pipelineId: Type.Union([Type.String(), Type.Null()]),
   stageId: Type.Union([Type.String(), Type.Null()]),
+  notify: FormNotify,
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 }));

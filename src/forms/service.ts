@@ -10,7 +10,8 @@ import { newId } from '../lib/ids.js';
 import { formNotFound } from './errors.js';
 import type { FormCache } from './form-cache.js';
 import type { FormViews } from './views-service.js';
-import { parseCustomFieldRefs, type LiveForm, type StoredCustomFieldRef } from './public-form.js';
+import { notifyOf, parseCustomFieldRefs, type LiveForm, type StoredCustomFieldRef } from './public-form.js';
+import { DEFAULT_NOTIFY, type NotifySetting } from '../notifications/outbox.js';
 import type { OrgsService } from '../orgs/service.js';
 import type { FormChanges, FormsRepo } from './repo.js';
 import { httpUrl } from '../lib/text.js';
@@ -94,6 +95,18 @@ export function createFormsService(deps: {
     });
   }
 
+  /** The notify setting with `input` applied; each recipient named must be a member of the organization (404 otherwise). */
+  async function resolveNotify(orgId: string, current: NotifySetting, input: FormCreateInput['notify']): Promise<Pick<FormsTable, 'notify_enabled' | 'notify_recipients'>> {
+    const enabled = input?.enabled ?? current.enabled;
+    const recipients = input?.recipients ?? current.recipients;
+    if (input?.recipients !== undefined && recipients !== 'owners') {
+      const members = await repo.membersAmong(orgId, recipients);
+      const index = recipients.findIndex((id) => !members.has(id));
+      if (index >= 0) throw new AppError('NOT_FOUND', `No member of your organization has the id ${recipients[index]}.`, { field: `notify.recipients[${index}]` });
+    }
+    return { notify_enabled: enabled ? 1 : 0, notify_recipients: recipients === 'owners' ? null : JSON.stringify(recipients) };
+  }
+
   async function checkAgent(orgId: string, agentId: string | null): Promise<void> {
     if (agentId !== null && (await orgs.agentBranding(orgId, agentId)) === null) {
       throw new AppError('AGENT_NOT_FOUND', 'Your organization has no agent with that id.', { field: 'agentId' });
@@ -138,6 +151,7 @@ export function createFormsService(deps: {
       createOpportunity: row.create_opportunity === 1,
       pipelineId: row.pipeline_id,
       stageId: row.stage_id,
+      notify: notifyOf(row),
       createdAt: row.created_at,
       updatedAt: row.updated_at,
     }));
@@ -173,6 +187,7 @@ export function createFormsService(deps: {
       stage_id: input.stageId ?? null,
       created_at: now,
       updated_at: now,
+      ...(await resolveNotify(orgId, DEFAULT_NOTIFY, input.notify)),
     };
     await checkAgent(orgId, row.agent_id);
     Object.assign(row, await checkTarget(orgId, row, true));
@@ -212,6 +227,7 @@ export function createFormsService(deps: {
     if (patch.customFields !== undefined) changes.custom_fields = JSON.stringify(await resolveCustomFields(orgId, patch.customFields));
     if (patch.successMessage !== undefined) changes.success_message = requiredText(patch.successMessage, 'successMessage', 'a success message');
     if (patch.redirectUrl !== undefined) changes.redirect_url = checkRedirectUrl(patch.redirectUrl);
+    if (patch.notify !== undefined) Object.assign(changes, await resolveNotify(orgId, notifyOf(current), patch.notify));
     if (patch.agentId !== undefined) {
       await checkAgent(orgId, patch.agentId);
       changes.agent_id = patch.agentId;

@@ -16,6 +16,9 @@ import type { NewLeadEvents, NewLeadOutcome, NewLeadRows } from './new-lead-stat
 import type { OpportunitiesRepo } from '../crm/opportunities-repo.js';
 import type { WebhooksRepo } from '../webhooks/repo.js';
 import { newLeadEvents, recordSubmissionEvents } from './submission-events.js';
+import { leadNoticeRow, writeLeadNotice, type LeadField, type LeadNoticeRow, type LeadPayload } from '../notifications/outbox.js';
+import type { NotificationsRepo } from '../notifications/repo.js';
+import { BUILT_IN_FIELDS } from './rules.js';
 
 export interface SubmitContext {
   ip: string | null;
@@ -23,6 +26,10 @@ export interface SubmitContext {
   idempotencyKey: string | undefined;
   /** The contact's note instead of the message field's value (the chat widget's lead: the conversation). */
   note?: string | undefined;
+  /** The page the visitor was on, when known (the notification email shows it). */
+  pageUrl?: string | null | undefined;
+  /** `chat`: the chat widget's lead card (the notification email says so). */
+  via?: 'form' | 'chat' | undefined;
 }
 
 export interface SubmitOutcome {
@@ -39,6 +46,8 @@ export interface SubmitRepos extends CrmRepos {
   /** The outbox (webhooks/outbox.ts) and what its payloads read: the submission's events commit with it. */
   webhooks: WebhooksRepo;
   opportunities: OpportunitiesRepo;
+  /** The notification outbox (notifications/outbox.ts): the lead's emails commit with it. */
+  notifications: NotificationsRepo;
 }
 
 /** Thrown inside the transaction when a concurrent request with the same key committed first. */
@@ -64,6 +73,45 @@ export function isHoneypotHit(value: unknown): boolean {
 function opportunityTitle(form: LiveForm, checked: CheckedSubmission): string {
   const who = checked.values.name ?? checked.values.email ?? checked.values.phone ?? 'New lead';
   return `${who} — ${form.title}`;
+}
+
+const BUILT_IN_LABELS: Record<(typeof BUILT_IN_FIELDS)[number], string> = { name: 'Name', email: 'Email', phone: 'Phone', company: 'Company', message: 'Message' };
+
+/** A custom value as text: what the email shows. */
+function valueText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'boolean') return value ? 'Yes' : 'No';
+  if (Array.isArray(value)) return value.map(valueText).join(', ');
+  return JSON.stringify(value) ?? '';
+}
+
+/** The Referer as the page a form was on: an http(s) URL of at most 2,048 characters, else none. */
+export function pageUrlOf(referer: string | undefined): string | null {
+  if (referer === undefined || referer.length > 2048) return null;
+  try {
+    const url = new URL(referer);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What the lead's email is rendered from: the values as the form labels them, in its order. */
+function leadPayload(form: LiveForm, checked: CheckedSubmission, context: SubmitContext, submission: SubmissionsTable): LeadPayload {
+  const fields: LeadField[] = [];
+  for (const name of BUILT_IN_FIELDS) {
+    const value = checked.values[name];
+    if (value !== undefined) fields.push({ label: BUILT_IN_LABELS[name], value });
+  }
+  for (const field of form.customFields) {
+    const value = checked.custom[field.key];
+    if (value !== undefined && value !== null && value !== '') fields.push({ label: field.label, value: valueText(value) });
+  }
+  const utm = Object.fromEntries(Object.entries(checked.metadata).filter(([key]) => key.startsWith('utm_')));
+  return {
+    formId: form.id, formTitle: form.title, submissionId: submission.id, contactId: submission.contact_id, fields,
+    consentVersion: form.consentVersion, pageUrl: context.pageUrl ?? null, utm, via: context.via ?? 'form',
+  };
 }
 
 function submissionRow(form: LiveForm, checked: CheckedSubmission, context: SubmitContext, contactId: string, opportunityId: string | null, createdAt: string): SubmissionsTable {
@@ -101,8 +149,12 @@ export function createSubmitService(deps: {
   newLeadAtOnce?: (rows: NewLeadRows, events: NewLeadEvents) => Promise<NewLeadOutcome>;
   /** Told how each submission ended (metrics): `accepted`, `replayed`, `honeypot`, or the error code. */
   onOutcome?: (outcome: string) => void;
+  /** Lead notifications are on (SMTP_URL is set): a form with `notify.enabled` queues its emails with each submission. */
+  notifyLeads?: boolean;
 }) {
   const { transact, repo, crm, cache, clock, newLeadAtOnce } = deps;
+  const notifyLeads = deps.notifyLeads ?? false;
+  const notifies = (form: LiveForm) => notifyLeads && form.notify.enabled;
   const onOutcome = deps.onOutcome ?? (() => {});
 
   async function storedResponse(formId: string, key: string, now: number): Promise<SubmitResult | undefined> {
@@ -151,7 +203,8 @@ export function createSubmitService(deps: {
     if (opportunity) submission.opportunity_id = opportunity.id;
     const body = context.note ?? values.message;
     const note = body !== undefined ? newNoteRow({ orgId: form.orgId, contactId: contact.id, body, source: 'form', submissionId: submission.id }, createdAt) : null;
-    return { contact, note, opportunity, submission };
+    const notice: LeadNoticeRow | null = notifies(form) ? leadNoticeRow(form.orgId, form.notify.recipients, leadPayload(form, checked, context, submission), createdAt) : null;
+    return { contact, note, opportunity, submission, notice };
   }
 
   /** Every write of one submission. Runs in a transaction (maybe with other submissions: see db/transaction-runner.ts). */
@@ -183,6 +236,8 @@ export function createSubmitService(deps: {
       const opportunity = form.createOpportunity ? await createOpportunity(repos, form, checked, contactId, submission.id) : undefined;
       submission.opportunity_id = opportunity?.opportunityId ?? null;
       await formsRepo.insertSubmission(submission);
+      // One INSERT … SELECT: a row per recipient who is a member and has lead emails on (no read here).
+      if (notifies(form)) await writeLeadNotice(repos, { orgId: form.orgId, recipients: form.notify.recipients, payload: leadPayload(form, checked, context, submission) }, createdAt);
       if (!subscriptions.empty) await recordSubmissionEvents(repos, subscriptions, { form, checked, submission, contactCreated: created, contactRow, opportunityRow: opportunity?.row }, createdAt);
     };
   }

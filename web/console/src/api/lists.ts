@@ -30,6 +30,7 @@ export const queryKeys = {
   members: ['members'] as const,
   invitations: ['invitations'] as const,
   organization: ['organization'] as const,
+  notificationSettings: ['notification-settings'] as const,
 };
 
 export function useAgents() {

@@ -1329,6 +1329,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/org/notification-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get my notification settings
+         * @description Whether new leads and hand-off requests email me, and `smtpConfigured`: without SMTP_URL nothing is sent. The signed-in member's own (the console session): an org API key has no person, 401 UNAUTHORIZED.
+         */
+        get: operations["getNotificationSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change my notification settings
+         * @description Turns my lead or hand-off emails on or off; the other stays. Needs X-CSRF-Token. The signed-in member's own (the console session): an org API key has no person, 401 UNAUTHORIZED.
+         */
+        patch: operations["updateNotificationSettings"];
+        trace?: never;
+    };
     "/api/org/agents/{id}/conversations": {
         parameters: {
             query?: never;
@@ -3029,6 +3053,7 @@ export interface components {
             createOpportunity: boolean;
             pipelineId: string | null;
             stageId: string | null;
+            notify: components["schemas"]["FormNotify"];
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -3056,6 +3081,7 @@ export interface components {
             pipelineId?: string | null;
             /** @description Stage for the opportunities; null for the first stage of the pipeline. */
             stageId?: string | null;
+            notify?: components["schemas"]["FormNotifyInput"];
         };
         FormCustomFieldRef: {
             id: string;
@@ -3095,6 +3121,19 @@ export interface components {
             company?: components["schemas"]["FieldSetting"];
             message?: components["schemas"]["FieldSetting"];
         };
+        FormNotify: {
+            /** @description Email each submission to the recipients (only when the server has SMTP_URL; members can turn it off for themselves). */
+            enabled: boolean;
+            /** @description "owners": the organization's owners at the time of each submission; or members by user id (`usr_…`, each a member of your organization). */
+            recipients: "owners" | string[];
+        };
+        /** @description Either or both; the other keeps its setting (default: on, owners). */
+        FormNotifyInput: {
+            /** @description Email each submission to the recipients (only when the server has SMTP_URL; members can turn it off for themselves). */
+            enabled?: boolean;
+            /** @description "owners": the organization's owners at the time of each submission; or members by user id (`usr_…`, each a member of your organization). */
+            recipients?: "owners" | string[];
+        };
         /** @description Any subset of the form fields; only those given change. */
         FormPatch: {
             /** @description Lowercase letters, digits and hyphens, 3–64 characters; unique across the service. */
@@ -3118,6 +3157,7 @@ export interface components {
             pipelineId?: string | null;
             /** @description Stage for the opportunities; null for the first stage of the pipeline. */
             stageId?: string | null;
+            notify?: components["schemas"]["FormNotifyInput"];
         };
         FormResponse: {
             /** @enum {boolean} */
@@ -3158,6 +3198,7 @@ export interface components {
             createOpportunity: boolean;
             pipelineId: string | null;
             stageId: string | null;
+            notify: components["schemas"]["FormNotify"];
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -3521,6 +3562,23 @@ export interface components {
             /** @enum {boolean} */
             success: true;
             data: components["schemas"]["Note"];
+        };
+        NotificationSettings: {
+            /** @description false: this server has no SMTP_URL, so no notification is sent (and none queued). */
+            smtpConfigured: boolean;
+            /** @description Email me new leads of the forms that notify me. */
+            leads: boolean;
+            /** @description Email me when a visitor asks for a person. */
+            handoffs: boolean;
+        };
+        NotificationSettingsPatch: {
+            leads?: boolean;
+            handoffs?: boolean;
+        };
+        NotificationSettingsResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["NotificationSettings"];
         };
         /** @description An oauth2 installation's connection to the provider account it acts on. */
         OAuthConnection: {
@@ -10391,6 +10449,117 @@ export interface operations {
             };
             /** @description Not found. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSettingsResponse"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotificationSettingsPatch"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSettingsResponse"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Content-Type is not accepted. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -35,6 +35,8 @@ export type CreatedInvitation = Schemas['CreatedInvitation'];
 // ── Organization ──
 
 export type Organization = Schemas['Organization'];
+/** The signed-in member's own email notifications, and whether the server can send any (SMTP_URL). */
+export type NotificationSettings = Schemas['NotificationSettings'];
 /** Each limit of the organization with its use (GET /api/org/limits); the developer's (GET /api/dev/limits). */
 export type OrgLimits = Schemas['OrgLimits'];
 export type DeveloperLimits = Schemas['DeveloperLimits'];

@@ -4,8 +4,8 @@ import { Link } from 'react-router';
 import { api, sessionOwner } from '../api/client';
 import { queryKeys } from '../api/lists';
 import { SESSION_KEY, useCurrentSession } from '../api/session';
-import type { Organization, Session } from '../api/types';
-import { FormError, TextField } from '../components/fields';
+import type { NotificationSettings, Organization, Session } from '../api/types';
+import { CheckboxField, FormError, TextField } from '../components/fields';
 import { Page } from '../components/Page';
 import { LoadError, Loading } from '../components/QueryState';
 import { passwordProblem, PASSWORD_MIN } from '../lib/errors';
@@ -19,6 +19,7 @@ export default function SettingsPage() {
       {session.organization ? <OrganizationSettings /> : null}
       {session.organization ? <ModelProvidersLink /> : null}
       {session.organization ? <TokenBudget isOwner={session.user.role === 'owner'} /> : null}
+      {session.organization ? <Notifications /> : null}
       <PasswordSettings email={session.user.email} />
     </Page>
   );
@@ -97,6 +98,62 @@ function TokenBudgetForm({ organization, isOwner, onSaved }: { organization: Org
       ) : (
         <p className="hint">Only an owner can change the daily token budget.</p>
       )}
+    </section>
+  );
+}
+
+/** Settings → Notifications: the member's own two switches, and why nothing is sent when the server cannot send email. */
+function Notifications() {
+  const client = useQueryClient();
+  const settings = useQuery({ queryKey: queryKeys.notificationSettings, queryFn: () => api.get<NotificationSettings>('/api/org/notification-settings') });
+  if (settings.isPending) return <Loading label="Loading your notification settings…" />;
+  if (settings.isError) return <LoadError error={settings.error} retry={() => void settings.refetch()} />;
+  return <NotificationsForm settings={settings.data} onSaved={(saved) => client.setQueryData(queryKeys.notificationSettings, saved)} />;
+}
+
+function NotificationsForm({ settings, onSaved }: { settings: NotificationSettings; onSaved: (saved: NotificationSettings) => void }) {
+  const notify = useNotify();
+  const [leads, setLeads] = useState(settings.leads);
+  const [handoffs, setHandoffs] = useState(settings.handoffs);
+  const save = useMutation({
+    mutationFn: () => api.patch<NotificationSettings>('/api/org/notification-settings', { leads, handoffs }),
+    onSuccess: (saved) => {
+      onSaved(saved);
+      notify('Notification settings saved.');
+    },
+  });
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (!save.isPending) save.mutate();
+  }
+  return (
+    <section className="card" aria-labelledby="notifications-title">
+      <h2 id="notifications-title">Notifications</h2>
+      {settings.smtpConfigured ? (
+        <p>Emails to you about what needs a person. Each form chooses whom it notifies, in its Notifications section.</p>
+      ) : (
+        <p className="notice">Email notifications are off: this server has no SMTP_URL. Ask your administrator to set it.</p>
+      )}
+      <form onSubmit={submit} noValidate>
+        <CheckboxField
+          label="Email me new leads"
+          name="leads"
+          hint="Each submission of a form that notifies you, with what the visitor sent and a link to the contact."
+          checked={leads}
+          onChange={(e) => setLeads(e.target.checked)}
+        />
+        <CheckboxField
+          label="Email me when a visitor asks for a person"
+          name="handoffs"
+          hint="A chat waiting in the Inbox for someone to take it over."
+          checked={handoffs}
+          onChange={(e) => setHandoffs(e.target.checked)}
+        />
+        <FormError error={save.error} />
+        <button type="submit" className="button primary" aria-disabled={save.isPending}>
+          {save.isPending ? 'Saving…' : 'Save notifications'}
+        </button>
+      </form>
     </section>
   );
 }

@@ -4,7 +4,8 @@ import { Button, ComboBox, Input, Label, ListBox, ListBoxItem, Popover, Text } f
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, seg } from '../../api/client';
 import { queryKeys, useAgents, useCustomFields, usePipelines } from '../../api/lists';
-import type { ConsentVersion, CustomField, FormWithCounts, Page as PageOf } from '../../api/types';
+import type { ConsentVersion, CustomField, FormWithCounts, Member, Page as PageOf } from '../../api/types';
+import { useCurrentSession } from '../../api/session';
 import { BUILT_IN_FIELDS } from '../../api/types';
 import { ConfirmButton } from '../../components/dialogs';
 import { CheckboxField, FormError, TextArea, TextField } from '../../components/fields';
@@ -19,7 +20,7 @@ import { useFormErrors } from '../../lib/useFormErrors';
 import { EmbedButton } from './EmbedDialog';
 import { changes, checkDraft, draftFromForm, FIELD_LABELS, LIMITS, moveItem, newDraft, previewConfig, setField, slugify, toInput, type Draft } from './formBody';
 
-const INPUTS = ['title', 'slug', 'fields', 'customFields', 'consentText', 'successMessage', 'redirectUrl', 'agentId', 'pipelineId', 'stageId'] as const;
+const INPUTS = ['title', 'slug', 'fields', 'customFields', 'consentText', 'successMessage', 'redirectUrl', 'agentId', 'pipelineId', 'stageId', 'notify'] as const;
 
 /** /forms/new and /forms/:id: every setting of a form, with the live preview beside it. */
 export default function FormEditPage() {
@@ -230,6 +231,11 @@ function Editor({ form }: { form: FormWithCounts | null }) {
             {draft.createOpportunity ? (
               <PipelinePickers draft={draft} update={update} pipelines={pipelines} errors={{ pipelineId: errors.error('pipelineId'), stageId: errors.error('stageId') }} />
             ) : null}
+          </section>
+
+          <section className="card" aria-labelledby="sec-notify">
+            <h2 id="sec-notify">Notifications</h2>
+            <NotifyEditor draft={draft} update={update} error={errors.error('notify')} />
           </section>
 
           <FormError error={errors.general} />
@@ -521,6 +527,82 @@ function BrandPicker({
         onChange={(id) => update({ agentId: id || null })}
         error={error}
       />
+    </>
+  );
+}
+
+/** Who each lead is emailed to: the owners, or members an owner chooses (the members list is an owner's). */
+function NotifyEditor({ draft, update, error }: { draft: Draft; update: (change: Partial<Draft>) => void; error: string | undefined }) {
+  const session = useCurrentSession();
+  const isOwner = session.user.role === 'owner';
+  const members = useQuery({
+    queryKey: queryKeys.members,
+    queryFn: async () => {
+      const answer = await api.get<Member[] | PageOf<Member>>('/api/org/members');
+      return Array.isArray(answer) ? answer : answer.items;
+    },
+    enabled: isOwner && draft.notifyEnabled && draft.notifyRecipients !== 'owners',
+  });
+  const chosen = draft.notifyRecipients === 'owners' ? null : draft.notifyRecipients;
+  const errorId = 'notify-error';
+  return (
+    <>
+      <CheckboxField
+        label="Email each new lead"
+        name="notifyEnabled"
+        hint="Sent when the server has SMTP_URL. Each person can turn these emails off in Settings → Notifications."
+        checked={draft.notifyEnabled}
+        onChange={(e) => update({ notifyEnabled: e.target.checked })}
+      />
+      {draft.notifyEnabled ? (
+        <fieldset aria-describedby={error ? errorId : undefined}>
+          <legend>Who gets the email</legend>
+          <div className="check">
+            <input id="notify-owners" type="radio" name="notify" checked={chosen === null} onChange={() => update({ notifyRecipients: 'owners' })} />
+            <label htmlFor="notify-owners">The organization’s owners</label>
+          </div>
+          <div className="check">
+            <input
+              id="notify-chosen"
+              type="radio"
+              name="notify"
+              checked={chosen !== null}
+              disabled={!isOwner && chosen === null}
+              aria-describedby={!isOwner ? 'notify-owner-only' : undefined}
+              onChange={() => update({ notifyRecipients: [session.user.id] })}
+            />
+            <label htmlFor="notify-chosen">Members I choose</label>
+          </div>
+          {!isOwner ? (
+            <p className="hint" id="notify-owner-only">
+              {chosen === null ? 'Only an owner can choose members.' : `${plural(chosen.length, 'chosen member')}. Only an owner can change them.`}
+            </p>
+          ) : chosen !== null ? (
+            members.isPending ? (
+              <Loading label="Loading the members…" />
+            ) : members.isError ? (
+              <LoadError error={members.error} retry={() => void members.refetch()} />
+            ) : (
+              <fieldset>
+                <legend>Members</legend>
+                {members.data.map((member) => (
+                  <CheckboxField
+                    key={member.id}
+                    label={`${member.name} (${member.email})`}
+                    checked={chosen.includes(member.id)}
+                    onChange={(e) => update({ notifyRecipients: e.target.checked ? [...chosen, member.id] : chosen.filter((id) => id !== member.id) })}
+                  />
+                ))}
+              </fieldset>
+            )
+          ) : null}
+          {error ? (
+            <p id={errorId} className="field-error">
+              {error}
+            </p>
+          ) : null}
+        </fieldset>
+      ) : null}
     </>
   );
 }

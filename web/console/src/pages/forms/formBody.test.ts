@@ -26,6 +26,7 @@ const form: Form = {
   createOpportunity: true,
   pipelineId: 'pipe_1',
   stageId: 'stg_2',
+  notify: { enabled: true, recipients: 'owners' },
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',
 };
@@ -78,6 +79,9 @@ describe('form body editing', () => {
     expect(changes(saved, edited)).toEqual({ consentText: 'I agree, again.', title: 'New title' });
     expect(toInput({ ...draft, redirectUrl: ' https://example.com/thanks ' }).redirectUrl).toBe('https://example.com/thanks');
     expect(toInput({ ...draft, pipelineId: null, stageId: 'stg_2' }).stageId).toBeNull();
+    // Notifications: sent whole when either part changes.
+    expect(changes(saved, toInput({ ...draft, notifyRecipients: ['usr_1'] }))).toEqual({ notify: { enabled: true, recipients: ['usr_1'] } });
+    expect(changes(saved, toInput({ ...draft, notifyEnabled: false }))).toEqual({ notify: { enabled: false, recipients: 'owners' } });
   });
 
   it('checks a draft the way the API will', () => {
@@ -96,6 +100,7 @@ describe('form body editing', () => {
     expect(bad.consentText).toMatch(/consent/);
     expect(bad.redirectUrl).toMatch(/https:\/\//);
     expect(bad.successMessage).toBeTruthy();
+    expect(checkDraft({ ...draftFromForm(form), notifyRecipients: [] }).notify).toMatch(/at least one member/);
   });
 
   it('previews the public config: definitions resolved, archived ones left out, the agent’s brand', () => {

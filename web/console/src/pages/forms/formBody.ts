@@ -22,6 +22,10 @@ export interface Draft {
   createOpportunity: boolean;
   pipelineId: string | null;
   stageId: string | null;
+  /** Email each lead (when the server has SMTP_URL). */
+  notifyEnabled: boolean;
+  /** 'owners', or the members chosen, by user id. */
+  notifyRecipients: 'owners' | string[];
 }
 
 export const DEFAULT_SUCCESS_MESSAGE = 'Thank you! We will be in touch soon.';
@@ -50,6 +54,8 @@ export function newDraft(): Draft {
     createOpportunity: true,
     pipelineId: null,
     stageId: null,
+    notifyEnabled: true,
+    notifyRecipients: 'owners',
   };
 }
 
@@ -67,6 +73,8 @@ export function draftFromForm(form: Form): Draft {
     createOpportunity: form.createOpportunity,
     pipelineId: form.pipelineId,
     stageId: form.stageId,
+    notifyEnabled: form.notify.enabled,
+    notifyRecipients: form.notify.recipients === 'owners' ? 'owners' : [...form.notify.recipients],
   };
 }
 
@@ -115,6 +123,7 @@ export function toInput(draft: Draft): FormInput {
     createOpportunity: draft.createOpportunity,
     pipelineId: draft.pipelineId,
     stageId: draft.pipelineId ? draft.stageId : null,
+    notify: { enabled: draft.notifyEnabled, recipients: draft.notifyRecipients },
   };
 }
 
@@ -151,6 +160,7 @@ export function checkDraft(draft: Draft): Record<string, string | null> {
     successMessage: !draft.successMessage.trim() ? 'Write what visitors see after sending the form.' : null,
     redirectUrl: draft.redirectUrl.trim() && !isHttpUrl(draft.redirectUrl.trim()) ? 'Enter a full address starting with https:// or http://.' : null,
     customFields: draft.customFields.length > LIMITS.customFields ? `A form can ask for at most ${LIMITS.customFields} custom fields.` : null,
+    notify: draft.notifyRecipients !== 'owners' && draft.notifyRecipients.length === 0 ? 'Choose at least one member, or send to the owners.' : null,
   };
 }
 
