@@ -137,7 +137,7 @@ export function chatApi(base: string, chatId: string, doFetch: Fetch = (url, ini
     if (!res.body || !/^text\/event-stream/i.test(res.headers.get('Content-Type') ?? '')) return { ok: false, code: 'SERVER_ERROR', status: res.status, message: MESSAGES.server };
     handlers.open();
     try {
-      await readEvents(res.body, (events) => handlers.events(events), handlers.read);
+      await readEvents(res.body, (events) => handlers.events(events), () => handlers.read?.());
     } catch {
       return networkError();
     }
