@@ -64,7 +64,7 @@ describe.each(testDialects())('kill -9 between the commit and the send on %s', (
     cleanups.push(() => second.stop());
     const mail = await Promise.race([smtp.next(), new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no email within 15 s:\n${second.output()}`)), 15_000))]);
     expect(mail.to).toEqual([org.operator.email]);
-    expect(parseMail(mail.raw).subject).toBe('New lead: Crash course');
+    expect((await parseMail(mail.raw)).subject).toBe('New lead: Crash course');
     // Marked sent: a few more polls (every second) send nothing again.
     await new Promise((resolve) => setTimeout(resolve, 2500));
     expect(smtp.received.length).toBe(0);

@@ -59,7 +59,7 @@ describe.each(testDialects())('notifications on %s', (dialect) => {
     await services.notificationWorker!.runUntilIdle();
     const mails = [...smtp.received];
     (smtp.received as unknown[]).length = 0;
-    return mails.map((mail) => ({ to: mail.to, ...parseMail(mail.raw) }));
+    return Promise.all(mails.map(async (mail) => ({ to: mail.to, ...(await parseMail(mail.raw)) })));
   }
 
   const outboxRows = (orgId: string) => database.db.selectFrom('notification_outbox').selectAll().where('org_id', '=', orgId).execute();

@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import { simpleParser } from 'mailparser';
 import nodemailer from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
 import type { Mailer } from '../../src/lib/mailer.js';
@@ -67,50 +68,10 @@ export interface ParsedMail {
   html: string | undefined;
 }
 
-function decodeWords(value: string): string {
-  return value.replace(/=\?utf-8\?([bq])\?([^?]*)\?=\s*/gi, (_m, encoding: string, data: string) =>
-    encoding.toLowerCase() === 'b' ? Buffer.from(data, 'base64').toString('utf8') : Buffer.from(data.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_x, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8'));
-}
-
-function headersOf(block: string): Map<string, string> {
-  const headers = new Map<string, string>();
-  for (const line of block.replace(/\r\n[ \t]+/g, ' ').split('\r\n')) {
-    const colon = line.indexOf(':');
-    if (colon > 0) headers.set(line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim());
-  }
-  return headers;
-}
-
-function decodeBody(body: string, encoding: string | undefined): string {
-  if (encoding?.toLowerCase() === 'base64') return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
-  if (encoding?.toLowerCase() === 'quoted-printable') {
-    return Buffer.from(body.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8');
-  }
-  return body;
-}
-
-/** Reads the emails nodemailer writes (one part, or multipart/alternative of text and HTML): enough for tests. */
-export function parseMail(raw: string): ParsedMail {
-  const split = raw.indexOf('\r\n\r\n');
-  const headers = headersOf(raw.slice(0, split));
-  const body = raw.slice(split + 4);
-  const type = headers.get('content-type') ?? 'text/plain';
-  const parts: { type: string; text: string }[] = [];
-  const boundary = /boundary="?([^";]+)"?/i.exec(type)?.[1];
-  if (boundary) {
-    for (const chunk of body.split(`--${boundary}`).slice(1)) {
-      if (chunk.startsWith('--')) break;
-      const at = chunk.indexOf('\r\n\r\n');
-      const partHeaders = headersOf(chunk.slice(0, at).replace(/^\r\n/, ''));
-      parts.push({ type: partHeaders.get('content-type') ?? 'text/plain', text: decodeBody(chunk.slice(at + 4).replace(/\r\n$/, ''), partHeaders.get('content-transfer-encoding')) });
-    }
-  } else parts.push({ type, text: decodeBody(body, headers.get('content-transfer-encoding')) });
-  return {
-    subject: decodeWords(headers.get('subject') ?? ''),
-    messageId: headers.get('message-id') ?? '',
-    text: parts.find((part) => part.type.startsWith('text/plain'))?.text.replace(/\r\n/g, '\n') ?? '',
-    html: parts.find((part) => part.type.startsWith('text/html'))?.text,
-  };
+/** Reads an email as a mail client would (mailparser, from the nodemailer authors). */
+export async function parseMail(raw: string): Promise<ParsedMail> {
+  const mail = await simpleParser(raw);
+  return { subject: mail.subject ?? '', messageId: mail.messageId ?? '', text: (mail.text ?? '').replace(/\n$/, ''), html: mail.html === false ? undefined : mail.html };
 }
 
 export interface RecordingMailer extends Mailer {
