@@ -110,8 +110,8 @@ export async function createTestContext(dialect: Dialect, options: TestContextOp
   const background = options.deps?.background ?? createBackgroundQueue({ log: { error: (object, message) => console.error(message, object.err) } });
   // The background purger runs on real time while tests move a TestClock: tests that purge ask for it.
   // So does the webhook delivery worker: tests that deliver call the services' webhookWorker.
-  // So does the notification worker: tests that send call the services' notificationWorker.
-  const app = await buildApp({ expiryPurge: false, webhookDelivery: false, notificationDelivery: false, ...options.deps, config, database, clock, background });
+  // So do the notification worker and the hand-off deadline worker: tests that send or pass call them by hand.
+  const app = await buildApp({ expiryPurge: false, webhookDelivery: false, notificationDelivery: false, handoffDeadlines: false, ...options.deps, config, database, clock, background });
   await app.ready();
   return {
     dialect,
