@@ -28,9 +28,10 @@ import { named, nameOf } from './schema-name.js';
  * OAuth added the consent page's two operations and an agent's connected apps (two), and the token endpoint its
  * authorization code and refresh grants. 368 KB once hand-off added six operations (the Inbox's take over, release,
  * close and live events; a visitor's request for a person and event stream), an agent its hand-off settings, and
- * conversations and their messages a status, an assignee and authors.
+ * conversations and their messages a status, an assignee and authors. 373 KB once lead notifications added a form's
+ * `notify` and a member's notification settings (two operations).
  */
-const SIZE_BUDGET_BYTES = 372_000;
+const SIZE_BUDGET_BYTES = 376_000;
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 interface Operation {
