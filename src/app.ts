@@ -50,6 +50,9 @@ import type { DeliverySchedule } from './webhooks/delivery-worker.js';
 import { registerConversationRoutes } from './conversations/routes.js';
 import { registerChatRoutes } from './chat/routes.js';
 import { registerLeadRoutes } from './chat/lead-routes.js';
+import { registerChatHandoffRoutes } from './chat/handoff-routes.js';
+import { registerHandoffRoutes } from './conversations/handoff-routes.js';
+import type { DeadlineSchedule } from './conversations/deadline-worker.js';
 import { registerDeveloperCallRoutes } from './invocation/developer-routes.js';
 import { registerMcpRoutes } from './mcp/routes.js';
 import { registerMcpAuthRoutes } from './mcp-auth/routes.js';
@@ -77,6 +80,8 @@ export interface AppDeps {
   webhookDelivery?: Partial<DeliverySchedule> | false;
   /** Work done after the answer (password-reset lookups and emails); tests pass theirs to wait for it. Drained on close either way. */
   background?: BackgroundQueue;
+  /** The hand-off deadline worker's passes (conversations/deadline-worker.ts); `false` leaves them to the caller (tests that run passes by hand). */
+  handoffDeadlines?: Partial<DeadlineSchedule> | false;
   /**
    * Services the caller built (createServices) and closes, after the app; the options above that
    * build services (clock, redisPrefix, resolveHost, mailer, expiryPurge, background) are then theirs.
@@ -170,6 +175,8 @@ async function createOwnServices(app: App, deps: AppDeps): Promise<Services> {
     expiryPurge: deps.expiryPurge === false ? undefined : (deps.expiryPurge ?? {}),
     // Every node that serves delivers webhooks; tests that deliver by hand say false.
     webhookDelivery: deps.webhookDelivery === false ? undefined : (deps.webhookDelivery ?? {}),
+    // Every node that serves moves overdue hand-offs back to their agents; tests that run passes by hand say false.
+    handoffDeadlines: deps.handoffDeadlines === false ? undefined : (deps.handoffDeadlines ?? {}),
   });
   app.addHook('onClose', services.close);
   return services;
@@ -209,10 +216,18 @@ function registerRoutes(app: App, services: Services, deps: Pick<AppDeps, 'webAs
   registerCrmRecordRoutes(app, { orgAuth, contacts: services.contacts, opportunities: services.opportunities });
   registerModelRoutes(app, { orgAuth, models: services.models });
   registerWebhookRoutes(app, { orgAuth, webhooks: services.webhooks });
-  registerConversationRoutes(app, { orgAuth, conversations: services.conversations });
+  registerConversationRoutes(app, { orgAuth, conversations: services.conversations, handoff: services.handoff });
+  // Hand-off and the Inbox: take over, release, close, and the organization's live events (Server-Sent Events).
+  registerHandoffRoutes(app, { orgAuth, handoff: services.handoff, live: services.live, streams: services.eventStreams });
+  // Event streams end before the server waits for its connections: their clients reconnect to another node.
+  app.addHook('preClose', (done) => {
+    services.eventStreams.closeAll();
+    done();
+  });
   // The chat widget's public side (/api/public/chats/…): only from each chat's allowed origins.
   registerChatRoutes(app, { chatAuth: services.chatAuth, chat: services.chat, limiter });
   registerLeadRoutes(app, { chatAuth: services.chatAuth, lead: services.leadCapture, limiter });
+  registerChatHandoffRoutes(app, { chatAuth: services.chatAuth, chat: services.chat, visitorStreams: services.visitorStreams, limiter });
   registerInvocationRoutes(app, { orgAuth, installations: services.installations, invoker: services.invoker, calls: services.calls });
   registerDeveloperCallRoutes(app, { developerAuth, developerCalls: services.developerCalls, tester: services.tester });
   // oauth2 tools: connecting an installation's account (and a developer's test account), and /oauth/callback.

@@ -61,9 +61,15 @@ import { createModelsService } from './models/service.js';
 import { rotateProviderKeys } from './models/rotation.js';
 import { createModelClient } from './conversations/model-client.js';
 import { createConversationsService } from './conversations/service.js';
+import { createHandoff } from './conversations/handoff.js';
+import { createLiveEvents } from './conversations/live.js';
+import { createEventStreams } from './conversations/event-streams.js';
+import { createDeadlineWorker, type DeadlineSchedule } from './conversations/deadline-worker.js';
+import type { Conversation } from './conversations/schema.js';
 import { createChatAuth } from './chat/session-auth.js';
 import { createChatService, expiredChatSessions } from './chat/service.js';
 import { createLeadCapture } from './chat/lead-service.js';
+import { createVisitorStreams } from './chat/visitor-stream.js';
 import { createMetrics, metricsServed } from './metrics/metrics.js';
 import { createDeliveryWorker, type DeliverySchedule } from './webhooks/delivery-worker.js';
 import { createWebhooksService, expiredDeliveryBodies } from './webhooks/service.js';
@@ -105,7 +111,17 @@ export interface ServicesInfrastructure {
   expiryPurge?: Partial<PurgeSchedule> | undefined;
   /** Starts the webhook delivery worker (webhooks/delivery-worker.ts) on this schedule; absent, it is not started (the CLI, tests that deliver by hand). */
   webhookDelivery?: Partial<DeliverySchedule> | undefined;
+  /** Starts the hand-off deadline worker (conversations/deadline-worker.ts) on this schedule; absent, it is not started (the CLI, tests that run passes by hand). */
+  handoffDeadlines?: Partial<DeadlineSchedule> | undefined;
+  /** A person was asked for in a conversation, in that transaction (default: notifyHandoff below); tests pass theirs. */
+  onHandoffRequested?: ((repos: Repos, conversation: Conversation) => Promise<void>) | undefined;
 }
+
+/**
+ * What a request for a person does besides the conversation's own rows, its webhook event and the Inbox's live
+ * event, in the same transaction: the team's email notifications are wired here (the notifications feature).
+ */
+const notifyHandoff = async (_repos: Repos, _conversation: Conversation): Promise<void> => {};
 
 /**
  * The limits of organizations and developers (http/tenant-limits.ts) over every feature's repos: the API's
@@ -275,17 +291,35 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   // ── Agent conversations ── One client for every model provider (the tool calls' connect-time address policy,
   // with MODEL_ALLOW_PRIVATE_ENDPOINTS); closed by close(). A turn's tool calls go through the same invoker.
   const modelClient = createModelClient({ allowPrivate: config.modelAllowPrivateEndpoints, resolver, timeoutMs: config.modelTimeoutMs });
+  // ── Hand-off and the Inbox ── (issue 35) Live events: in process, and across nodes on one Redis channel; each
+  // stream is a listener here, none subscribes to Redis. The deadline worker runs on every node that serves.
+  const live = createLiveEvents();
+  await infra.attachCacheBus('conversation-events', live);
+  const eventStreams = createEventStreams();
+  const handoff = createHandoff({
+    repo: repos.conversations, transact, agents, clock, live, log,
+    // The lead card a timeout or a request outside office hours offers: the chat's lead form, while it is active.
+    leadTool: async (orgId, agentId) => leadCapture.cardTool({ orgId, chat: (await agents.get(orgId, agentId)).chat }),
+    onHandoffRequested: infrastructure.onHandoffRequested ?? notifyHandoff,
+  });
+  const deadlineWorker = createDeadlineWorker({ expire: () => handoff.expireOverdue(), log, schedule: infrastructure.handoffDeadlines });
+  if (infrastructure.handoffDeadlines) deadlineWorker.start();
   const conversations = createConversationsService({
-    repo: repos.conversations, transact, agents, orgs, models, installations, invoker, modelClient, clock, log,
+    repo: repos.conversations, transact, agents, orgs, models, installations, invoker, modelClient, clock, log, handoff,
     // The longest turn the limits allow (32 tool rounds and the answer after them): a claim older than that was never released.
     turnLimitMs: 33 * config.modelTimeoutMs + 32 * config.toolCallTimeoutMs,
   });
   // ── Chat widget ── (issue 22) An agent's chat on a business's site: visitor sessions over the conversations service.
   const chatAuth = createChatAuth({ agents, repo: repos.chat, clock });
   const chat = createChatService({
-    repo: repos.chat, transact, conversations, limiter: infra.limiter, extend: chatAuth.extend, clock,
+    repo: repos.chat, transact, conversations, handoff, limiter: infra.limiter, extend: chatAuth.extend, clock, log,
     // Lead capture needs the forms' cache and submit path, made below: called only once requests arrive.
     lead: { offer: (live) => leadCapture.offer(live), cards: (live) => leadCapture.cards(live) },
+  });
+  // A visitor's event stream: this conversation's changes, read from the database as the live bus announces them.
+  const visitorStreams = createVisitorStreams({
+    conversations, live, streams: eventStreams, extend: chatAuth.extend, log,
+    lead: { offer: (live) => leadCapture.offer(live) },
   });
   // A developer's view of their tools' calls: organizations only as HMAC references (key derived from SECRETS_KEY).
   const orgRefKey = createHmac('sha256', keys.current.key).update('switchboard/developer-org-reference').digest();
@@ -365,6 +399,9 @@ export async function createServices(config: Config, infrastructure: ServicesInf
 
   let closing: Promise<void> | undefined;
   async function closeInOrder(): Promise<void> {
+    // Event streams end first (the app's preClose ends them already): their clients reconnect to another node.
+    eventStreams.closeAll();
+    await deadlineWorker.stop();
     // Background work first: a reset email still queued needs the mailer and the database.
     await background.idle();
     if (ownMailer) ownMailer.close();
@@ -419,8 +456,13 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     invoker,
     calls,
     conversations,
+    live,
+    eventStreams,
+    handoff,
+    deadlineWorker,
     chatAuth,
     chat,
+    visitorStreams,
     leadCapture,
     developerCalls,
     tester,

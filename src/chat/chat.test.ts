@@ -52,7 +52,7 @@ describe.each(testDialects())('chat widget: the visitor\'s path on %s', (dialect
     expect(config.json()).toEqual({
       success: true,
       data: {
-        chatId, welcomeMessage: 'Hi! Ask me about shipping.', leadCapture: false,
+        chatId, welcomeMessage: 'Hi! Ask me about shipping.', leadCapture: false, handoff: { enabled: false, available: false },
         branding: { name: 'Acme', primaryColor: '#1a73e8', backgroundColor: '#ffffff', textColor: '#202124', fontFamily: null, logoUrl: 'https://acme.example/logo.png' },
       },
     });
@@ -130,7 +130,7 @@ describe.each(testDialects())('chat widget: the visitor\'s path on %s', (dialect
     t.clock.advance(6 * DAY);
     const read = await visitor(t, 'GET', `/${chatId}/session`, { token });
     expect(read.statusCode, read.body).toBe(200);
-    expect(read.json().data).toEqual({ expiresAt: new Date(t.clock.now().getTime() + 7 * DAY).toISOString(), messages: [] });
+    expect(read.json().data).toEqual({ expiresAt: new Date(t.clock.now().getTime() + 7 * DAY).toISOString(), status: 'bot', messages: [] });
     // 12 days after it started, 6 after its last use: still on.
     t.clock.advance(6 * DAY);
     expect((await visitor(t, 'GET', `/${chatId}/session`, { token })).statusCode).toBe(200);
@@ -171,7 +171,7 @@ describe.each(testDialects())('chat widget: the visitor\'s path on %s', (dialect
       expect(allowed.headers).toMatchObject({
         'access-control-allow-origin': origin,
         'access-control-allow-methods': 'GET, POST, OPTIONS',
-        'access-control-allow-headers': 'Authorization, Content-Type',
+        'access-control-allow-headers': 'Authorization, Content-Type, Last-Event-ID',
         'access-control-max-age': '86400',
       });
       expect(allowed.headers.vary).toContain('Origin');

@@ -78,6 +78,9 @@ export function createLeadCapture(deps: {
   }
   const offer = async (chat: ChatOf) => offerOf(await form(chat.orgId, chat.chat.leadFormId));
 
+  /** The pending tool that offers the chat's lead card (hand-off's timeout and closed hours), or null when it has none. */
+  const cardTool = async (chat: Pick<ChatOf, 'orgId' | 'chat'>): Promise<string | null> => ((await form(chat.orgId, chat.chat.leadFormId)) ? CAPTURE_LEAD : null);
+
   /** The history's lead cards: the card a tool message of the transcript is, if it is one (calls the SDK refused are none). */
   async function cards(chat: ChatOf): Promise<(message: ConversationMessage) => LeadCardMessage | undefined> {
     const lead = await form(chat.orgId, chat.chat.leadFormId);
@@ -168,7 +171,7 @@ export function createLeadCapture(deps: {
     return { turn, captureEvent: next.captureEvent };
   }
 
-  return { offer, cards, decide };
+  return { offer, cards, decide, cardTool };
 }
 
 export type LeadCapture = ReturnType<typeof createLeadCapture>;

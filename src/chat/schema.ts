@@ -16,6 +16,10 @@ export const PublicChatConfig = named('PublicChatConfig', Type.Object({
   welcomeMessage: Type.String({ description: 'The widget\'s first message; empty for none.' }),
   branding: Branding,
   leadCapture: Type.Boolean({ description: 'Whether the agent may ask the visitor for contact details (a lead form is set): the widget then shows lead cards.' }),
+  handoff: Type.Object({
+    enabled: Type.Boolean({ description: 'Whether the visitor can ask for a person ("Talk to a person").' }),
+    available: Type.Boolean({ description: 'Whether it is within the agent\'s office hours now (a request then waits for a person; outside them the agent answers at once).' }),
+  }),
 }));
 export type PublicChatConfig = Static<typeof PublicChatConfig>;
 
@@ -36,9 +40,10 @@ export const ChatSessionCreated = named('ChatSessionCreated', Type.Object({
  * optional fields rather than a union: the serializer writes it without trying each branch.
  */
 export const ChatMessage = named('ChatVisitorMessage', Type.Object({
-  role: Type.String({ description: '`user`, `assistant` or `lead`.' }),
-  id: Type.Optional(Type.String({ description: 'user, assistant: `msg_…` (an answer\'s is its stream\'s `start` messageId).' })),
-  content: Type.Optional(Type.String({ description: 'user, assistant: the text.' })),
+  role: Type.String({ description: '`user`, `assistant`, `operator` (a person of the team), `event` (a status change, e.g. "Anna took over") or `lead`.' }),
+  id: Type.Optional(Type.String({ description: 'user, assistant, operator, event: `msg_…` (an answer\'s is its stream\'s `start` messageId); the event stream\'s ids.' })),
+  content: Type.Optional(Type.String({ description: 'user, assistant, operator, event: the text.' })),
+  author: Type.Optional(Type.Object({ name: Type.String() }, { description: 'operator: who wrote it.' })),
   createdAt: Type.Optional(Type.String({ format: 'date-time' })),
   toolCallId: Type.Optional(Type.String({ description: 'lead: the card\'s id.' })),
   status: Type.Optional(Type.String({ description: 'lead: `pending`, `submitted` or `declined`.' })),
@@ -56,6 +61,7 @@ export type ChatMessage = Static<typeof ChatMessage>;
 
 export const ChatSessionView = named('ChatSessionView', Type.Object({
   expiresAt: Type.String({ format: 'date-time', description: 'Extended by this read: 7 days from now.' }),
+  status: Type.String({ description: '`bot`, `waiting` (a person was asked for), `human` (a person is in the chat) or `closed`.' }),
   messages: Type.Array(ChatMessage, { description: 'What the visitor saw, in order: their messages, the answers and lead cards; never tool calls or errors\' internals.' }),
 }));
 export type ChatSessionView = Static<typeof ChatSessionView>;
@@ -70,4 +76,23 @@ export const ChatEventStream = named('ChatEventStream', Type.String({
   description:
     'Server-Sent Events (`event: <type>`, `data: <JSON>`): `start {messageId}`, `text-delta {delta}`, `tool-call {name}`, `lead-capture {toolCallId, fields, values, consentText, consentRequired}`, ' +
     '`error {code, message}` (kind words for the visitor), `finish {status}`. docs/chat-widget.md.',
+}));
+
+export const HandoffAnswer = named('ChatHandoffAnswer', Type.Object({
+  status: Type.String({ description: '`waiting`: a person was asked for; `bot`: nobody is available now (outside office hours).' }),
+  message: Type.String({ description: 'What the visitor is told (also in the history and on the event stream).' }),
+  leadCapture: Type.Optional(Type.Object({
+    toolCallId: Type.String(),
+    fields: Type.Array(Type.Object({ name: Type.String(), label: Type.String(), type: Type.String(), required: Type.Boolean(), options: Type.Optional(Type.Array(Type.String())) })),
+    values: Type.Record(Type.String(), Type.Unknown()),
+    consentText: Type.String(),
+    consentRequired: Type.Boolean(),
+  }, { description: 'When nobody is available and the agent has a lead form: the card offered (as `lead-capture`); answer it with POST …/session/lead.' })),
+}));
+export type HandoffAnswer = Static<typeof HandoffAnswer>;
+
+export const VisitorEventStream = named('ChatSessionEventStream', Type.String({
+  description:
+    'Server-Sent Events of this session\'s conversation, each with `id: msg_…`: `message {id, role, content, author, createdAt}` (assistant, operator or event), `status {status, assigneeName}` after an event message, ' +
+    '`lead-capture` (a card offered when nobody is available); `: keep-alive` every 25 s. docs/chat-widget.md.',
 }));

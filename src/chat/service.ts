@@ -14,14 +14,18 @@ import { visitorHistory } from './events.js';
 import type { LeadCardMessage, LeadOffer } from './lead-tool.js';
 import type { ChatRepo } from './repo.js';
 import { CHAT_MESSAGES_PER_SESSION, MAX_VISITOR_MESSAGES, SESSION_IDLE_MS } from './rules.js';
-import type { ChatSessionCreate, ChatSessionView, PublicChatConfig } from './schema.js';
+import type { ChatSessionCreate, ChatSessionView, HandoffAnswer, PublicChatConfig } from './schema.js';
+import { ALREADY_WITH_A_PERSON, HANDOFF_OFF, type Handoff } from '../conversations/handoff.js';
+import { available } from '../conversations/handoff-rules.js';
 import type { ChatSession, ChatSessionPrincipal, LiveChat } from './session-auth.js';
 
 export interface ChatServiceDeps {
   repo: Pick<ChatRepo, 'countVisitorMessage'>;
   /** A session and its conversation are written together. */
   transact: Transact<{ conversations: ConversationsRepo; chat: ChatRepo }>;
-  conversations: Pick<ConversationsService, 'createIn' | 'get' | 'startTurn' | 'widgetTokensUsedToday'>;
+  conversations: Pick<ConversationsService, 'createIn' | 'get' | 'startTurn' | 'widgetTokensUsedToday' | 'isHeld' | 'announce'>;
+  /** Hand-off (conversations/handoff.ts): the visitor asks for a person. */
+  handoff: Pick<Handoff, 'request'>;
   limiter: Pick<RateLimiter, 'check'>;
   /** Extends a session once its use is accepted (session-auth.ts). */
   extend: (session: ChatSessionPrincipal) => Promise<string>;
@@ -31,6 +35,8 @@ export interface ChatServiceDeps {
     offer: (chat: LiveChat) => Promise<LeadOffer>;
     cards: (chat: LiveChat) => Promise<(message: ConversationMessage) => LeadCardMessage | undefined>;
   };
+  /** Errors the widget's background work could not report to anyone (the Inbox's announcement of a new chat). */
+  log: { warn(object: object, message: string): void };
 }
 
 /**
@@ -43,7 +49,10 @@ export function createChatService(deps: ChatServiceDeps) {
   const { transact, conversations, limiter, clock } = deps;
 
   function config(chat: LiveChat): PublicChatConfig {
-    return { chatId: chat.chatId, welcomeMessage: chat.chat.welcomeMessage, branding: chat.branding, leadCapture: chat.chat.leadFormId !== null };
+    return {
+      chatId: chat.chatId, welcomeMessage: chat.chat.welcomeMessage, branding: chat.branding, leadCapture: chat.chat.leadFormId !== null,
+      handoff: { enabled: chat.handoff.enabled, available: available(chat.handoff, clock.now()) },
+    };
   }
 
   /** A new visitor session and its conversation (source `widget`, the host page's URL and UTM parameters), in one transaction. */
@@ -52,13 +61,16 @@ export function createChatService(deps: ChatServiceDeps) {
     const token = newSecret('chs');
     const now = clock.now();
     const expiresAt = new Date(now.getTime() + SESSION_IDLE_MS).toISOString();
-    await transact(async (repos) => {
+    const conversationId = await transact(async (repos) => {
       const conversation = await conversations.createIn(repos, chat.orgId, chat.agentId, 'widget', origin);
       await repos.chat.insertSession({
         id: newId('cses'), token_hash: hashSecret(token), org_id: chat.orgId, agent_id: chat.agentId, conversation_id: conversation.id,
         visitor_messages: 0, created_at: now.toISOString(), last_seen_at: now.toISOString(), expires_at: expiresAt,
       });
+      return conversation.id;
     });
+    // The Inbox hears of the new chat; a failure to tell it fails nothing (the list has it).
+    await conversations.announce(chat.orgId, conversationId).catch((error: unknown) => deps.log.warn({ err: error }, 'a new chat could not be announced to the Inbox'));
     return { token, expiresAt };
   }
 
@@ -67,7 +79,20 @@ export function createChatService(deps: ChatServiceDeps) {
     const transcript = await conversations.get(session.orgId, session.conversationId);
     const cardOf = await deps.lead.cards(chat);
     const expiresAt = await deps.extend(session);
-    return { expiresAt, messages: visitorHistory(transcript.messages, cardOf) };
+    return { expiresAt, status: transcript.status, messages: visitorHistory(transcript.messages, cardOf) };
+  }
+
+  /**
+   * The visitor asks for a person ("Talk to a person"): the conversation waits for one, or, outside the office
+   * hours, the agent says when they open and offers the lead card. Refusals in the visitor's words.
+   */
+  async function requestHandoff(chat: LiveChat, session: ChatSession): Promise<HandoffAnswer> {
+    const answer = await deps.handoff.request(session.orgId, session.conversationId).catch((error: unknown) => {
+      throw inVisitorWords(error, true);
+    });
+    await deps.extend(session);
+    const card = answer.leadCard ? (await deps.lead.offer(chat)).captureEvent({ id: answer.leadCard.toolCallId, name: answer.leadCard.name, arguments: {} }) : undefined;
+    return { status: answer.status, message: answer.message, ...(card ? { leadCapture: card } : {}) };
   }
 
   /**
@@ -81,8 +106,9 @@ export function createChatService(deps: ChatServiceDeps) {
     if (session.visitorMessages >= MAX_VISITOR_MESSAGES) throw chatLimit(SESSION_FULL, 1);
     const budget = chat.chat.dailyTokenBudget;
     // A budget used up is refused here, before the rate limit counts the message; the turn's claim checks it
-    // again with what turns under way reserve, atomically (conversations/budgets.ts).
-    if (budget !== null && (await conversations.widgetTokensUsedToday(chat.agentId)) >= budget) {
+    // again with what turns under way reserve, atomically (conversations/budgets.ts). While a person is asked for
+    // or holds the chat, the model is not called: no budget applies.
+    if (budget !== null && (await conversations.widgetTokensUsedToday(chat.agentId)) >= budget && !(await conversations.isHeld(session.orgId, session.conversationId))) {
       throw chatLimit(BUDGET_USED_UP, secondsToMidnightUtc(clock.now()));
     }
     const decision = await limiter.check(CHAT_MESSAGES_PER_SESSION, session.sessionId);
@@ -104,7 +130,7 @@ export function createChatService(deps: ChatServiceDeps) {
     return { turn, captureEvent: offer.captureEvent };
   }
 
-  return { config, createSession, history, startMessage };
+  return { config, createSession, history, startMessage, requestHandoff };
 }
 
 export type ChatService = ReturnType<typeof createChatService>;
@@ -113,8 +139,10 @@ export type ChatService = ReturnType<typeof createChatService>;
  * A refusal of the conversations feature, reworded for a visitor: its messages speak to operators (API paths,
  * how to raise a budget). The status, code and Retry-After stay.
  */
-export function inVisitorWords(error: unknown): unknown {
+export function inVisitorWords(error: unknown, handoff = false): unknown {
   if (!isAppError(error)) return error;
+  // Hand-off's refusals are written for visitors already (conversations/handoff.ts), but for a full conversation.
+  if (handoff && error.code === 'CONFLICT' && (error.message === HANDOFF_OFF || error.message === ALREADY_WITH_A_PERSON)) return error;
   if (error.code === 'RATE_LIMIT_EXCEEDED') return new AppError('RATE_LIMIT_EXCEEDED', error.message.startsWith(BUDGET_HELD) ? BUDGET_HELD_FOR_VISITORS : BUDGET_USED_UP, { headers: error.headers });
   if (error.code === 'CONFLICT') {
     if (error.message === TURN_IN_PROGRESS) return new AppError('CONFLICT', STILL_ANSWERING);

@@ -7,7 +7,7 @@ import { isoNow, type Clock } from '../lib/clock.js';
 import { hashSecret } from '../lib/hashing.js';
 import type { AgentsService } from '../orgs/agents-service.js';
 import { originAllowed } from '../orgs/chat-origins.js';
-import type { AgentChat, Branding } from '../orgs/schema.js';
+import type { AgentChat, AgentHandoff, Branding } from '../orgs/schema.js';
 import { chatNotFound, originRefused, sessionRefused } from './errors.js';
 import type { ChatRepo } from './repo.js';
 import { SESSION_IDLE_MS } from './rules.js';
@@ -39,6 +39,8 @@ export interface LiveChat {
   orgId: string;
   agentId: string;
   chat: AgentChat;
+  /** Hand-off settings (issue 35). */
+  handoff: AgentHandoff;
   branding: Branding;
   /** The request's Origin (allowed). */
   origin: string;
@@ -66,7 +68,8 @@ const TOKEN = /^chs_[0-9A-Za-z]{40}$/;
 /** What cross-origin scripts may send and read (browsers hide other response headers from them). */
 export const CHAT_CORS = {
   methods: 'GET, POST, OPTIONS',
-  allowedHeaders: 'Authorization, Content-Type',
+  // Last-Event-ID: the widget resumes its event stream (read with fetch) by sending it itself.
+  allowedHeaders: 'Authorization, Content-Type, Last-Event-ID',
   exposedHeaders: 'Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-Request-Id',
   // A day (the longest Firefox keeps; Chromium caps at 2 hours): each message is a POST with a bearer token and
   // JSON, so without the cache every message would wait a preflight round trip before its first token. Caching
@@ -94,7 +97,7 @@ export function createChatAuth(deps: { agents: Pick<AgentsService, 'chatOf'>; re
     if (!found || !found.chat.enabled || !found.hasModel) throw chatNotFound();
     const origin = request.headers.origin;
     if (origin === undefined || !originAllowed(origin, found.chat.allowedOrigins)) throw originRefused();
-    return { chatId, orgId: found.orgId, agentId: found.agentId, chat: found.chat, branding: found.branding, origin };
+    return { chatId, orgId: found.orgId, agentId: found.agentId, chat: found.chat, handoff: found.handoff, branding: found.branding, origin };
   }
 
   /** Check 3: the bearer session belongs to this chat and has not expired. Writes nothing (see extend). */

@@ -4,13 +4,19 @@ import type { Conversation, ConversationMessage, Utm } from './schema.js';
 
 /** Rows ↔ the wire, and rows → the history the model is sent. */
 
-export function presentConversation(row: ConversationsTable): Conversation {
+/** A conversation row with its assignee's name (repo.ts reads it joined). */
+export type ConversationRow = ConversationsTable & { assignee_name?: string | null };
+
+export function presentConversation(row: ConversationRow): Conversation {
   return {
     id: row.id,
     agentId: row.agent_id,
     source: row.source,
     pageUrl: row.page_url,
     utm: parsedUtm(row.utm),
+    status: row.status,
+    assignee: row.assignee_id === null ? null : { id: row.assignee_id, name: row.assignee_name ?? '' },
+    handoffRequestedAt: row.handoff_requested_at,
     messageCount: row.message_count,
     usage: { inputTokens: row.input_tokens, outputTokens: row.output_tokens },
     createdAt: row.created_at,
@@ -53,6 +59,7 @@ export function presentMessage(row: ConversationMessagesTable): ConversationMess
           callId: row.call_id,
         },
     usage: row.role === 'assistant' && row.input_tokens !== null ? { inputTokens: row.input_tokens, outputTokens: row.output_tokens ?? 0 } : null,
+    author: row.author_id === null ? null : { id: row.author_id, name: row.author_name ?? '' },
     createdAt: row.created_at,
   };
 }
@@ -61,6 +68,10 @@ export function presentMessage(row: ConversationMessagesTable): ConversationMess
  * The transcript as the model is sent it: user texts; each assistant answer with the tool calls it
  * made, followed by their results exactly as first handed over. Failed answers (status error) are
  * left out, as is an answer with neither text nor calls (providers refuse empty messages).
+ *
+ * Hand-off (issue 35): a member's replies (`operator`) are assistant texts, as they are: to the visitor they
+ * came from the same chat, so after a release the model continues from what the person said and promised.
+ * Events (status changes) are left out; the model learns of a hand-off from its `request_human` call's result.
  */
 export function historyOf(rows: readonly ConversationMessagesTable[]): ModelMessage[] {
   const history: ModelMessage[] = [];
@@ -68,6 +79,10 @@ export function historyOf(rows: readonly ConversationMessagesTable[]): ModelMess
     const row = rows[i]!;
     if (row.role === 'user') {
       history.push({ role: 'user', content: row.content ?? '' });
+      continue;
+    }
+    if (row.role === 'operator') {
+      if ((row.content ?? '') !== '') history.push({ role: 'assistant', content: row.content ?? '' });
       continue;
     }
     if (row.role !== 'assistant') continue;

@@ -2,23 +2,74 @@ import type { Kysely } from 'kysely';
 import type { CursorPosition } from '../http/cursor.js';
 import { newestFirst } from '../db/query-helpers.js';
 import type { ConversationMessagesTable, ConversationsTable, DB } from '../db/tables.js';
+import type { ConversationRow } from './present.js';
 
 /** Kysely queries for conversations. Every query on org data takes the org id; it writes conversations, conversation_messages, conversation_token_usage and widget_token_usage only. */
 export function createConversationsRepo(db: Kysely<DB>) {
+  /** Conversations with their assignee's name (a member of the same organization; one who left it names no one). */
+  const withAssignee = () => db
+    .selectFrom('conversations')
+    .leftJoin('users', (join) => join.onRef('users.id', '=', 'conversations.assignee_id').onRef('users.org_id', '=', 'conversations.org_id'))
+    .selectAll('conversations')
+    .select('users.name as assignee_name');
+
   return {
     insertConversation: (row: ConversationsTable) => db.insertInto('conversations').values(row).execute(),
-    findConversation: (orgId: string, id: string) =>
-      db.selectFrom('conversations').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
-    listConversations: (orgId: string, query: { agentId?: string | undefined; limit: number; after: CursorPosition | undefined }) =>
-      db
-        .selectFrom('conversations')
-        .selectAll()
-        .where('org_id', '=', orgId)
-        .$if(query.agentId !== undefined, (qb) => qb.where('agent_id', '=', query.agentId!))
-        .$call((qb) => newestFirst(qb, query.limit, query.after))
+    findConversation: (orgId: string, id: string): Promise<ConversationRow | undefined> =>
+      withAssignee().where('conversations.org_id', '=', orgId).where('conversations.id', '=', id).executeTakeFirst(),
+    listConversations: (orgId: string, query: ConversationFilter & { limit: number; after: CursorPosition | undefined }): Promise<ConversationRow[]> =>
+      withAssignee()
+        .where('conversations.org_id', '=', orgId)
+        .$if(query.agentId !== undefined, (qb) => qb.where('conversations.agent_id', '=', query.agentId!))
+        .$if(query.status !== undefined, (qb) => qb.where('conversations.status', 'in', query.status!))
+        .$if(query.assigneeId === null, (qb) => qb.where('conversations.assignee_id', 'is', null))
+        .$if(typeof query.assigneeId === 'string', (qb) => qb.where('conversations.assignee_id', '=', query.assigneeId!))
+        .$call((qb) => newestFirst(qb, query.limit, query.after, 'conversations'))
         .execute(),
     messages: (conversationId: string) =>
       db.selectFrom('conversation_messages').selectAll().where('conversation_id', '=', conversationId).orderBy('seq').execute(),
+    /** A message's place in its conversation; undefined when it is not one of its messages. */
+    messageSeq: async (conversationId: string, messageId: string): Promise<number | undefined> =>
+      (await db.selectFrom('conversation_messages').select('seq').where('conversation_id', '=', conversationId).where('id', '=', messageId).executeTakeFirst())?.seq,
+    /**
+     * The messages from `fromSeq` on, as a visitor's stream reads them: no tool results or arguments, but those of
+     * `withArguments` calls (the lead card's, a few fields).
+     */
+    visibleMessagesFrom: (conversationId: string, fromSeq: number, withArguments: string) =>
+      db.selectFrom('conversation_messages')
+        .select(['id', 'seq', 'role', 'content', 'status', 'error_code', 'tool_call_id', 'tool_name', 'tool_outcome', 'author_id', 'author_name', 'event_data', 'created_at'])
+        .select((eb) => eb.case().when('tool_name', '=', withArguments).then(eb.ref('tool_arguments')).else(null).end().as('tool_arguments'))
+        .where('conversation_id', '=', conversationId).where('seq', '>=', fromSeq).orderBy('seq').execute(),
+    /** A member of the organization (hand-off's assignee, an operator message's author); undefined for anyone else. */
+    findMember: (orgId: string, userId: string) =>
+      db.selectFrom('users').select(['id', 'name']).where('org_id', '=', orgId).where('id', '=', userId).executeTakeFirst(),
+    /** Waiting conversations past their deadline, oldest deadline first (the deadline worker's scan). */
+    overdueWaiting: (now: string, limit: number) =>
+      db.selectFrom('conversations').select(['id', 'org_id', 'agent_id']).where('status', '=', 'waiting').where('handoff_deadline_at', '<=', now)
+        .orderBy('handoff_deadline_at').limit(limit).execute(),
+    /**
+     * Appends messages outside a turn (hand-off's events and notices, an operator's reply, a visitor's message while
+     * a person holds the conversation) and applies `set`, in one statement on the conversation's row first: its lock
+     * orders concurrent appends, and `seq` follows the count it leaves. Only when the row is in one of `when.statuses`
+     * (and, with `when.deadlineBefore`, waiting past that deadline): undefined otherwise, and nothing is written.
+     * `rows` get their seq here. The caller's transaction holds the two statements together.
+     */
+    append: async (orgId: string, id: string, rows: ConversationMessagesTable[], change: { updatedAt: string; set?: Partial<ConversationsTable>; when?: { statuses?: readonly string[]; deadlineBefore?: string } }): Promise<ConversationsTable | undefined> => {
+      const updated = await db
+        .updateTable('conversations')
+        .set((eb) => ({ ...change.set, message_count: eb('message_count', '+', rows.length), updated_at: change.updatedAt }))
+        .where('org_id', '=', orgId)
+        .where('id', '=', id)
+        .$if(change.when?.statuses !== undefined, (qb) => qb.where('status', 'in', change.when!.statuses!))
+        .$if(change.when?.deadlineBefore !== undefined, (qb) => qb.where('handoff_deadline_at', '<=', change.when!.deadlineBefore!))
+        .returningAll()
+        .executeTakeFirst();
+      if (!updated) return undefined;
+      const start = updated.message_count - rows.length;
+      rows.forEach((row, i) => (row.seq = start + i));
+      if (rows.length > 0) await db.insertInto('conversation_messages').values(rows).execute();
+      return updated;
+    },
 
     /**
      * Starts a turn: claims the conversation unless another turn holds it (a claim older than
@@ -70,10 +121,13 @@ export function createConversationsRepo(db: Kysely<DB>) {
         .where('agent_id', '=', agentId).where('turn_started_at', 'is not', null).where('turn_started_at', '>=', staleBefore).where('source', '=', 'widget').executeTakeFirst();
       return Number(row?.held ?? 0);
     },
-    /** Ends a turn: its messages, the conversation's counts and totals, and the claim released. */
+    /**
+     * Ends a turn: its messages, the conversation's counts and totals, and the claim released. The row is updated
+     * first: its lock orders this append after any other (an operator's, hand-off's), and the rows' `seq` follow
+     * the count it leaves (set here), so a turn that ran while others wrote still appends after them.
+     */
     appendMessages: async (orgId: string, id: string, rows: ConversationMessagesTable[], totals: { inputTokens: number; outputTokens: number; updatedAt: string }) => {
-      if (rows.length > 0) await db.insertInto('conversation_messages').values(rows).execute();
-      await db
+      const updated = await db
         .updateTable('conversations')
         .set((eb) => ({
           message_count: eb('message_count', '+', rows.length),
@@ -85,7 +139,12 @@ export function createConversationsRepo(db: Kysely<DB>) {
         }))
         .where('org_id', '=', orgId)
         .where('id', '=', id)
-        .execute();
+        .returning('message_count')
+        .executeTakeFirst();
+      if (!updated) return;
+      const start = updated.message_count - rows.length;
+      rows.forEach((row, i) => (row.seq = start + i));
+      if (rows.length > 0) await db.insertInto('conversation_messages').values(rows).execute();
     },
     /** A pending call (loop.ts PENDING) answered: its result and outcome; a call answered already stays as it is. */
     answerPendingCall: async (conversationId: string, messageId: string, result: string, outcome: string) => {
@@ -137,6 +196,13 @@ export function createConversationsRepo(db: Kysely<DB>) {
 }
 
 export type ConversationsRepo = ReturnType<typeof createConversationsRepo>;
+
+/** The list's filters: `status` as the statuses it may be, `assigneeId` null for unassigned. */
+export interface ConversationFilter {
+  agentId?: string | undefined;
+  status?: readonly string[] | undefined;
+  assigneeId?: string | null | undefined;
+}
 
 /** A daily token count: the tokens used, and the largest turn among them. */
 export interface DailyCount {

@@ -7,7 +7,8 @@ import { AppError, isAppError } from '../http/errors.js';
 import type { OrgAuth } from '../orgs/auth.js';
 import { ORG_BODY_LIMIT, operatorRoute, registerOperatorScope } from '../orgs/operator-scope.js';
 import { AgentIdParams } from '../orgs/schema.js';
-import { ChatBody, ConversationCreated, ConversationIdParams, ConversationListQuery, ConversationPage, MAX_CONTENT_CHARS, MAX_MESSAGES, MessageBody, Transcript, TurnResult, UIMessageStream } from './schema.js';
+import type { Handoff } from './handoff.js';
+import { ChatBody, ConversationCreated, ConversationIdParams, ConversationListQuery, ConversationMessage, ConversationPage, MAX_CONTENT_CHARS, MAX_MESSAGES, MessageBody, Transcript, TurnResult, UIMessageStream } from './schema.js';
 import type { ConversationsService, TurnEvent } from './service.js';
 import { chatContent, createUIMessageMapper, SSE_DONE, sseChunk, uiMessageStreamHeaders } from './ui-message-stream.js';
 
@@ -107,8 +108,8 @@ export async function streamTurn(request: FastifyRequest, reply: FastifyReply, t
 const CHAT_BODY_LIMIT = 256 * 1024;
 
 /** `/api/org/agents/{id}/conversations`, `/api/org/conversations`: talking to an agent, and the transcripts. docs/conversations.md. */
-export function registerConversationRoutes(app: App, deps: { orgAuth: OrgAuth; conversations: ConversationsService }): void {
-  const { orgAuth, conversations } = deps;
+export function registerConversationRoutes(app: App, deps: { orgAuth: OrgAuth; conversations: ConversationsService; handoff: Pick<Handoff, 'reply'> }): void {
+  const { orgAuth, conversations, handoff } = deps;
 
   registerOperatorScope(app, orgAuth, (r, orgOf) => {
     r.post('/api/org/agents/:id/conversations', {
@@ -125,10 +126,13 @@ export function registerConversationRoutes(app: App, deps: { orgAuth: OrgAuth; c
     r.get('/api/org/conversations', {
       schema: {
         ...operatorRoute, operationId: 'listConversations', summary: 'List conversations',
-        description: `Newest first, paged with \`limit\` and \`cursor\`; \`agentId\` keeps one agent's. ${WHO}`,
+        description: `Newest first, paged with \`limit\` and \`cursor\`; \`agentId\` keeps one agent's, \`status\` and \`assignee\` the Inbox's views. ${WHO}`,
         querystring: ConversationListQuery, response: { 200: Envelope(ConversationPage), ...errorResponses(400, 401) },
       },
-    }, async (request) => ok(await conversations.list(orgOf(request), request.query)));
+    }, async (request) => {
+      const { actor } = orgAuth.principal(request);
+      return ok(await conversations.list(orgOf(request), request.query, actor.type === 'user' ? actor.id : undefined));
+    });
 
     r.get('/api/org/conversations/:id', {
       schema: {
@@ -146,13 +150,17 @@ export function registerConversationRoutes(app: App, deps: { orgAuth: OrgAuth; c
           `One turn: the model answers, calling the agent's tools as it decides (each through the same path as POST /api/org/agents/{id}/tool-calls, in the call log with path \`conversation\`), ` +
           `until it answers in text or reaches the agent's \`maxToolRounds\`. Without \`Accept: text/event-stream\`: the turn's new messages. With it: Server-Sent Events ` +
           '(`start`, `text-delta`, `tool-call-start`, `tool-call-end`, `error`, `finish`; docs/conversations.md). For the AI SDK\'s `useChat`, POST /api/org/conversations/{id}/chat answers the same turn in its UI message stream protocol. Every message is saved, failures and cancelled answers too. ' +
+          'While a person is asked for or holds it (`waiting`, `human`) the message is stored and the model is not called (finish status `delivered`). `role: "operator"`: a member\'s reply, only while `human` (409 otherwise), 201 with the message. ' +
           `${WHO} 400 VALIDATION_ERROR (content 1–${MAX_CONTENT_CHARS} characters); 404 NOT_FOUND; 409 CONFLICT (the agent has no model, the conversation has ${MAX_MESSAGES} messages, or is still answering the previous one); ` +
           '429 RATE_LIMIT_EXCEEDED when the organization\'s daily token budget is used up (`Retry-After`: seconds until 00:00 UTC; nothing saved); ' +
           '502 MODEL_PROVIDER_ERROR (the provider refused the key, failed or was unreachable), 503 MODEL_PROVIDER_RATE_LIMITED (with the provider\'s `Retry-After`), 504 MODEL_PROVIDER_TIMEOUT (MODEL_TIMEOUT_MS): with the provider\'s message, never its key.',
         params: ConversationIdParams, body: MessageBody,
-        response: { 200: Envelope(TurnResult), ...errorResponses(400, 401, 404, 409, 413, 415, 429, 502, 504) },
+        response: { 200: Envelope(TurnResult), 201: Envelope(ConversationMessage), ...errorResponses(400, 401, 404, 409, 413, 415, 429, 502, 504) },
       },
     }, async (request, reply) => {
+      if (request.body.role === 'operator') {
+        return reply.code(201).send(ok(await handoff.reply(orgOf(request), request.params.id, orgAuth.principal(request).actor, request.body.content)));
+      }
       const turn = await conversations.startTurn(orgOf(request), request.params.id, request.body.content);
       if (!wantsEvents(request)) {
         const { signal, done } = disconnectSignal(reply);

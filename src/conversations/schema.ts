@@ -10,13 +10,21 @@ import { conversationNotFound } from './errors.js';
 
 /** About 2,000 tokens: a long question, not a document (the body limit and the model's context stay far away). */
 export const MAX_CONTENT_CHARS = 8000;
-/** User, assistant and tool messages together; a conversation past it is ended, start another. */
+/** Every message together (events aside: closing one always goes in); a conversation past it is ended, start another. */
 export const MAX_MESSAGES = 200;
 
 export const ConversationIdParams = Type.Object({ id: IdParam('conv', conversationNotFound, 'The conversation id (`conv_…`).') });
 
+/** What a conversation's `status` may be (handoff-rules.ts); `open` in a list filter: any but closed. */
+export const STATUS_FILTERS = ['bot', 'waiting', 'human', 'closed', 'open'] as const;
+
 export const ConversationListQuery = Type.Object(
-  { ...ListQuery, agentId: Type.Optional(Type.String({ pattern: idPattern('agt'), description: 'Only this agent\'s conversations.' })) },
+  {
+    ...ListQuery,
+    agentId: Type.Optional(Type.String({ pattern: idPattern('agt'), description: 'Only this agent\'s conversations.' })),
+    status: Type.Optional(Type.Unsafe<(typeof STATUS_FILTERS)[number]>({ type: 'string', enum: [...STATUS_FILTERS], description: 'Only this status; `open`: any but `closed`.' })),
+    assignee: Type.Optional(Type.String({ pattern: `^(me|none|${idPattern('usr').slice(1, -1)})$`, description: '`me` (a session only: 400 with an API key), `none`, or a member\'s `usr_…`.' })),
+  },
   { additionalProperties: false },
 );
 export type ConversationListQuery = Static<typeof ConversationListQuery>;
@@ -50,12 +58,18 @@ export interface ConversationOrigin {
   utm: Utm | null;
 }
 
+/** A member of the organization, as a conversation names them. */
+export const Author = named('ConversationPerson', Type.Object({ id: Type.String({ description: '`usr_…`' }), name: Type.String() }));
+
 export const Conversation = named('Conversation', Type.Object({
   id: Type.String({ description: '`conv_…`' }),
   agentId: Type.String(),
   source: Type.String({ description: '`api` (started with an org API key), `console` (by a signed-in operator) or `widget` (a visitor, through the chat widget: docs/chat-widget.md).' }),
   pageUrl: Type.Union([Type.String(), Type.Null()], { description: 'Widget conversations: the URL of the page the visitor started on; null otherwise or when the widget did not send it.' }),
   utm: Type.Union([Utm, Type.Null()], { description: 'Widget conversations: the host page\'s UTM parameters; null otherwise or when it had none.' }),
+  status: Type.String({ description: '`bot` (the agent answers), `waiting` (a person was asked for), `human` (a person holds it: the model is not called) or `closed`.' }),
+  assignee: Type.Union([Author, Type.Null()], { description: 'The member holding it.' }),
+  handoffRequestedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'The last request for a person.' }),
   messageCount: Type.Integer(),
   usage: Usage,
   createdAt: Type.String({ format: 'date-time' }),
@@ -76,12 +90,13 @@ const ToolCall = named('ConversationToolCall', Type.Object({
 
 export const ConversationMessage = named('ConversationMessage', Type.Object({
   id: Type.String({ description: '`msg_…`' }),
-  role: Type.String({ description: '`user`, `assistant` or `tool`.' }),
+  role: Type.String({ description: '`user`, `assistant`, `tool`, `operator` (a member wrote it) or `event` (a status change, e.g. "Anna took over").' }),
   content: Type.Union([Type.String(), Type.Null()], { description: 'The text (user, assistant); null for a tool message.' }),
   status: Type.String({ description: '`complete`, `cancelled` (the client went away: the partial answer) or `error` (see `error`).' }),
   error: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()], { description: 'Why an assistant message failed: the provider\'s message, never its key.' }),
   toolCall: Type.Union([ToolCall, Type.Null()], { description: 'A tool message\'s call.' }),
   usage: Type.Union([Usage, Type.Null()], { description: 'An assistant message\'s tokens (one model request).' }),
+  author: Type.Union([Author, Type.Null()], { description: 'operator and event messages: the member who wrote or caused it; null for an API key\'s (shown to visitors as "Team") and the rest.' }),
   createdAt: Type.String({ format: 'date-time' }),
 }));
 export type ConversationMessage = Static<typeof ConversationMessage>;
@@ -93,7 +108,10 @@ export const Transcript = named('ConversationTranscript', Type.Object({
 export type Transcript = Static<typeof Transcript>;
 
 export const MessageBody = named('ConversationMessageBody', Type.Object(
-  { content: MultilineText({ minLength: 1, maxLength: MAX_CONTENT_CHARS, description: `The user's message, 1–${MAX_CONTENT_CHARS} characters.` }) },
+  {
+    content: MultilineText({ minLength: 1, maxLength: MAX_CONTENT_CHARS, description: `The message, 1–${MAX_CONTENT_CHARS} characters.` }),
+    role: Type.Optional(Type.Union([Type.Literal('user'), Type.Literal('operator')], { description: '`user` (default): a turn of the agent. `operator`: a member\'s reply, while the conversation is `human`.' })),
+  },
   { additionalProperties: false },
 ));
 export type MessageBody = Static<typeof MessageBody>;
@@ -123,4 +141,16 @@ export type ChatBody = Static<typeof ChatBody>;
 
 export const UIMessageStream = named('UIMessageStream', Type.String({
   description: 'The AI SDK 6 UI message stream (header `x-vercel-ai-ui-message-stream: v1`): Server-Sent Events, each `data:` one UIMessageChunk as JSON (start, start-step, text-start, text-delta, text-end, tool-input-available, tool-output-available, tool-input-error, finish-step, message-metadata, error, finish), then `data: [DONE]`. docs/conversations.md lists when each is sent.',
+}));
+
+export const AssignBody = named('ConversationAssignBody', Type.Object(
+  { userId: Type.Optional(Type.String({ maxLength: 100, description: 'The member to assign (`usr_…`); default: the session\'s person. Required with an API key.' })) },
+  { additionalProperties: false },
+));
+export type AssignBody = Static<typeof AssignBody>;
+
+export const OperatorMessage = named('ConversationOperatorMessage', Type.Object({ conversationId: Type.String(), message: ConversationMessage }));
+
+export const InboxEventStream = named('InboxEventStream', Type.String({
+  description: 'Server-Sent Events: `event: conversation` (data: the Conversation, after each status or assignee change and when a widget conversation starts), `event: message` (data: `{conversationId, message}`, each new user, assistant, operator or event message), `: keep-alive` every 25 s. docs/operator-api.md.',
 }));

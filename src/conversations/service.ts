@@ -14,7 +14,10 @@ import type { AgentsService } from '../orgs/agents-service.js';
 import type { OrgsService } from '../orgs/service.js';
 import { reserveTurn, type TurnBudgets } from './budgets.js';
 import { conversationNotFound, noModel, turnInProgress } from './errors.js';
+import type { Handoff, HandoffRepos } from './handoff.js';
+import { HELD, REQUEST_HUMAN, requestHumanTool } from './handoff-rules.js';
 import { PENDING, runLoop, type LoopEvent, type PendingTool, type StepRecord } from './loop.js';
+import { messageRow } from './message-row.js';
 import type { ModelClient } from './model-client.js';
 import { historyOf, presentConversation, presentMessage } from './present.js';
 import { providerFailure } from './provider-errors.js';
@@ -31,12 +34,15 @@ export type TurnEvent =
   | { type: 'start'; conversationId: string; message: ConversationMessage; answerId: string }
   /** `retryAfter`: the provider's Retry-After with its 429 (the stream's status is already sent, so it travels here). */
   | { type: 'error'; code: string; message: string; retryAfter?: string }
-  | ({ type: 'finish'; status: 'complete' | 'error' | 'cancelled' } & TurnResult);
+  /** `delivered`: a person holds the conversation (or one was asked for): the message was stored, the model not called. */
+  | ({ type: 'finish'; status: 'complete' | 'error' | 'cancelled' | 'delivered' } & TurnResult);
 
 export interface ConversationsServiceDeps {
   repo: ConversationsRepo;
-  /** A turn's messages and the conversation's totals are written together. */
-  transact: Transact<{ conversations: ConversationsRepo }>;
+  /** A turn's messages and the conversation's totals are written together (with a hand-off the model asked for). */
+  transact: Transact<HandoffRepos>;
+  /** Hand-off (handoff.ts): a message while a person holds the conversation, the model's `request_human`, the live streams. */
+  handoff: Pick<Handoff, 'hold' | 'publish' | 'planForTurn' | 'applyInTurn'>;
   agents: Pick<AgentsService, 'get'>;
   /** The organization's daily token budget, checked before each turn. */
   orgs: Pick<OrgsService, 'dailyTokenBudget'>;
@@ -85,7 +91,7 @@ export const DECLINED = { result: { status: 'declined' }, outcome: 'DECLINED' } 
  * user sends is one turn of the model loop (loop.ts), saved with every assistant answer and tool call.
  */
 export function createConversationsService(deps: ConversationsServiceDeps) {
-  const { repo, transact, agents, orgs, models, installations, invoker, modelClient, clock } = deps;
+  const { repo, transact, agents, orgs, models, installations, invoker, modelClient, clock, handoff } = deps;
 
   async function found(orgId: string, id: string): Promise<ConversationsTable> {
     const row = await repo.findConversation(orgId, id);
@@ -114,6 +120,7 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
       id: newId('conv'), org_id: orgId, agent_id: agentId, source,
       message_count: 0, input_tokens: 0, output_tokens: 0, turn_started_at: null, turn_reserved_tokens: 0, created_at: now, updated_at: now,
       page_url: origin.pageUrl, utm: origin.utm === null ? null : JSON.stringify(origin.utm),
+      status: 'bot', assignee_id: null, handoff_requested_at: null, handoff_deadline_at: null,
     };
     await repos.conversations.insertConversation(row);
     return { id: row.id, agentId, createdAt: now };
@@ -122,9 +129,13 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
   /** The tokens the agent's widget conversations used today (UTC): the chat widget's per-agent budget's count. */
   const widgetTokensUsedToday = (agentId: string) => repo.widgetTokensUsedOn(agentId, utcDay(clock));
 
-  async function list(orgId: string, query: ConversationListQuery) {
+  /** `me`: the session's person (`userId`; undefined with an API key: 400). */
+  async function list(orgId: string, query: ConversationListQuery, userId?: string) {
     const limit = query.limit ?? 20;
-    const rows = await repo.listConversations(orgId, { agentId: query.agentId, limit, after: decodeCursor(query.cursor) });
+    if (query.assignee === 'me' && userId === undefined) throw new AppError('VALIDATION_ERROR', '`assignee=me` needs a signed-in member; with an API key, name the member (`assignee=usr_…`).', { field: 'assignee' });
+    const assigneeId = query.assignee === undefined ? undefined : query.assignee === 'none' ? null : query.assignee === 'me' ? userId : query.assignee;
+    const status = query.status === undefined ? undefined : query.status === 'open' ? ['bot', 'waiting', 'human'] : [query.status];
+    const rows = await repo.listConversations(orgId, { agentId: query.agentId, status, assigneeId, limit, after: decodeCursor(query.cursor) });
     return toPage(rows.map((row) => ({ ...row, createdAt: row.created_at })), limit, presentConversation);
   }
 
@@ -155,6 +166,8 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
     if (before.message_count >= MAX_MESSAGES) {
       throw new AppError('CONFLICT', `This conversation has ${before.message_count} messages, the most one may have (${MAX_MESSAGES}). Start a new conversation (POST /api/org/agents/${before.agent_id}/conversations).`);
     }
+    // A person was asked for, or holds it: no model, no claim, no budget.
+    if (HELD.has(before.status)) return heldTurn(orgId, before, opening);
     const startedAt = await claim(orgId, before, { org: await orgs.dailyTokenBudget(orgId), widget: turnOptions.widgetBudget ?? null });
     let released = false;
     const release = async () => {
@@ -165,6 +178,11 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
     try {
       // Read again under the claim: no other turn can add messages now.
       const conversation = await found(orgId, id);
+      if (HELD.has(conversation.status)) {
+        // A person was asked for or took over between the first read and the claim.
+        await release();
+        return await heldTurn(orgId, conversation, opening);
+      }
       const saved = await repo.messages(id);
       const exported = formatTools(await installations.agentTools(orgId, agent.id), 'openai');
       const connection = await models.connection(orgId, agent.model.providerId);
@@ -174,8 +192,10 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
       const history = saved.map((row) => answered.find((done) => done.id === row.id) ?? row);
       const userRow = 'content' in opening ? messageRow(conversation.id, conversation.message_count, startedAt, { role: 'user', content: opening.content }) : undefined;
       const content = 'content' in opening ? [{ role: 'user' as const, content: opening.content }] : [];
+      // Hand-off: in widget conversations of an agent whose hand-off is on, the model may ask for a person.
+      const pendingTools = [...(turnOptions.pendingTools ?? []), ...(conversation.source === 'widget' && agent.handoff.enabled ? [requestHumanTool()] : [])];
 
-      async function run(options: { stream: boolean; signal: AbortSignal; emit?: (event: TurnEvent) => void }): Promise<TurnResult & { status: 'complete' | 'error' | 'cancelled'; failure?: AppError }> {
+      async function run(options: { stream: boolean; signal: AbortSignal; emit?: (event: TurnEvent) => void }): Promise<TurnRun> {
         const emit = options.emit ?? (() => {});
         const answerId = newId('msg');
         emit({ type: 'start', conversationId: id, message: presentMessage(userRow ?? answered[0]!), answerId });
@@ -187,7 +207,7 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
             maxToolRounds: agent.model.maxToolRounds,
             history: [...historyOf(history), ...content],
             tools: exported,
-            ...(turnOptions.pendingTools ? { pendingTools: turnOptions.pendingTools } : {}),
+            ...(pendingTools.length > 0 ? { pendingTools } : {}),
             invoke: (name, args) => invoker.invoke({ orgId, agentId: agent.id, name, arguments: args, path: 'conversation', conversationId: id }),
             signal: options.signal,
             stream: options.stream,
@@ -210,7 +230,12 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
             emit({ type: 'error', code: said.code, message: said.message, ...(said.retryAfter === undefined ? {} : { retryAfter: said.retryAfter }) });
           }
           const usage = { inputTokens: sum(outcome.steps, 'inputTokens'), outputTokens: sum(outcome.steps, 'outputTokens') };
-          await transact(async (repos) => {
+          // The model asked for a person (request_human, offered without execute: the turn ended at its call). The
+          // call is answered here, and the request applied after the turn's rows, in its transaction.
+          const asked = rows.filter((row) => row.role === 'tool' && row.tool_name === REQUEST_HUMAN && row.tool_outcome === PENDING);
+          const request = asked.length > 0 && outcome.status === 'complete' ? await handoff.planForTurn(orgId, id, agent) : undefined;
+          for (const row of request ? asked : []) Object.assign(row, { tool_result: json(request!.result), tool_outcome: 'OK' });
+          const changed = await transact(async (repos) => {
             for (const row of answered) await repos.conversations.answerPendingCall(id, row.id, row.tool_result!, row.tool_outcome!);
             await repos.conversations.appendMessages(orgId, id, rows, { ...usage, updatedAt: isoNow(clock) });
             // Counted on the day the turn ends, with its messages: the budget never counts a turn that was not saved.
@@ -218,11 +243,14 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
             if (tokens > 0) await repos.conversations.addTokenUsage(orgId, utcDay(clock), tokens);
             // A widget conversation's tokens count against its agent's widget budget too (chat/).
             if (tokens > 0 && conversation.source === 'widget') await repos.conversations.addWidgetTokenUsage(orgId, conversation.agent_id, utcDay(clock), tokens);
+            return request ? handoff.applyInTurn(repos, orgId, id, request) : undefined;
           }).catch((error: unknown) => {
             throw unsaved(error);
           });
           released = true;
-          const result = { conversationId: id, messages: [...answered, ...rows].map(presentMessage), usage, status: outcome.status, ...(failure ? { failure } : {}) };
+          const added = changed ? [...rows, ...request!.rows] : rows;
+          handoff.publish(orgId, id, added, changed);
+          const result = { conversationId: id, messages: [...answered, ...added].map(presentMessage), usage, status: outcome.status, ...(failure ? { failure } : {}) };
           emit({ type: 'finish', conversationId: id, messages: result.messages, usage, status: outcome.status });
           return result;
         } finally {
@@ -234,6 +262,37 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
       await release();
       throw error;
     }
+  }
+
+  /**
+   * A turn of a conversation a person was asked for or holds: the model is not called. A user's message is stored
+   * when the turn runs (and told to the live streams); a lead card's answer (resumeTurn) is decided and stored here,
+   * so its refusals come before anything is streamed. The turn says `start` (its message, as `answerId` too) and
+   * `finish` with status `delivered`.
+   */
+  async function heldTurn(orgId: string, conversation: ConversationsTable, opening: { content: string } | { decide: Decide }) {
+    const id = conversation.id;
+    let answered: ConversationMessagesTable | undefined;
+    if ('decide' in opening) {
+      const saved = await repo.messages(id);
+      const resolution = await decided(conversation, saved, opening.decide);
+      answered = { ...resolution.row, tool_result: json(resolution.result), tool_outcome: resolution.outcome };
+      await repo.answerPendingCall(id, answered.id, answered.tool_result!, answered.tool_outcome!);
+    }
+    async function run(options: { stream: boolean; signal: AbortSignal; emit?: (event: TurnEvent) => void }): Promise<TurnRun> {
+      const emit = options.emit ?? (() => {});
+      const row = answered ?? (await handoff.hold(orgId, id, (opening as { content: string }).content).catch((error: unknown) => {
+        throw unsaved(error);
+      }));
+      // Released by a person between the check and the write: nothing stored, the message is to be sent again.
+      if (!row) throw new AppError('CONFLICT', 'The conversation went back to the agent just now. Send the message again.');
+      const message = presentMessage(row);
+      emit({ type: 'start', conversationId: id, message, answerId: row.id });
+      const result = { conversationId: id, messages: [message], usage: { inputTokens: 0, outputTokens: 0 }, status: 'delivered' as const };
+      emit({ type: 'finish', ...result });
+      return result;
+    }
+    return { run, release: async () => {} };
   }
 
   /**
@@ -256,7 +315,22 @@ export function createConversationsService(deps: ConversationsServiceDeps) {
 
   const claims = createClaimReleaser({ repo, log: deps.log, turnLimitMs: deps.turnLimitMs });
 
-  return { create, createIn, widgetTokensUsedToday, list, get, startTurn, resumeTurn, close: claims.close };
+  /** Whether a person was asked for or holds the conversation (the model is then not called). */
+  const isHeld = async (orgId: string, id: string) => HELD.has((await found(orgId, id)).status);
+
+  /** Tells the Inbox a conversation started (a widget's: chat/), once its transaction committed. */
+  async function announce(orgId: string, id: string): Promise<void> {
+    const row = await repo.findConversation(orgId, id);
+    if (row) handoff.publish(orgId, id, [], presentConversation(row));
+  }
+
+  /** A visitor's stream (chat/): where a message is, and the messages from a place on, without tool results. */
+  const visibleMessages = {
+    seqOf: (id: string, messageId: string) => repo.messageSeq(id, messageId),
+    from: (id: string, seq: number, withArguments: string) => repo.visibleMessagesFrom(id, seq, withArguments),
+  };
+
+  return { create, createIn, widgetTokensUsedToday, list, get, startTurn, resumeTurn, isHeld, announce, visibleMessages, close: claims.close };
 }
 
 /**
@@ -324,6 +398,9 @@ async function decided(conversation: ConversationsTable, rows: readonly Conversa
 
 export type ConversationsService = ReturnType<typeof createConversationsService>;
 
+/** What a turn's run answers: its new messages, and how it ended. */
+export type TurnRun = TurnResult & { status: 'complete' | 'error' | 'cancelled' | 'delivered'; failure?: AppError };
+
 function sum(steps: StepRecord[], field: 'inputTokens' | 'outputTokens'): number {
   return steps.reduce((total, step) => total + step[field], 0);
 }
@@ -339,12 +416,4 @@ function addStep(add: (fields: Partial<ConversationMessagesTable> & { role: stri
       tool_outcome: run.outcome, tool_duration_ms: run.durationMs, call_id: run.callId,
     });
   }
-}
-
-function messageRow(conversationId: string, seq: number, createdAt: string, fields: Partial<ConversationMessagesTable> & { role: string }): ConversationMessagesTable {
-  return {
-    id: newId('msg'), conversation_id: conversationId, seq, content: null, status: 'complete', error_code: null,
-    tool_call_id: null, tool_name: null, tool_arguments: null, tool_result: null, tool_outcome: null, tool_duration_ms: null, call_id: null,
-    input_tokens: null, output_tokens: null, created_at: createdAt, ...fields,
-  };
 }

@@ -17,7 +17,8 @@ export interface SwitchboardMessageMetadata {
   conversationId: string;
   /** The user's message as saved (`msg_…`). */
   userMessageId: string;
-  status?: 'complete' | 'error' | 'cancelled';
+  /** `delivered`: a person holds the conversation; the message was stored and the model not called. */
+  status?: 'complete' | 'error' | 'cancelled' | 'delivered';
   /** The turn's saved messages in order (user, assistant, tool…): GET /api/org/conversations/{id} has them. */
   messageIds?: string[];
   usage?: TurnResult['usage'];

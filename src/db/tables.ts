@@ -193,6 +193,12 @@ export interface AgentsTable {
   chat_lead_form_id: string | null;
   /** The most tokens the agent's widget conversations may use per UTC day; null: no limit of its own. */
   chat_daily_token_budget: number | null;
+  /** Hand-off (issue 35): 0/1, off by default. */
+  handoff_enabled: number;
+  /** How long a request for a person waits before the agent takes the chat back (30–3600). */
+  handoff_wait_seconds: number;
+  /** JSON `{timezone, days, open, close}` (orgs/office-hours.ts); null: always open. */
+  handoff_office_hours: string | null;
 }
 
 export interface CustomFieldsTable {
@@ -509,7 +515,7 @@ export interface ConversationsTable {
   id: string;
   org_id: string;
   agent_id: string;
-  /** `api` (an org API key) or `console` (a signed-in operator). */
+  /** `api` (an org API key), `console` (a signed-in operator) or `widget` (a visitor). */
   source: string;
   message_count: number;
   input_tokens: number;
@@ -524,6 +530,14 @@ export interface ConversationsTable {
   page_url: string | null;
   /** Widget conversations: the host page's UTM parameters as a JSON object; null when none. */
   utm: string | null;
+  /** `bot`, `waiting`, `human` or `closed` (conversations/handoff-rules.ts). */
+  status: string;
+  /** The person holding it (`usr_…` of the same organization); null when nobody does. */
+  assignee_id: string | null;
+  /** The last request for a person. */
+  handoff_requested_at: string | null;
+  /** While waiting: when the agent takes the conversation back. */
+  handoff_deadline_at: string | null;
 }
 
 /** Model tokens an agent's widget conversations used on one UTC day: its widget budget's count (`agents.chat_daily_token_budget`). */
@@ -569,7 +583,7 @@ export interface ConversationMessagesTable {
   conversation_id: string;
   /** 0, 1, 2…: the message's place in the conversation. */
   seq: number;
-  /** user, assistant or tool. */
+  /** user, assistant, tool, operator (a person of the organization) or event (a status change). */
   role: string;
   /** The text (user, assistant); the provider's message for an assistant message in error. */
   content: string | null;
@@ -590,6 +604,12 @@ export interface ConversationMessagesTable {
   input_tokens: number | null;
   output_tokens: number | null;
   created_at: string;
+  /** An operator message's author, or the person who caused an event; null for the rest (and an API key's). */
+  author_id: string | null;
+  /** The author's name as it was then; `Team` for an API key's operator messages. */
+  author_name: string | null;
+  /** An event's `{status, assigneeName}` as JSON; null for other messages. */
+  event_data: string | null;
 }
 
 // ── Model providers ───────────────────────────────────────────────────────────

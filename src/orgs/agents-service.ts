@@ -7,7 +7,8 @@ import { newId } from '../lib/ids.js';
 import type { OrgChangeFeed } from './changes.js';
 import { agentNotFound, modelProviderNotFound } from './errors.js';
 import type { OrgsRepo } from './repo.js';
-import { DEFAULT_MAX_TOOL_ROUNDS, type Agent, type AgentChat, type AgentChatPatch, type AgentCreate, type AgentModel, type AgentModelInput, type AgentPatch, type Branding } from './schema.js';
+import { DEFAULT_MAX_TOOL_ROUNDS, HANDOFF_WAIT_SECONDS, type Agent, type AgentChat, type AgentChatPatch, type AgentCreate, type AgentHandoff, type AgentHandoffPatch, type AgentModel, type AgentModelInput, type AgentPatch, type Branding } from './schema.js';
+import { checkedOfficeHours, parseOfficeHours } from './office-hours.js';
 import { httpsUrl, requiredText } from '../http/required-text.js';
 import { AppError } from '../http/errors.js';
 import { normalizeOrigins, parseOrigins } from './chat-origins.js';
@@ -27,6 +28,7 @@ export function presentAgent(row: AgentsTable): Agent {
     },
     model: presentModel(row),
     chat: presentChat(row),
+    handoff: presentHandoff(row),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -49,7 +51,22 @@ export interface PublicChatAgent {
   agentId: string;
   hasModel: boolean;
   chat: AgentChat;
+  handoff: AgentHandoff;
   branding: Branding;
+}
+
+/** Hand-off settings (issue 35). */
+export function presentHandoff(row: AgentsTable): AgentHandoff {
+  return { enabled: row.handoff_enabled === 1, waitSeconds: row.handoff_wait_seconds, officeHours: parseOfficeHours(row.handoff_office_hours) };
+}
+
+/** The hand-off columns a patch changes (office hours checked: a 400 naming the field). */
+function handoffColumns(handoff: AgentHandoffPatch): Partial<AgentsTable> {
+  const set: Partial<AgentsTable> = {};
+  if (handoff.enabled !== undefined) set.handoff_enabled = handoff.enabled ? 1 : 0;
+  if (handoff.waitSeconds !== undefined) set.handoff_wait_seconds = handoff.waitSeconds;
+  if (handoff.officeHours !== undefined) set.handoff_office_hours = handoff.officeHours === null ? null : JSON.stringify(checkedOfficeHours(handoff.officeHours));
+  return set;
 }
 
 /** The chat widget's settings (issue 22). */
@@ -65,8 +82,11 @@ export function presentChat(row: AgentsTable): AgentChat {
 }
 
 /** A new agent's chat: off, no origins, its own public id. */
-function newChatColumns(): Pick<AgentsTable, 'chat_id' | 'chat_enabled' | 'chat_allowed_origins' | 'chat_welcome_message' | 'chat_lead_form_id' | 'chat_daily_token_budget'> {
-  return { chat_id: newId('chat'), chat_enabled: 0, chat_allowed_origins: '[]', chat_welcome_message: '', chat_lead_form_id: null, chat_daily_token_budget: null };
+function newChatColumns(): Pick<AgentsTable, 'chat_id' | 'chat_enabled' | 'chat_allowed_origins' | 'chat_welcome_message' | 'chat_lead_form_id' | 'chat_daily_token_budget' | 'handoff_enabled' | 'handoff_wait_seconds' | 'handoff_office_hours'> {
+  return {
+    chat_id: newId('chat'), chat_enabled: 0, chat_allowed_origins: '[]', chat_welcome_message: '', chat_lead_form_id: null, chat_daily_token_budget: null,
+    handoff_enabled: 0, handoff_wait_seconds: HANDOFF_WAIT_SECONDS.default, handoff_office_hours: null,
+  };
 }
 
 /** A lead form that is not the organization's (missing, or another organization's): the same answer. */
@@ -164,6 +184,7 @@ export function createAgentsService(deps: {
       // Another organization's form is as unknown as a missing one.
       if (typeof leadFormId === 'string' && !(await forms.exists(orgId, leadFormId))) throw leadFormNotFound();
     }
+    if (patch.handoff !== undefined) Object.assign(set, handoffColumns(patch.handoff));
     try {
       await repo.updateAgent(orgId, id, set);
     } catch (error) {
@@ -200,7 +221,7 @@ export function createAgentsService(deps: {
     const row = await repo.findAgentByChatId(chatId);
     if (!row) return undefined;
     const agent = presentAgent(row);
-    return { orgId: row.org_id, agentId: row.id, hasModel: agent.model !== null, chat: agent.chat, branding: agent.branding };
+    return { orgId: row.org_id, agentId: row.id, hasModel: agent.model !== null, chat: agent.chat, handoff: agent.handoff, branding: agent.branding };
   }
 
   return { create, get, list, update, remove, chatOf };

@@ -126,7 +126,7 @@ describe.each(testDialects())('Operator API: agents on %s', (dialect) => {
   it("returns an agent's branding, or null for none, a missing or a foreign agent", async () => {
     const orgs = orgsServiceOn(ctx.database, ctx.clock);
     const now = ctx.clock.now().toISOString();
-    const agent = { id: newId('agt'), org_id: org.orgId, name: 'Bot', brand_name: 'Acme', primary_color: '#123456', background_color: '#fff', text_color: '#000', font_family: null, logo_url: 'https://acme.example/logo.png', created_at: now, updated_at: now, chat_enabled: 0, chat_allowed_origins: '[]', chat_welcome_message: '' };
+    const agent = { id: newId('agt'), org_id: org.orgId, name: 'Bot', brand_name: 'Acme', primary_color: '#123456', background_color: '#fff', text_color: '#000', font_family: null, logo_url: 'https://acme.example/logo.png', created_at: now, updated_at: now, chat_enabled: 0, chat_allowed_origins: '[]', chat_welcome_message: '', handoff_enabled: 0, handoff_wait_seconds: 300 };
     await ctx.database.db.insertInto('agents').values(agent).execute();
     expect(await orgs.agentBranding(org.orgId, agent.id)).toEqual({
       name: 'Acme', primaryColor: '#123456', backgroundColor: '#fff', textColor: '#000', fontFamily: null, logoUrl: 'https://acme.example/logo.png',

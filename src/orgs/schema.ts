@@ -7,6 +7,7 @@ import { MultilineText } from '../http/wire-text.js';
 import { idPattern } from '../lib/ids.js';
 import type { OrgLimit } from '../http/tenant-limits.js';
 import { agentKeyNotFound, agentNotFound, apiKeyNotFound } from './errors.js';
+import { WEEKDAYS } from './office-hours.js';
 
 /** Wire schemas of the Operator API's organization resources: the organization itself, API keys and agents. */
 
@@ -173,12 +174,40 @@ export const AgentChatPatch = named('AgentChatPatch', ChangesBody({
 }, { description: 'The chat widget\'s settings: only the fields given change.' }));
 export type AgentChatPatch = Static<typeof AgentChatPatch>;
 
+/** Hand-off (issue 35): how long a visitor waits for a person, at most an hour. */
+export const HANDOFF_WAIT_SECONDS = { default: 300, min: 30, max: 3600 } as const;
+
+/** A string of a closed set, as one `enum` (the serializer writes it without trying branches). */
+const StringEnumOf = <const T extends readonly string[]>(values: T) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
+
+const OfficeHoursSchema = named('AgentOfficeHours', Type.Object({
+  timezone: Type.String({ minLength: 1, maxLength: 100, description: 'An IANA time zone, e.g. `Europe/Helsinki`.' }),
+  days: Type.Array(StringEnumOf(WEEKDAYS), { minItems: 1, maxItems: 7, description: 'The open days, each once.' }),
+  open: Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: 'Local opening time, HH:MM.', examples: ['09:00'] }),
+  close: Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: 'Local closing time, HH:MM, later than `open`.', examples: ['17:00'] }),
+}, { additionalProperties: false }));
+
+export const AgentHandoff = named('AgentHandoff', Type.Object({
+  enabled: Type.Boolean({ description: 'Whether a visitor can ask for a person (the model gets `request_human`, the widget a control); off by default.' }),
+  waitSeconds: Type.Integer({ description: 'How long a request waits for a person before the agent takes the chat back.' }),
+  officeHours: Type.Union([OfficeHoursSchema, Type.Null()], { description: 'When a person may take over; null: always. Outside them a request is answered at once.' }),
+}));
+export type AgentHandoff = Static<typeof AgentHandoff>;
+
+export const AgentHandoffPatch = named('AgentHandoffPatch', ChangesBody({
+  enabled: Type.Boolean(),
+  waitSeconds: Type.Integer({ minimum: HANDOFF_WAIT_SECONDS.min, maximum: HANDOFF_WAIT_SECONDS.max, description: `${HANDOFF_WAIT_SECONDS.min}–${HANDOFF_WAIT_SECONDS.max} seconds (default ${HANDOFF_WAIT_SECONDS.default}).` }),
+  officeHours: Type.Union([OfficeHoursSchema, Type.Null()], { description: 'The whole office hours, or null for always open.' }),
+}, { description: 'Hand-off settings: only the fields given change.' }));
+export type AgentHandoffPatch = Static<typeof AgentHandoffPatch>;
+
 export const Agent = named('Agent', Type.Object({
   id: Type.String({ description: '`agt_…`' }),
   name: Type.String(),
   branding: Branding,
   model: Type.Union([AgentModel, Type.Null()], { description: 'The model the agent talks with (its provider\'s key is never shown); null until one is set.' }),
   chat: AgentChat,
+  handoff: AgentHandoff,
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 }));
@@ -196,6 +225,7 @@ export const AgentPatch = named('AgentPatch', ChangesBody({
   branding: BrandingPatch,
   model: Type.Union([AgentModelInput, Type.Null()], { description: 'The whole model at once (omitted optional fields take their defaults), or null to clear it. 404 NOT_FOUND when the provider is not your organization\'s.' }),
   chat: AgentChatPatch,
+  handoff: AgentHandoffPatch,
 }));
 export type AgentPatch = Static<typeof AgentPatch>;
 

@@ -18,6 +18,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'tool_call.failed',
   'installation.connection_failed',
   'installation.connection_restored',
+  'conversation.handoff_requested',
+  'conversation.closed',
 ] as const;
 export type SubscribableEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 /** `ping`: sent only by POST /api/org/webhooks/{id}/test, to that one endpoint. */

@@ -110,7 +110,7 @@ export async function createTestContext(dialect: Dialect, options: TestContextOp
   const background = options.deps?.background ?? createBackgroundQueue({ log: { error: (object, message) => console.error(message, object.err) } });
   // The background purger runs on real time while tests move a TestClock: tests that purge ask for it.
   // So does the webhook delivery worker: tests that deliver call the services' webhookWorker.
-  const app = await buildApp({ expiryPurge: false, webhookDelivery: false, ...options.deps, config, database, clock, background });
+  const app = await buildApp({ expiryPurge: false, webhookDelivery: false, handoffDeadlines: false, ...options.deps, config, database, clock, background });
   await app.ready();
   return {
     dialect,

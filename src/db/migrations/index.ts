@@ -17,6 +17,7 @@ import * as turnReservations from './20261128T0000_turn_reservations.js';
 import * as tenantLimits from './20261128T0100_tenant_limits.js';
 import * as oauthConnections from './20261129T0000_oauth_connections.js';
 import * as mcpAuthorization from './20261129T0100_mcp_authorization.js';
+import * as handoff from './20261129T0300_handoff.js';
 
 /**
  * Every migration, by name. Names sort by time; a landed migration is never edited:
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '20261128T0100_tenant_limits': tenantLimits,
   '20261129T0000_oauth_connections': oauthConnections,
   '20261129T0100_mcp_authorization': mcpAuthorization,
+  '20261129T0300_handoff': handoff,
 };
