@@ -95,6 +95,44 @@ describe('chatApi', () => {
     expect(outcome).toMatchObject({ fields: { phone: 'Enter a valid phone number.' } });
   });
 
+  it('asks for a person with an empty POST, and reads the live stream with a GET that sends the token and the last event id itself', async () => {
+    const { calls, doFetch } = fakeFetch((call) =>
+      call.url.endsWith('/events') ? events('id: msg_9\nevent: message\ndata: {"id":"msg_9","role":"operator","content":"Hello","author":{"name":"Anna"}}\n\n') : json(200, { success: true, data: { status: 'waiting', message: 'A person will be with you shortly.' } }),
+    );
+    const api = chatApi('https://svc.example', 'chat_abc', doFetch);
+    expect(await api.handoff('chs_1')).toEqual({ ok: true, data: { status: 'waiting', message: 'A person will be with you shortly.' } });
+    const abort = new AbortController();
+    const h = { ...handlers(), reads: 0, read() {
+      this.reads++;
+    } };
+    expect(await api.live('chs_1', 'msg_8', abort.signal, h)).toEqual({ ok: true, data: null });
+    expect(h.seen).toEqual([{ type: 'message', id: 'msg_9', role: 'operator', content: 'Hello', author: { name: 'Anna' }, lastEventId: 'msg_9' }]);
+    expect(h.reads).toBe(1);
+    await api.live('chs_1', undefined, abort.signal, h);
+    expect(calls.map((c) => [c.init?.method ?? 'GET', c.url])).toEqual([
+      ['POST', 'https://svc.example/api/public/chats/chat_abc/session/handoff'],
+      ['GET', 'https://svc.example/api/public/chats/chat_abc/session/events'],
+      ['GET', 'https://svc.example/api/public/chats/chat_abc/session/events'],
+    ]);
+    expect(calls[0]!.init).toEqual({ method: 'POST', headers: { Authorization: 'Bearer chs_1' }, credentials: 'omit' });
+    expect(calls[1]!.init).toEqual({ headers: { Authorization: 'Bearer chs_1', Accept: 'text/event-stream', 'Last-Event-ID': 'msg_8' }, credentials: 'omit', signal: abort.signal });
+    expect(calls[2]!.init?.headers).toEqual({ Authorization: 'Bearer chs_1', Accept: 'text/event-stream' });
+  });
+
+  it('says a refused hand-off in the server\'s words, and reports a refused or aborted live stream', async () => {
+    const busy = fakeFetch(() => json(409, { success: false, code: 'CONFLICT', error: 'A person has already been asked for.' }));
+    expect(await chatApi('https://svc.example', 'chat_abc', busy.doFetch).handoff('chs_1')).toEqual({ ok: false, code: 'CONFLICT', status: 409, message: 'A person has already been asked for.' });
+    const gone = fakeFetch(() => json(401, { success: false, code: 'UNAUTHORIZED', error: 'This chat session has ended.' }));
+    const h = { ...handlers(), read() {} };
+    expect(await chatApi('https://svc.example', 'chat_abc', gone.doFetch).live('chs_1', undefined, new AbortController().signal, h)).toMatchObject({ ok: false, status: 401 });
+    // An abort (the widget closing the stream) rejects the fetch: a network failure, which the caller ignores.
+    const aborted = fakeFetch((call) => Promise.reject(call.init?.signal?.reason ?? new Error('aborted')));
+    const abort = new AbortController();
+    abort.abort();
+    expect(await chatApi('https://svc.example', 'chat_abc', aborted.doFetch).live('chs_1', undefined, abort.signal, h)).toMatchObject({ ok: false, code: 'NETWORK_ERROR' });
+    expect(h.opened).toBe(0);
+  });
+
   it('refuses a 200 that is not an event stream, and reports a stream that breaks as a network failure', async () => {
     const { doFetch } = fakeFetch(() => json(200, { success: true, data: {} }));
     expect(await chatApi('https://svc.example', 'chat_abc', doFetch).send('chs_1', 'Hi', handlers())).toMatchObject({ ok: false, code: 'SERVER_ERROR' });

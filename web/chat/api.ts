@@ -1,5 +1,5 @@
 import { readEvents } from './sse.js';
-import type { ChatConfig, ChatEvent, ChatSession, LeadDecision, SessionHistory } from './types.js';
+import type { ChatConfig, ChatEvent, ChatSession, HandoffAnswer, LeadDecision, SessionHistory } from './types.js';
 
 /**
  * The public chat endpoints (docs/chat-widget.md), and their refusals turned into short, kind
@@ -83,6 +83,13 @@ export interface ChatApi {
   /** Streams the answer to `content`; resolves when the stream ends (ok: true) or was refused before it began. */
   send(token: string, content: string, handlers: StreamHandlers): Promise<Outcome<null>>;
   lead(token: string, decision: LeadDecision, handlers: StreamHandlers): Promise<Outcome<null>>;
+  /** Asks for a person (no body). */
+  handoff(token: string): Promise<Outcome<HandoffAnswer>>;
+  /**
+   * The conversation's live events (`GET …/session/events`), from after `lastEventId` when given; resolves when
+   * the stream ends or breaks (a network failure) or was refused, or when `signal` aborts it.
+   */
+  live(token: string, lastEventId: string | undefined, signal: AbortSignal, handlers: StreamHandlers & { read(): void }): Promise<Outcome<null>>;
 }
 
 /** The service's address: the script's URL without `/chat-embed[.hash].js` and its query (keeps a path prefix, if any). */
@@ -112,14 +119,16 @@ export function chatApi(base: string, chatId: string, doFetch: Fetch = (url, ini
     }
   }
 
-  async function stream(path: string, token: string, body: unknown, handlers: StreamHandlers): Promise<Outcome<null>> {
+  /** A POST whose answer streams (a body given), or the live stream's GET (none). */
+  async function stream(path: string, token: string, body: unknown, handlers: StreamHandlers & { read?(): void }, more: RequestInit = {}, lastEventId?: string): Promise<Outcome<null>> {
     let res: Response;
     try {
       res = await doFetch(root + path, {
-        method: 'POST',
-        headers: { ...headers(token, true), Accept: 'text/event-stream' },
-        body: JSON.stringify(body),
+        ...(body ? { method: 'POST', body: JSON.stringify(body) } : {}),
+        // Sent by the widget itself: fetch, unlike EventSource, does not resume on its own.
+        headers: { ...headers(token, !!body), Accept: 'text/event-stream', ...(lastEventId ? { 'Last-Event-ID': lastEventId } : {}) },
         credentials: 'omit',
+        ...more,
       });
     } catch {
       return networkError();
@@ -128,7 +137,7 @@ export function chatApi(base: string, chatId: string, doFetch: Fetch = (url, ini
     if (!res.body || !/^text\/event-stream/i.test(res.headers.get('Content-Type') ?? '')) return { ok: false, code: 'SERVER_ERROR', status: res.status, message: MESSAGES.server };
     handlers.open();
     try {
-      await readEvents(res.body, (events) => handlers.events(events));
+      await readEvents(res.body, (events) => handlers.events(events), () => handlers.read?.());
     } catch {
       return networkError();
     }
@@ -141,5 +150,7 @@ export function chatApi(base: string, chatId: string, doFetch: Fetch = (url, ini
     history: (token) => json('/session', { headers: headers(token) }),
     send: (token, content, handlers) => stream('/session/messages', token, { content }, handlers),
     lead: (token, decision, handlers) => stream('/session/lead', token, decision, handlers),
+    handoff: (token) => json('/session/handoff', { method: 'POST', headers: headers(token) }),
+    live: (token, lastEventId, signal, handlers) => stream('/session/events', token, null, handlers, { signal }, lastEventId),
   };
 }

@@ -1,4 +1,4 @@
-import { palette, parseHex } from '../form/contrast.js';
+import { palette, parseHex, readableOn } from '../form/contrast.js';
 import { FONT_FAMILY } from '../form/fields.js';
 import type { Branding } from './types.js';
 
@@ -25,6 +25,10 @@ export function applyChatBranding(element: HTMLElement, branding: Branding | nul
   set('err', colors.error);
   // Decorative only (bubble and panel edges): no contrast is asked of it.
   set('line', mix(colors.background, colors.text, 0.25));
+  // An operator's bubble: the background tinted with the brand's color, its text AA on that tint (or black/white).
+  const op = mix(colors.background, colors.primary, 0.15);
+  set('op', op);
+  set('on-op', readableOn(op, colors.text));
   const font = branding?.fontFamily;
   set('font', font && FONT_FAMILY.test(font) ? font : 'initial');
 }

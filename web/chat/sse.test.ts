@@ -23,7 +23,43 @@ describe('sseParser', () => {
   });
 });
 
+describe('the last event id', () => {
+  it('is carried by every event from its `id:` on, as EventSource keeps it; a blank `id:` clears it, one with NUL is ignored', () => {
+    const parser = sseParser();
+    expect(parser.push('event: start\ndata: {}\n\n')).toEqual([{ type: 'start' }]);
+    expect(
+      parser.push(
+        'id: msg_1\nevent: message\ndata: {"id":"msg_1","role":"operator","content":"Hi"}\n\n' +
+          ': keep-alive\n\n' +
+          'event: status\ndata: {"status":"human","assigneeName":"Anna"}\nid: msg_2\n\n' +
+          'id: bad\u0000id\nevent: status\ndata: {"status":"bot"}\n\n' +
+          'id\nevent: status\ndata: {"status":"closed"}\n\n',
+      ),
+    ).toEqual([
+      { type: 'message', id: 'msg_1', role: 'operator', content: 'Hi', lastEventId: 'msg_1' },
+      { type: 'status', status: 'human', assigneeName: 'Anna', lastEventId: 'msg_2' },
+      { type: 'status', status: 'bot', lastEventId: 'msg_2' },
+      { type: 'status', status: 'closed' },
+    ]);
+  });
+});
+
 describe('readEvents', () => {
+  it('tells of every read that brought bytes, keep-alive comments too', async () => {
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(': keep-alive\n\n'));
+        controller.enqueue(new TextEncoder().encode('event: status\ndata: {"status":"waiting"}\n\n'));
+        controller.close();
+      },
+    });
+    let reads = 0;
+    const seen: unknown[] = [];
+    await readEvents(body, (events) => seen.push(...events), () => reads++);
+    expect(reads).toBe(2);
+    expect(seen).toEqual([{ type: 'status', status: 'waiting' }]);
+  });
+
   it('decodes UTF-8 split between reads and hands over each read\'s events; a last block without its blank line still counts', async () => {
     const bytes = new TextEncoder().encode('event: text-delta\ndata: {"delta":"Caf\u00e9 \u2615"}\n\nevent: finish\ndata: {"status":"completed"}');
     const cut = bytes.indexOf(0xa9); // the middle of é

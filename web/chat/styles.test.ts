@@ -34,18 +34,48 @@ describe('applyChatBranding', () => {
   const ratio = (a: string, b: string) => contrast(parseHex(a)!, parseHex(b)!);
 
   it('sets every custom property, so none inherits from the host page', () => {
-    expect(Object.keys(brandVars(null)).sort()).toEqual(['--sc-bg', '--sc-err', '--sc-fg', '--sc-font', '--sc-line', '--sc-on-pri', '--sc-pri', '--sc-ring'].sort());
+    expect(Object.keys(brandVars(null)).sort()).toEqual(['--sc-bg', '--sc-err', '--sc-fg', '--sc-font', '--sc-line', '--sc-on-op', '--sc-on-pri', '--sc-op', '--sc-pri', '--sc-ring'].sort());
+    // Every property the stylesheet reads is one of them.
+    const read = new Set(Array.from(chatStyles.matchAll(/var\((--sc-[\w-]+)/g), (m) => m[1]));
+    expect([...read].filter((name) => !(name! in brandVars(null)))).toEqual([]);
     expect(brandVars(null)['--sc-font']).toBe('initial');
     expect(brandVars({ name: 'A', primaryColor: '#123456', backgroundColor: '#ffffff', textColor: '#000000', fontFamily: 'Inter, sans-serif', logoUrl: '' })['--sc-font']).toBe('Inter, sans-serif');
     expect(brandVars({ name: 'A', primaryColor: '#123456', backgroundColor: '#ffffff', textColor: '#000000', fontFamily: 'x;}body{color:red', logoUrl: '' })['--sc-font']).toBe('initial');
   });
 
-  it('keeps text at 4.5:1 or more whatever the brand picked: the transcript, the visitor\'s bubbles, the errors', () => {
-    for (const [primaryColor, backgroundColor, textColor] of [['#ffff00', '#ffffff', '#eeeeee'], ['#1a56db', '#0b0b0b', '#222222'], ['#777777', '#777777', '#787878']]) {
+  it('keeps text at 4.5:1 or more whatever the brand picked: the transcript, the visitor\'s bubbles, the operator\'s bubbles, the errors', () => {
+    const brands = [
+      ['#ffff00', '#ffffff', '#eeeeee'],
+      ['#1a56db', '#0b0b0b', '#222222'],
+      ['#777777', '#777777', '#787878'],
+      // A text color that passes on the background by a hair: the operator's tint would pull it under.
+      ['#000000', '#ffffff', '#767676'],
+      ['#ff0000', '#000000', '#8a8a8a'],
+      ['#00ff00', '#101010', '#ffffff'],
+      ['#0000ff', '#ffffff', '#1f2328'],
+      ['#ff00ff', '#777777', '#000000'],
+    ];
+    for (const [primaryColor, backgroundColor, textColor] of brands) {
       const v = brandVars({ name: 'A', primaryColor: primaryColor!, backgroundColor: backgroundColor!, textColor: textColor!, fontFamily: null, logoUrl: '' });
       expect(ratio(v['--sc-fg']!, v['--sc-bg']!)).toBeGreaterThanOrEqual(AA_TEXT);
       expect(ratio(v['--sc-on-pri']!, v['--sc-pri']!)).toBeGreaterThanOrEqual(AA_TEXT);
       expect(ratio(v['--sc-err']!, v['--sc-bg']!)).toBeGreaterThanOrEqual(AA_TEXT);
+      // The operator's bubble: its name, text and links are --sc-on-op on --sc-op.
+      expect(ratio(v['--sc-on-op']!, v['--sc-op']!), `${primaryColor} on ${backgroundColor}`).toBeGreaterThanOrEqual(AA_TEXT);
+      // Its tint stays near the background, so the bubble reads as a bubble, not a button.
+      expect(ratio(v['--sc-op']!, v['--sc-bg']!)).toBeLessThan(1.6);
+    }
+    // Default colors: the text keeps its own color in the operator's bubble.
+    expect(brandVars(null)['--sc-on-op']).toBe(brandVars(null)['--sc-fg']);
+  });
+
+  it('draws the operator\'s bubble, the status lines and the "Sent" mark in colors that pass: the operator\'s on its tint, the rest inherited', () => {
+    const rule = (selector: string) => new RegExp(`\\n${selector.replace(/[.[\]()+]/g, '\\$&')}\\{([^}]*)\\}`).exec(chatStyles)?.[1] ?? '';
+    expect(rule('.sc-op')).toMatch(/background:var\(--sc-op\);color:var\(--sc-on-op\)/);
+    // Lines and marks take the color of what they sit on (the transcript, the visitor's bubble): no opacity, no grey.
+    for (const selector of ['.sc-ev', '.sc-sent', '.sc-who']) {
+      expect(rule(selector), selector).not.toBe('');
+      expect(rule(selector)).not.toMatch(/color|opacity/);
     }
   });
 

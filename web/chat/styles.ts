@@ -20,6 +20,7 @@ export const chatStyles = `:host{all:initial!important;display:block!important}
 .sc :focus-visible{outline:3px solid var(--sc-ring);outline-offset:2px}
 .sc-launch,.sc-panel{position:fixed;z-index:2147483000;right:1.25em;bottom:1.25em}
 .sc-launch{display:flex;align-items:center;justify-content:center;width:3.5em;height:3.5em;margin:0;padding:0;border:0;border-radius:50%;background:var(--sc-pri);color:var(--sc-on-pri);box-shadow:0 4px 14px rgba(0,0,0,.25);cursor:pointer}
+.sc-new::after{content:"";position:absolute;top:0;right:0;width:.875em;height:.875em;border:2px solid var(--sc-bg);border-radius:50%;background:var(--sc-err)}
 .sc-launch:focus-visible{box-shadow:0 0 0 2px #fff,0 4px 14px rgba(0,0,0,.25)}
 .sc svg{width:1.5em;height:1.5em;fill:currentColor}
 .sc-panel{display:flex;flex-direction:column;width:24em;max-width:calc(100% - 2.5em);height:40em;max-height:calc(100% - 2.5em);background:var(--sc-bg);border:1px solid var(--sc-line);border-radius:.75em;box-shadow:0 8px 30px rgba(0,0,0,.25);overflow:hidden}
@@ -39,6 +40,12 @@ export const chatStyles = `:host{all:initial!important;display:block!important}
 .sc code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.875em}
 .sc pre{padding:.5em;border:1px solid var(--sc-line);border-radius:.375em;white-space:pre-wrap}
 .sc-note{margin:0;font-style:italic}
+.sc-op{background:var(--sc-op);color:var(--sc-on-op);border-left:.25em solid var(--sc-pri)}
+.sc-who{font-size:.875em;font-weight:700}
+.sc-ev{align-self:center;margin:0;font-size:.875em;font-style:italic;text-align:center}
+.sc-sent{display:block;font-size:.75em;text-align:right}
+.sc-bar{display:flex;gap:.5em;padding:.75em .75em 0;border-top:1px solid var(--sc-line)}
+.sc-bar:not([hidden])+.sc-form{border-top:0}
 .sc-fail{border-color:var(--sc-err);color:var(--sc-err);font-weight:600}
 .sc-card{align-self:stretch;padding:.75em;border:1px solid var(--sc-line);border-radius:.75em}
 .sc-ct{margin:0 0 .5em;font-weight:700}

@@ -12,7 +12,12 @@ export interface ChatConfig {
   welcomeMessage: string;
   branding: Branding;
   leadCapture: boolean;
+  /** Hand-off (issue 35): `enabled` draws "Talk to a person"; `available` is false outside office hours. Absent on older servers. */
+  handoff?: { enabled: boolean; available?: boolean };
 }
+
+/** Who holds the conversation: the agent, nobody yet (a person was asked for), a person, or nobody any more. */
+export type ChatStatus = 'bot' | 'waiting' | 'human' | 'closed';
 
 /** `POST …/sessions` → 201. */
 export interface ChatSession {
@@ -43,22 +48,39 @@ export interface LeadCard {
   status?: 'pending' | 'submitted' | 'declined';
 }
 
-export type HistoryMessage = { role: 'user' | 'assistant'; content: string } | ({ role: 'lead' } & LeadCard);
+export type HistoryMessage =
+  | { role: 'user' | 'assistant' | 'event'; id?: string; content: string }
+  | { role: 'operator'; id?: string; content: string; author?: { name: string } | null }
+  | ({ role: 'lead'; id?: string } & LeadCard);
 
 /** `GET …/session`. */
 export interface SessionHistory {
   expiresAt: string;
+  /** Absent on servers before hand-off: `bot`. */
+  status?: ChatStatus;
   messages: HistoryMessage[];
 }
 
-/** The answer stream's events (`event: <type>`, `data: <json>`). */
-export type ChatEvent =
+/** `POST …/session/handoff` → 200: the status now (`bot` when nobody is available) and what the visitor is told. */
+export interface HandoffAnswer {
+  status: ChatStatus;
+  message: string;
+}
+
+/**
+ * The events of the answer stream (`event: <type>`, `data: <json>`) and of the live stream
+ * (`GET …/session/events`, whose blocks carry `id: <msg_…>`: the parser hands it on as `lastEventId`).
+ */
+export type ChatEvent = { lastEventId?: string } & (
   | { type: 'start'; messageId?: string }
   | { type: 'text-delta'; delta: string }
   | { type: 'tool-call'; name?: string }
   | ({ type: 'lead-capture' } & LeadCard)
   | { type: 'error'; code?: string; message?: string }
-  | { type: 'finish'; status?: string };
+  | { type: 'finish'; status?: string }
+  | { type: 'message'; id?: string; role: string; content: string; author?: { name: string } | null }
+  | { type: 'status'; status: ChatStatus; assigneeName?: string | null }
+);
 
 /** `POST …/session/lead`. */
 export interface LeadDecision {

@@ -1,7 +1,8 @@
 import { MESSAGES, type ChatApi, type Outcome, type StreamHandlers } from './api.js';
 import { applyChatBranding } from './brand.js';
+import { liveStream } from './live.js';
 import { markdownText, renderMarkdown } from './markdown.js';
-import type { ChatConfig, HistoryMessage, LeadCard, LeadDecision, LeadValue } from './types.js';
+import type { ChatConfig, ChatEvent, ChatStatus, HistoryMessage, LeadCard, LeadDecision, LeadValue } from './types.js';
 import { httpUrl } from '../form/urls.js';
 
 /**
@@ -12,7 +13,12 @@ import { httpUrl } from '../form/urls.js';
  * Accessibility: the launcher is a named button; the panel a dialog labelled by its title, with Tab
  * kept inside while open, Escape closing it and focus returned to the launcher; the transcript a log
  * whose own announcements are off (it fills a token at a time) while one polite status region reads
- * each finished answer once.
+ * each finished answer once, and each message or change the live stream brings.
+ *
+ * Hand-off (issue 35): with `config.handoff.enabled`, a "Talk to a person" button under the transcript
+ * asks for a person. The conversation's status (bot, waiting, human, closed) comes from the history, the
+ * hand-off answer and the live stream (live.ts), which also brings the operator's messages; while a
+ * person is asked for or holds the chat, the visitor's messages are delivered without a typing dot.
  */
 export interface TokenStore {
   get(): string | null;
@@ -37,7 +43,18 @@ export const TEXT = {
   required: 'Please fill this in.',
   consent: 'Please tick the box to agree.',
   ended: 'Your chat has ended. Send a message to start a new one.',
+  talk: 'Talk to a person',
+  waiting: 'Waiting for a person\u2026',
+  joined: (who: string) => `${who} joined`,
+  back: (agent: string) => `You're chatting with ${agent} again`,
+  closed: 'This conversation has ended',
+  newChat: 'Start a new chat',
+  sent: 'Sent',
+  /** An operator without a name (an API key's reply). */
+  team: 'Team',
 };
+
+const STATUSES = ['bot', 'waiting', 'human', 'closed'];
 
 let widgets = 0;
 
@@ -49,8 +66,16 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
   const name = config.branding?.name || 'Chat';
   let busy = false;
   let loaded = false;
+  let loading = false;
+  let state: ChatStatus = 'bot';
   /** The open lead cards: a new message declines them (the server does the same). */
   const pendingCards = new Set<() => void>();
+  /** The lead cards drawn, by tool call id: one offered again (the history read after a hand-off) is drawn once. */
+  const cards = new Set<string>();
+  /** The ids of the messages drawn, and the status lines by the id of their event message: the live stream's copies are skipped. */
+  const seen = new Map<string, HTMLElement | null>();
+  const live = liveStream(api, () => tokens.get(), heard);
+  const person = () => state === 'waiting' || state === 'human';
 
   function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
     const element = doc.createElement(tag);
@@ -86,29 +111,65 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
   const input = h('textarea', { class: 'sc-in', id: `${id}m`, rows: '2', maxlength: '2000', placeholder: TEXT.placeholder, autocomplete: 'off' });
   const send = h('button', { type: 'submit', class: 'sc-btn' }, 'Send');
   const composer = h('form', { class: 'sc-form', novalidate: '' }, h('label', { class: 'sc-sr', for: input.id }, 'Your message'), input, send);
-  const panel = h('div', { class: 'sc-panel', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': `${id}t`, hidden: '' }, head, log, composer, status);
+  const talk = h('button', { type: 'button', class: 'sc-btn sc-btn2' }, TEXT.talk);
+  const fresh = h('button', { type: 'button', class: 'sc-btn sc-btn2' }, TEXT.newChat);
+  const bar = h('div', { class: 'sc-bar' }, talk, fresh);
+  /** The last delivered message's "Sent" (moved to each newer one). */
+  const sent = h('span', { class: 'sc-sent' }, TEXT.sent);
+  const panel = h('div', { class: 'sc-panel', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': `${id}t`, hidden: '' }, head, log, bar, composer, status);
   const frame = h('aside', { class: 'sc', 'aria-label': `Chat with ${name}` }, launcher, panel);
   applyChatBranding(frame, config.branding);
   root.replaceChildren(frame);
 
+  /** A fresh transcript (at first, and when a session ends): the welcome, status `bot`, no stream. */
   function welcome(): void {
     log.replaceChildren();
     pendingCards.clear();
+    cards.clear();
+    seen.clear();
+    state = 'bot';
+    live.want(false);
+    live.last = undefined;
     if (config.welcomeMessage) bot().set(config.welcomeMessage);
+    sync();
   }
+
+  /**
+   * The controls for the status, and the live stream: open while a session exists, the page is shown,
+   * the chat is not closed and either the panel is open or a person is asked for or holds the chat
+   * (their reply then marks the launcher). A hidden page or a closed panel drops it; the next one
+   * resumes from the last event id, so nothing is lost. Focus on a control that goes away moves to the
+   * message box (or, when the chat has ended, to "Start a new chat").
+   */
+  function sync(): void {
+    const active = root.activeElement as HTMLButtonElement | null;
+    const closed = state === 'closed';
+    talk.hidden = !config.handoff?.enabled || state !== 'bot';
+    fresh.hidden = !closed;
+    bar.hidden = talk.hidden && !closed;
+    input.disabled = send.disabled = closed;
+    input.placeholder = closed ? TEXT.closed : TEXT.placeholder;
+    if (active && (active.disabled || active.hidden)) (closed ? fresh : input).focus();
+    live.want(Boolean(tokens.get()) && loaded && !loading && !doc.hidden && !closed && (!panel.hidden || person()));
+  }
+  doc.addEventListener('visibilitychange', sync);
   welcome();
 
   // ── Open, close, the focus trap ──
   function open(): void {
     panel.hidden = false;
     launcher.hidden = true;
+    launcher.classList.remove('sc-new');
+    launcher.setAttribute('aria-label', `Chat with ${name}`);
     input.focus();
     if (!loaded) void resume();
+    sync();
   }
   function shut(): void {
     panel.hidden = true;
     launcher.hidden = false;
     launcher.focus();
+    sync();
   }
   launcher.addEventListener('click', open);
   close.addEventListener('click', shut);
@@ -146,6 +207,15 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
   function user(text: string): HTMLElement {
     return add(h('div', { class: 'sc-msg sc-user' }, h('span', { class: 'sc-sr' }, 'You: '), text));
   }
+  /** An operator's message: their name above it, its text through the same Markdown-as-elements path (untrusted). */
+  function operator(who: string, text: string): string {
+    add(h('div', { class: 'sc-msg sc-bot sc-op' }, h('p', { class: 'sc-who' }, who), h('div', {}, renderMarkdown(doc, text))));
+    return `${who}: ${markdownText(text)}`;
+  }
+  /** A line across the transcript: a change of who is answering. */
+  function line(text: string): HTMLElement {
+    return add(h('p', { class: 'sc-ev' }, text));
+  }
   /** An answer bubble: its Markdown redrawn whole as it grows, and a note under it (typing, looking up). */
   function bot() {
     const body = h('div');
@@ -174,6 +244,7 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
     if (speak) say(message);
   }
   function say(text: string): void {
+    if (!text) return;
     // Cleared first, so the same words said twice are announced twice.
     status.textContent = '';
     setTimeout(() => (status.textContent = text), 50);
@@ -189,6 +260,7 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
       return null;
     }
     tokens.set(started.data.token);
+    sync();
     return started.data.token;
   }
 
@@ -197,22 +269,91 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
     loaded = true;
     const token = tokens.get();
     if (!token) return;
-    busy = true;
+    busy = loading = true;
     const history = await api.history(token);
-    busy = false;
+    busy = loading = false;
     if (!history.ok) {
       if (history.status === 401) tokens.clear();
       else fail(history.message);
-      return;
+      return sync();
     }
-    for (const message of history.data.messages) draw(message);
+    for (const message of history.data.messages) {
+      draw(message);
+      // The live stream resumes after the last message.
+      if (message.id) live.last = message.id;
+    }
+    become(history.data.status, null, false);
+    sync();
     log.scrollTop = log.scrollHeight;
   }
 
-  function draw(message: HistoryMessage): void {
+  /** One message of the history or of the live stream; what it says, for the status region. */
+  function draw(message: HistoryMessage): string {
+    if (message.id) seen.set(message.id, null);
     if (message.role === 'user') user(message.content);
-    else if (message.role === 'assistant' && message.content) bot().set(message.content);
-    else if (message.role === 'lead') add(card(message));
+    else if (message.role === 'assistant' && message.content) {
+      bot().set(message.content);
+      return markdownText(message.content);
+    } else if (message.role === 'operator') return operator(message.author?.name || TEXT.team, message.content);
+    else if (message.role === 'event') {
+      if (message.id) seen.set(message.id, line(message.content));
+      return message.content;
+    } else if (message.role === 'lead' && !cards.has(message.toolCallId)) {
+      add(card(message));
+      return `${name} asks for your contact details.`;
+    }
+    return '';
+  }
+
+  /**
+   * The status now: the controls follow; unless `tell` is false (the history's), a line in the widget's own
+   * words (which takes the place of the event message's, when that came first) and its text, for the status
+   * region. Back to the agent from waiting (nobody came), the history is read again for the lead card the server offers.
+   */
+  function become(next: ChatStatus | undefined, who: string | null | undefined, tell = true, eventId?: string): string {
+    if (!next || !STATUSES.includes(next)) return '';
+    const before = state;
+    state = next;
+    let text = '';
+    const drawn = eventId && seen.get(eventId);
+    if (tell && (next !== before || who)) {
+      text = next === 'waiting' ? TEXT.waiting : next === 'human' ? TEXT.joined(who || TEXT.team) : next === 'closed' ? TEXT.closed : TEXT.back(name);
+      if (drawn) drawn.textContent = text;
+      else if (eventId) seen.set(eventId, line(text));
+      else line(text);
+    } else {
+      // Nothing changed (the hand-off answer said it already): its event message is not drawn either.
+      if (drawn) drawn.remove();
+      if (eventId) seen.set(eventId, null);
+    }
+    if (before === 'waiting' && next === 'bot') void offers();
+    sync();
+    return text;
+  }
+
+  /** The lead cards the history holds and the transcript does not (the server offers one when nobody was available). */
+  async function offers(): Promise<void> {
+    const token = tokens.get();
+    const history = token ? await api.history(token) : null;
+    if (history?.ok) say(history.data.messages.map((message) => (message.role === 'lead' && message.status === 'pending' ? draw(message) : '')).join(' '));
+  }
+
+  /** A read of the live stream: operator and agent messages, status changes, each drawn once and said together. */
+  function heard(events: ChatEvent[]): void {
+    const said: string[] = [];
+    for (const event of events) {
+      const eventId = event.lastEventId;
+      if (event.type === 'status') said.push(become(event.status, event.assigneeName, true, eventId));
+      else if (event.type === 'message' && event.role !== 'user' && !seen.has(event.id || eventId || '')) said.push(draw({ ...event, id: event.id || eventId } as HistoryMessage));
+      else if (event.type === 'lead-capture') said.push(draw({ ...event, role: 'lead' } as HistoryMessage));
+    }
+    const text = said.filter(Boolean).join(' ');
+    if (!text) return;
+    say(text);
+    if (panel.hidden) {
+      launcher.classList.add('sc-new');
+      launcher.setAttribute('aria-label', `Chat with ${name} (new message)`);
+    }
   }
 
   /**
@@ -221,7 +362,7 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
    * is announced once. `before` runs once the session is known (the visitor's own bubble), `opened` when
    * the server accepted the request. A 401 forgets the session; `retry` then starts a new one and sends again.
    */
-  async function stream(run: (token: string, handlers: StreamHandlers) => Promise<Outcome<null>>, how: { before?: () => void; opened?: () => void; fields?: (errors: Record<string, string>) => void; retry: boolean }): Promise<Outcome<null>> {
+  async function stream(run: (token: string, handlers: StreamHandlers) => Promise<Outcome<null>>, how: { before?: () => void; opened?: () => void; delivered?: () => void; fields?: (errors: Record<string, string>) => void; retry: boolean }): Promise<Outcome<null>> {
     busy = true;
     try {
       const token = await session();
@@ -252,11 +393,14 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
       const outcome = await run(token, {
         open() {
           how.opened?.();
-          bubble().note(TEXT.typing);
+          // A person reads it: nobody is typing yet.
+          if (!person()) bubble().note(TEXT.typing);
         },
         events(events) {
           for (const event of events) {
-            if (event.type === 'text-delta' && typeof event.delta === 'string') {
+            // The answer's id: its copy from the live stream is not drawn again.
+            if (event.type === 'start' && event.messageId) seen.set(event.messageId, null);
+            else if (event.type === 'text-delta' && typeof event.delta === 'string') {
               bubble().note('');
               draft += event.delta;
             } else if (event.type === 'tool-call') {
@@ -274,6 +418,7 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
               said.push(message);
             } else if (event.type === 'finish') {
               finished = true;
+              if (event.status === 'delivered') how.delivered?.();
             }
           }
           flush();
@@ -311,7 +456,7 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
   // ── Sending ──
   async function submit(): Promise<void> {
     const content = input.value.trim();
-    if (busy || !content) return;
+    if (busy || !content || state === 'closed') return;
     input.value = '';
     send.setAttribute('aria-disabled', 'true');
     let bubble: HTMLElement | null = null;
@@ -322,6 +467,8 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
         accepted = true;
         pendingCards.forEach((decline) => decline());
       },
+      // Stored for the person: marked as sent.
+      delivered: () => (bubble as HTMLElement | null)?.append(sent),
       retry: true,
     });
     // Refused before it was taken (a limit, the network): the words go back to the box, to send again.
@@ -342,8 +489,42 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
     }
   });
 
+  // ── Hand-off ──
+  /** Asks for a person: the server's words, then the status (`waiting`; `bot` when nobody is available, with the lead card it offers). */
+  async function ask(retry = true): Promise<void> {
+    if (busy) return;
+    busy = true;
+    talk.setAttribute('aria-disabled', 'true');
+    try {
+      const token = await session();
+      if (!token) return;
+      const answer = await api.handoff(token);
+      if (answer.ok) {
+        const { status: next, message } = answer.data;
+        if (message) bot().set(message);
+        say(`${markdownText(message || '')} ${become(next, null)}`.trim());
+        if (next === 'bot') void offers();
+      } else if (answer.status === 401 && retry) {
+        // The session ended: a new one asks.
+        tokens.clear();
+        welcome();
+        busy = false;
+        return await ask(false);
+      } else fail(answer.message);
+    } finally {
+      busy = false;
+      talk.removeAttribute('aria-disabled');
+    }
+  }
+  talk.addEventListener('click', () => void ask());
+  fresh.addEventListener('click', () => {
+    tokens.clear();
+    welcome();
+  });
+
   // ── The lead card ──
   function card(lead: LeadCard): HTMLElement {
+    cards.add(lead.toolCallId);
     const box = h('div', { class: 'sc-card', role: 'group', 'aria-labelledby': `${id}c${++fields}` }, h('p', { class: 'sc-ct', id: `${id}c${fields}` }, TEXT.cardTitle));
     const settle = (state: 'submitted' | 'declined') => {
       pendingCards.delete(declined);
