@@ -1358,7 +1358,7 @@ export interface paths {
         };
         /**
          * List conversations
-         * @description Newest first, paged with `limit` and `cursor`; `agentId` keeps one agent's. Needs an org API key or a session (an owner's or a member's).
+         * @description Newest first, paged with `limit` and `cursor`; `agentId` keeps one agent's, `status` and `assignee` the Inbox's views. Needs an org API key or a session (an owner's or a member's).
          */
         get: operations["listConversations"];
         put?: never;
@@ -1400,7 +1400,7 @@ export interface paths {
         put?: never;
         /**
          * Send a message and get the agent's answer
-         * @description One turn: the model answers, calling the agent's tools as it decides (each through the same path as POST /api/org/agents/{id}/tool-calls, in the call log with path `conversation`), until it answers in text or reaches the agent's `maxToolRounds`. Without `Accept: text/event-stream`: the turn's new messages. With it: Server-Sent Events (`start`, `text-delta`, `tool-call-start`, `tool-call-end`, `error`, `finish`; docs/conversations.md). For the AI SDK's `useChat`, POST /api/org/conversations/{id}/chat answers the same turn in its UI message stream protocol. Every message is saved, failures and cancelled answers too. Needs an org API key or a session (an owner's or a member's). 400 VALIDATION_ERROR (content 1–8000 characters); 404 NOT_FOUND; 409 CONFLICT (the agent has no model, the conversation has 200 messages, or is still answering the previous one); 429 RATE_LIMIT_EXCEEDED when the organization's daily token budget is used up (`Retry-After`: seconds until 00:00 UTC; nothing saved); 502 MODEL_PROVIDER_ERROR (the provider refused the key, failed or was unreachable), 503 MODEL_PROVIDER_RATE_LIMITED (with the provider's `Retry-After`), 504 MODEL_PROVIDER_TIMEOUT (MODEL_TIMEOUT_MS): with the provider's message, never its key.
+         * @description One turn: the model answers, calling the agent's tools as it decides (each through the same path as POST /api/org/agents/{id}/tool-calls, in the call log with path `conversation`), until it answers in text or reaches the agent's `maxToolRounds`. Without `Accept: text/event-stream`: the turn's new messages. With it: Server-Sent Events (`start`, `text-delta`, `tool-call-start`, `tool-call-end`, `error`, `finish`; docs/conversations.md). For the AI SDK's `useChat`, POST /api/org/conversations/{id}/chat answers the same turn in its UI message stream protocol. Every message is saved, failures and cancelled answers too. While a person is asked for or holds it (`waiting`, `human`) the message is stored and the model is not called (finish status `delivered`). `role: "operator"`: a member's reply, only while `human` (409 otherwise), 201 with the message. Needs an org API key or a session (an owner's or a member's). 400 VALIDATION_ERROR (content 1–8000 characters); 404 NOT_FOUND; 409 CONFLICT (the agent has no model, the conversation has 200 messages, or is still answering the previous one); 429 RATE_LIMIT_EXCEEDED when the organization's daily token budget is used up (`Retry-After`: seconds until 00:00 UTC; nothing saved); 502 MODEL_PROVIDER_ERROR (the provider refused the key, failed or was unreachable), 503 MODEL_PROVIDER_RATE_LIMITED (with the provider's `Retry-After`), 504 MODEL_PROVIDER_TIMEOUT (MODEL_TIMEOUT_MS): with the provider's message, never its key.
          */
         post: operations["sendConversationMessage"];
         delete?: never;
@@ -1423,6 +1423,86 @@ export interface paths {
          * @description The same turn as POST /api/org/conversations/{id}/messages, for the AI SDK's `useChat`: the body is what its DefaultChatTransport posts (`{id, messages, trigger, messageId}`; the last message is the user's, its text parts are the content), the answer is the UI message stream protocol (`x-vercel-ai-ui-message-stream: v1`): the turn's answers as one assistant message, each model request a step, each tool call a dynamic tool part with the endpoint's JSON as output, Switchboard's ids in the message metadata (docs/conversations.md). Needs an org API key or a session (an owner's or a member's). Refusals come before the stream, as JSON: 400 VALIDATION_ERROR (the last message is not the user's, has parts other than text, or 1–8000 characters; `trigger: regenerate-message`); 404 NOT_FOUND; 409 CONFLICT (as for messages). A provider failure is an `error` chunk with the provider's message, never its key.
          */
         post: operations["chatConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org/conversations/{id}/assign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take a conversation over
+         * @description Status `human`, held by `userId` (default: the session's person; required with an API key). The model is not called until it is released. An org API key or a session. 404 (the conversation, or a user not of your organization); 409 when closed.
+         */
+        post: operations["assignConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org/conversations/{id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a conversation back to the agent
+         * @description Status `bot`, unassigned. An org API key or a session. 404; 409 unless `waiting` or `human`.
+         */
+        post: operations["releaseConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org/conversations/{id}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close a conversation
+         * @description Status `closed` (again: unchanged). The agent still answers if the visitor writes again. An org API key or a session. 404.
+         */
+        post: operations["closeConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org/conversations/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The Inbox's live events
+         * @description Server-Sent Events of your organization's conversations only; works with EventSource and the session cookie. Ends after 30 minutes (reconnect). An org API key or a session. 429 past 50 open streams.
+         */
+        get: operations["conversationEvents"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1523,6 +1603,46 @@ export interface paths {
          * @description The visitor's decision on a lead card the agent offered (`lead-capture`): `submit` goes through the form's own submit rules (consent, email or phone, required fields, each value) and creates or updates the contact with the conversation as its note, stores the submission with the chat's UTM parameters and opens the form's opportunity (webhooks as for any submission); `decline` creates nothing. The outcome goes to the model as the capture tool's result (`{status: "submitted"}` or `{status: "declined"}`) and its answer streams with the events of POST …/session/messages. Needs `Authorization: Bearer chs_…` (401 UNAUTHORIZED: start a new chat); only from the chat's allowed origins (403 FORBIDDEN). Refusals come before the stream, as JSON, and leave the card pending: 400 VALIDATION_ERROR when the form refuses the values or consent is missing, with `field` and `fields: [{field, message}]` named as the card names them (`consent` for the box); 404 NOT_FOUND for a toolCallId that is not a lead card of this session; 409 CONFLICT for a card already submitted or declined, or while the previous answer is streaming; 429 RATE_LIMIT_EXCEEDED with Retry-After: the form's 10 submissions per minute per client address (shared with its public submit), 30 turns per minute per client address and chat, or a daily token budget used up.
          */
         post: operations["decideChatLead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/chats/{chat_id}/session/handoff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a person
+         * @description Within the agent's office hours the chat waits for a person (`waiting`; the team is told); outside them the agent says when they open and offers the lead card, and the status stays `bot`. Either way `message` is what to show; it comes on the event stream too. Needs `Authorization: Bearer chs_…` (401: start a new chat), from the chat's allowed origins (403). 409 when hand-off is off or a person is already asked for or in the chat.
+         */
+        post: operations["requestChatHandoff"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/chats/{chat_id}/session/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The session's live events
+         * @description Server-Sent Events of this session's conversation only. Send `Last-Event-ID` (the last `msg_…` you have) to get every later message first. Ends after an hour (reconnect). Needs `Authorization: Bearer chs_…` (401: start a new chat), from the chat's allowed origins (403). 429 past 3 open streams per session or 20 per address.
+         */
+        get: operations["chatSessionEvents"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2045,6 +2165,7 @@ export interface components {
             /** @description The model the agent talks with (its provider's key is never shown); null until one is set. */
             model: components["schemas"]["AgentModel"] | null;
             chat: components["schemas"]["AgentChat"];
+            handoff: components["schemas"]["AgentHandoff"];
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -2087,6 +2208,22 @@ export interface components {
             /** @description Internal name of the agent. */
             name: string;
             branding: components["schemas"]["BrandingInput"];
+        };
+        AgentHandoff: {
+            /** @description Whether a visitor can ask for a person (the model gets `request_human`, the widget a control); off by default. */
+            enabled: boolean;
+            /** @description How long a request waits for a person before the agent takes the chat back. */
+            waitSeconds: number;
+            /** @description When a person may take over; null: always. Outside them a request is answered at once. */
+            officeHours: components["schemas"]["AgentOfficeHours"] | null;
+        };
+        /** @description Hand-off settings: only the fields given change. */
+        AgentHandoffPatch: {
+            enabled?: boolean;
+            /** @description 30–3600 seconds (default 300). */
+            waitSeconds?: number;
+            /** @description The whole office hours, or null for always open. */
+            officeHours?: components["schemas"]["AgentOfficeHours"] | null;
         };
         AgentKey: {
             /** @description `akey_…` */
@@ -2138,6 +2275,22 @@ export interface components {
              */
             maxToolRounds: number;
         };
+        AgentOfficeHours: {
+            /** @description An IANA time zone, e.g. `Europe/Helsinki`. */
+            timezone: string;
+            /** @description The open days, each once. */
+            days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+            /**
+             * @description Local opening time, HH:MM.
+             * @example 09:00
+             */
+            open: string;
+            /**
+             * @description Local closing time, HH:MM, later than `open`.
+             * @example 17:00
+             */
+            close: string;
+        };
         AgentPage: {
             items: components["schemas"]["Agent"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
@@ -2155,6 +2308,7 @@ export interface components {
             /** @description The whole model at once (omitted optional fields take their defaults), or null to clear it. 404 NOT_FOUND when the provider is not your organization's. */
             model?: components["schemas"]["AgentModelInput"] | null;
             chat?: components["schemas"]["AgentChatPatch"];
+            handoff?: components["schemas"]["AgentHandoffPatch"];
         };
         AgentResponse: {
             /** @enum {boolean} */
@@ -2401,6 +2555,33 @@ export interface components {
         };
         /** @description Server-Sent Events (`event: <type>`, `data: <JSON>`): `start {messageId}`, `text-delta {delta}`, `tool-call {name}`, `lead-capture {toolCallId, fields, values, consentText, consentRequired}`, `error {code, message}` (kind words for the visitor), `finish {status}`. docs/chat-widget.md. */
         ChatEventStream: string;
+        ChatHandoffAnswer: {
+            /** @description `waiting`: a person was asked for; `bot`: nobody is available now (outside office hours). */
+            status: string;
+            /** @description What the visitor is told (also in the history and on the event stream). */
+            message: string;
+            /** @description When nobody is available and the agent has a lead form: the card offered (as `lead-capture`); answer it with POST …/session/lead. */
+            leadCapture?: {
+                toolCallId: string;
+                fields: {
+                    name: string;
+                    label: string;
+                    type: string;
+                    required: boolean;
+                    options?: string[];
+                }[];
+                values: {
+                    [key: string]: unknown;
+                };
+                consentText: string;
+                consentRequired: boolean;
+            };
+        };
+        ChatHandoffAnswerResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["ChatHandoffAnswer"];
+        };
         ChatLeadDecision: {
             /** @description The card's `toolCallId`, from its `lead-capture` event or the session's history. */
             toolCallId: string;
@@ -2442,12 +2623,16 @@ export interface components {
             success: true;
             data: components["schemas"]["ChatSessionCreated"];
         };
+        /** @description Server-Sent Events of this session's conversation, each with `id: msg_…`: `message {id, role, content, author, createdAt}` (assistant, operator or event), `status {status, assigneeName}` after an event message, `lead-capture` (a card offered when nobody is available); `: keep-alive` every 25 s. docs/chat-widget.md. */
+        ChatSessionEventStream: string;
         ChatSessionView: {
             /**
              * Format: date-time
              * @description Extended by this read: 7 days from now.
              */
             expiresAt: string;
+            /** @description `bot`, `waiting` (a person was asked for), `human` (a person is in the chat) or `closed`. */
+            status: string;
             /** @description What the visitor saw, in order: their messages, the answers and lead cards; never tool calls or errors' internals. */
             messages: components["schemas"]["ChatVisitorMessage"][];
         };
@@ -2469,12 +2654,16 @@ export interface components {
             [key: string]: unknown;
         };
         ChatVisitorMessage: {
-            /** @description `user`, `assistant` or `lead`. */
+            /** @description `user`, `assistant`, `operator` (a person of the team), `event` (a status change, e.g. "Anna took over") or `lead`. */
             role: string;
-            /** @description user, assistant: `msg_…` (an answer's is its stream's `start` messageId). */
+            /** @description user, assistant, operator, event: `msg_…` (an answer's is its stream's `start` messageId); the event stream's ids. */
             id?: string;
-            /** @description user, assistant: the text. */
+            /** @description user, assistant, operator, event: the text. */
             content?: string;
+            /** @description operator: who wrote it. */
+            author?: {
+                name: string;
+            };
             /** Format: date-time */
             createdAt?: string;
             /** @description lead: the card's id. */
@@ -2607,12 +2796,22 @@ export interface components {
             pageUrl: string | null;
             /** @description Widget conversations: the host page's UTM parameters; null otherwise or when it had none. */
             utm: components["schemas"]["ConversationUtm"] | null;
+            /** @description `bot` (the agent answers), `waiting` (a person was asked for), `human` (a person holds it: the model is not called) or `closed`. */
+            status: string;
+            /** @description The member holding it. */
+            assignee: components["schemas"]["ConversationPerson"] | null;
+            /** @description The last request for a person. */
+            handoffRequestedAt: string | null;
             messageCount: number;
             usage: components["schemas"]["TokenUsage"];
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        ConversationAssignBody: {
+            /** @description The member to assign (`usr_…`); default: the session's person. Required with an API key. */
+            userId?: string;
         };
         ConversationChatBody: {
             /** @description useChat's chat id (not read: the conversation is the path's). */
@@ -2654,7 +2853,7 @@ export interface components {
         ConversationMessage: {
             /** @description `msg_…` */
             id: string;
-            /** @description `user`, `assistant` or `tool`. */
+            /** @description `user`, `assistant`, `tool`, `operator` (a member wrote it) or `event` (a status change, e.g. "Anna took over"). */
             role: string;
             /** @description The text (user, assistant); null for a tool message. */
             content: string | null;
@@ -2669,12 +2868,21 @@ export interface components {
             toolCall: components["schemas"]["ConversationToolCall"] | null;
             /** @description An assistant message's tokens (one model request). */
             usage: components["schemas"]["TokenUsage"] | null;
+            /** @description operator and event messages: the member who wrote or caused it; null for an API key's (shown to visitors as "Team") and the rest. */
+            author: components["schemas"]["ConversationPerson"] | null;
             /** Format: date-time */
             createdAt: string;
         };
         ConversationMessageBody: {
-            /** @description The user's message, 1–8000 characters. */
+            /** @description The message, 1–8000 characters. */
             content: string;
+            /** @description `user` (default): a turn of the agent. `operator`: a member's reply, while the conversation is `human`. */
+            role?: "user" | "operator";
+        };
+        ConversationMessageResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["ConversationMessage"];
         };
         ConversationPage: {
             items: components["schemas"]["Conversation"][];
@@ -2685,6 +2893,16 @@ export interface components {
             /** @enum {boolean} */
             success: true;
             data: components["schemas"]["ConversationPage"];
+        };
+        ConversationPerson: {
+            /** @description `usr_…` */
+            id: string;
+            name: string;
+        };
+        ConversationResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Conversation"];
         };
         ConversationToolCall: {
             /** @description The model's id for the call (e.g. `call_abc…` from OpenAI, `toolu_…` from Anthropic). */
@@ -2711,6 +2929,12 @@ export interface components {
             pageUrl: string | null;
             /** @description Widget conversations: the host page's UTM parameters; null otherwise or when it had none. */
             utm: components["schemas"]["ConversationUtm"] | null;
+            /** @description `bot` (the agent answers), `waiting` (a person was asked for), `human` (a person holds it: the model is not called) or `closed`. */
+            status: string;
+            /** @description The member holding it. */
+            assignee: components["schemas"]["ConversationPerson"] | null;
+            /** @description The last request for a person. */
+            handoffRequestedAt: string | null;
             messageCount: number;
             usage: components["schemas"]["TokenUsage"];
             /** Format: date-time */
@@ -3191,6 +3415,8 @@ export interface components {
             success: true;
             data: components["schemas"]["HealthStatus"];
         };
+        /** @description Server-Sent Events: `event: conversation` (data: the Conversation, after each status or assignee change and when a widget conversation starts), `event: message` (data: `{conversationId, message}`, each new user, assistant, operator or event message), `: keep-alive` every 25 s. docs/operator-api.md. */
+        InboxEventStream: string;
         Installation: {
             /** @description `inst_…` */
             id: string;
@@ -3828,6 +4054,12 @@ export interface components {
             branding: components["schemas"]["Branding"];
             /** @description Whether the agent may ask the visitor for contact details (a lead form is set): the widget then shows lead cards. */
             leadCapture: boolean;
+            handoff: {
+                /** @description Whether the visitor can ask for a person ("Talk to a person"). */
+                enabled: boolean;
+                /** @description Whether it is within the agent's office hours now (a request then waits for a person; outside them the agent answers at once). */
+                available: boolean;
+            };
         };
         PublicChatConfigResponse: {
             /** @enum {boolean} */
@@ -4473,7 +4705,7 @@ export interface components {
              */
             url: string;
             /** @description The event types to send; at least one. */
-            events: ("submission.created" | "contact.created" | "contact.updated" | "opportunity.created" | "opportunity.stage_changed" | "tool_call.failed" | "installation.connection_failed" | "installation.connection_restored")[];
+            events: ("submission.created" | "contact.created" | "contact.updated" | "opportunity.created" | "opportunity.stage_changed" | "tool_call.failed" | "installation.connection_failed" | "installation.connection_restored" | "conversation.handoff_requested" | "conversation.closed")[];
             /** @description What it is for, up to 500 characters. */
             description?: string;
         };
@@ -4535,7 +4767,7 @@ export interface components {
              */
             url?: string;
             /** @description The event types to send; at least one. */
-            events?: ("submission.created" | "contact.created" | "contact.updated" | "opportunity.created" | "opportunity.stage_changed" | "tool_call.failed" | "installation.connection_failed" | "installation.connection_restored")[];
+            events?: ("submission.created" | "contact.created" | "contact.updated" | "opportunity.created" | "opportunity.stage_changed" | "tool_call.failed" | "installation.connection_failed" | "installation.connection_restored" | "conversation.handoff_requested" | "conversation.closed")[];
             /** @description true re-enables a disabled endpoint (its failure count starts over); false pauses it. */
             enabled?: boolean;
             description?: string | null;
@@ -10475,6 +10707,10 @@ export interface operations {
                 cursor?: string;
                 /** @description Only this agent's conversations. */
                 agentId?: string;
+                /** @description Only this status; `open`: any but `closed`. */
+                status?: "bot" | "waiting" | "human" | "closed" | "open";
+                /** @description `me` (a session only: 400 with an API key), `none`, or a member's `usr_…`. */
+                assignee?: string;
             };
             header?: never;
             path?: never;
@@ -10585,6 +10821,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConversationTurnResponse"];
+                };
+            };
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationMessageResponse"];
                 };
             };
             /** @description The request is invalid. */
@@ -10765,6 +11010,260 @@ export interface operations {
             };
             /** @description The Content-Type is not accepted. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    assignConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The conversation id (`conv_…`).
+                 * @example conv_3kTMd92nqLx0aPz8Vb1c
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConversationAssignBody"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationResponse"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Content-Type is not accepted. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    releaseConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The conversation id (`conv_…`).
+                 * @example conv_3kTMd92nqLx0aPz8Vb1c
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationResponse"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    closeConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The conversation id (`conv_…`).
+                 * @example conv_3kTMd92nqLx0aPz8Vb1c
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationResponse"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    conversationEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["InboxEventStream"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests: wait for Retry-After seconds. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11201,6 +11700,168 @@ export interface operations {
             };
             /** @description The Content-Type is not accepted. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests: wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again: when the window resets, or on a sliding limit when a slot frees. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets: on a sliding limit, until the oldest counted request leaves it and a slot frees. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    requestChatHandoff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The chat's public id (`chat_…`), from the embed snippet.
+                 * @example chat_3kTMd92nqLx0aPz8Vb1c
+                 */
+                chat_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatHandoffAnswerResponse"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Content-Type is not accepted. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests: wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again: when the window resets, or on a sliding limit when a slot frees. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets: on a sliding limit, until the oldest counted request leaves it and a slot frees. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    chatSessionEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The chat's public id (`chat_…`), from the embed snippet.
+                 * @example chat_3kTMd92nqLx0aPz8Vb1c
+                 */
+                chat_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["ChatSessionEventStream"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

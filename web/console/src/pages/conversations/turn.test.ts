@@ -4,7 +4,7 @@ import type { TurnEvent } from './api';
 import { applyEvent, live, spoken, stopped } from './turn';
 
 const saved = (fields: Partial<ConversationMessage>): ConversationMessage => ({
-  id: `msg_${fields.role}`, role: 'user', content: null, status: 'complete', error: null, toolCall: null, usage: null, createdAt: '2026-11-26T10:00:00.000Z', ...fields,
+  id: `msg_${fields.role}`, role: 'user', content: null, status: 'complete', error: null, toolCall: null, usage: null, author: null, createdAt: '2026-11-26T10:00:00.000Z', ...fields,
 });
 
 /** The messages after a turn's events, starting from one earlier message and the turn's optimistic user message. */

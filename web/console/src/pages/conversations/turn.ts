@@ -10,7 +10,7 @@ let liveIds = 0;
 /** A message shown before the server has saved it (the `finish` event brings the saved ones). */
 export function live(role: string, fields: Partial<ConversationMessage> = {}): ConversationMessage {
   liveIds += 1;
-  return { id: `live-${liveIds}`, role, content: null, status: 'complete', error: null, toolCall: null, usage: null, createdAt: new Date().toISOString(), ...fields };
+  return { id: `live-${liveIds}`, role, content: null, status: 'complete', error: null, toolCall: null, usage: null, author: null, createdAt: new Date().toISOString(), ...fields };
 }
 
 /** The last assistant answer being written, if any, ended with `status` (a tool call, an error or Stop ended it). */

@@ -105,6 +105,7 @@ describe('form body editing', () => {
       branding: { name: 'Bright Smile', primaryColor: '#123456', backgroundColor: '#ffffff', textColor: '#111111', fontFamily: null, logoUrl: 'https://x.example/l.png' },
       model: null,
       chat: { enabled: false, chatId: 'chat_1', allowedOrigins: [], welcomeMessage: '', leadFormId: null, dailyTokenBudget: null },
+      handoff: { enabled: false, waitSeconds: 300, officeHours: null },
       createdAt: '',
       updatedAt: '',
     };

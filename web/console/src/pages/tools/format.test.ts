@@ -7,7 +7,7 @@ const inst = (over: Partial<Installation> = {}): Installation => ({
   id: 'inst_1', toolId: 'tool_1', toolName: 'quote', name: 'quote', alias: null, enabled: true, allAgents: true, agentIds: [],
   authType: 'bearer', credentialsSet: true, connection: null, createdAt: '', updatedAt: '', ...over,
 });
-const agent = (id: string, name: string) => ({ id, name, branding: {} as never, model: null, chat: {} as never, createdAt: '', updatedAt: '' });
+const agent = (id: string, name: string) => ({ id, name, branding: {} as never, model: null, chat: {} as never, handoff: {} as never, createdAt: '', updatedAt: '' });
 
 describe('tools formatting', () => {
   it('reads outcome codes', () => {
