@@ -2,6 +2,7 @@ import type { TurnEvent } from '../conversations/service.js';
 import type { ConversationMessage } from '../conversations/schema.js';
 import { KIND_FAILURE } from './errors.js';
 import { sseEvent } from '../conversations/event-streams.js';
+import { TEAM } from '../conversations/handoff.js';
 import type { LeadCaptureEvent, LeadOffer } from './lead-tool.js';
 import type { ChatMessage } from './schema.js';
 
@@ -124,7 +125,8 @@ function visitorItems<C>(rows: readonly VisitorRow[], cardOf: (row: VisitorRow) 
 export function visitorRowOf(message: ConversationMessage): VisitorRow {
   return {
     id: message.id, role: message.role, content: message.content, status: message.status, createdAt: message.createdAt,
-    authorName: message.author?.name ?? null, event: null,
+    // An API key's replies are signed "Team" (the operator's transcript names no one).
+    authorName: message.author?.name ?? (message.role === 'operator' ? TEAM : null), event: null,
     call: message.toolCall ? { id: message.toolCall.id, name: message.toolCall.name, outcome: message.toolCall.outcome, arguments: message.toolCall.arguments } : null,
   };
 }
