@@ -62,6 +62,7 @@ textarea.sc-in{resize:none}
 .sc-btn{min-height:2.75em;margin:0;padding:.5em 1.25em;font:inherit;font-weight:700;border:1px solid var(--sc-pri);border-radius:.375em;background:var(--sc-pri);color:var(--sc-on-pri);cursor:pointer}
 .sc-btn2{background:var(--sc-bg);color:var(--sc-fg);border-color:var(--sc-fg)}
 .sc [aria-disabled=true]{cursor:progress}
+.sc-btn:disabled{background:var(--sc-bg);color:var(--sc-fg);border-color:var(--sc-line);cursor:not-allowed}
 .sc-form{display:flex;align-items:flex-end;gap:.5em;padding:.75em;border-top:1px solid var(--sc-line)}
 .sc-form .sc-in{flex:1;max-height:8em}
 .sc-sr{position:absolute;width:1px;height:1px;margin:-1px;padding:0;border:0;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}

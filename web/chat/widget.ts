@@ -75,6 +75,14 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
   /** The ids of the messages drawn, and the status lines by the id of their event message: the live stream's copies are skipped. */
   const seen = new Map<string, HTMLElement | null>();
   const live = liveStream(api, () => tokens.get(), heard);
+  /**
+   * The hand-off answer's words carry no id, and the server may store them (and publish them) as an agent
+   * message: the answer's are not drawn when the stream brought them first (`streamed`), the stream's when the answer did (`told`).
+   */
+  let told = '';
+  let streamed = '';
+  /** The live events that come while the hand-off answer is awaited: drawn after it, so its words come first. */
+  let held: ChatEvent[] | null = null;
   const person = () => state === 'waiting' || state === 'human';
 
   function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
@@ -340,11 +348,27 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
 
   /** A read of the live stream: operator and agent messages, status changes, each drawn once and said together. */
   function heard(events: ChatEvent[]): void {
+    if (held) return void held.push(...events);
     const said: string[] = [];
     for (const event of events) {
       const eventId = event.lastEventId;
-      if (event.type === 'status') said.push(become(event.status, event.assigneeName, true, eventId));
-      else if (event.type === 'message' && event.role !== 'user' && !seen.has(event.id || eventId || '')) said.push(draw({ ...event, id: event.id || eventId } as HistoryMessage));
+      if (event.type === 'status') {
+        // Its event message, read a moment ago, is replaced (or dropped): not said either.
+        const drawn = eventId && seen.get(eventId);
+        const at = drawn ? said.lastIndexOf(drawn.textContent!) : -1;
+        if (at >= 0) said.splice(at, 1);
+        said.push(become(event.status, event.assigneeName, true, eventId));
+      }
+      else if (event.type === 'message' && event.role !== 'user' && !seen.has(event.id || eventId || '')) {
+        if (event.role === 'assistant') {
+          if (event.content === told) {
+            told = '';
+            continue;
+          }
+          streamed = event.content;
+        }
+        said.push(draw({ ...event, id: event.id || eventId } as HistoryMessage));
+      }
       else if (event.type === 'lead-capture') said.push(draw({ ...event, role: 'lead' } as HistoryMessage));
     }
     const text = said.filter(Boolean).join(' ');
@@ -495,13 +519,14 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
     if (busy) return;
     busy = true;
     talk.setAttribute('aria-disabled', 'true');
+    held = [];
     try {
       const token = await session();
       if (!token) return;
       const answer = await api.handoff(token);
       if (answer.ok) {
         const { status: next, message } = answer.data;
-        if (message) bot().set(message);
+        if (message && message !== streamed) bot().set((told = message));
         say(`${markdownText(message || '')} ${become(next, null)}`.trim());
         if (next === 'bot') void offers();
       } else if (answer.status === 401 && retry) {
@@ -514,6 +539,9 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
     } finally {
       busy = false;
       talk.removeAttribute('aria-disabled');
+      const events = held;
+      held = null;
+      if (events?.length) heard(events);
     }
   }
   talk.addEventListener('click', () => void ask());
