@@ -153,7 +153,7 @@ export function createLimits(repos: Repos, transact: Transact<Repos>, clock: Clo
 /**
  * Every repo and service, built once from the configuration and the infrastructure: the one
  * wiring the HTTP app (app.ts registers routes over it), the CLI, the demo and the tests share.
- * `close()` ends what it opened, in order: background work, the mailer, MCP, the call log, the webhook worker, the
+ * `close()` ends what it opened, in order: event streams and the deadline worker, background work, the mailer, MCP, the call log, the webhook worker, the
  * tool HTTP client, form views, the purger, then Redis. The database stays the caller's.
  */
 export async function createServices(config: Config, infrastructure: ServicesInfrastructure) {

@@ -9,7 +9,7 @@ import { registerChatScope, type ChatAuth } from './session-auth.js';
 import { STREAMS_PER_ADDRESS, STREAMS_PER_SESSION, type VisitorStreams } from './visitor-stream.js';
 
 const TAGS = ['Chat widget'];
-const WHO = 'Needs `Authorization: Bearer chs_…` (401: start a new chat), from the chat\'s allowed origins (403).';
+const WHO = 'Bearer `chs_…` (401), allowed origins (403).';
 
 /**
  * The visitor's side of hand-off (issue 35; docs/chat-widget.md "Talking to a person"): asking for a person, and
@@ -26,9 +26,7 @@ export function registerChatHandoffRoutes(app: App, deps: { chatAuth: ChatAuth; 
       onRequest: [chatAuth.requireChat, requestLimit, chatAuth.requireSession],
       schema: {
         tags: TAGS, operationId: 'requestChatHandoff', summary: 'Ask for a person',
-        description:
-          'Within the agent\'s office hours the chat waits for a person (`waiting`; the team is told); outside them the agent says when they open and offers the lead card, and the status stays `bot`. ' +
-          `Either way \`message\` is what to show; it comes on the event stream too. ${WHO} 409 when hand-off is off or a person is already asked for or in the chat.`,
+        description: `In office hours the chat waits for a person (\`waiting\`); outside them the agent answers at once (\`bot\`, the lead card if any). ${WHO} 409: hand-off off, or already waiting or with a person.`,
         params: ChatIdParams,
         response: { 200: Envelope(HandoffAnswer), ...errorResponses(401, 403, 404, 409, 415), 429: RateLimitedResponse },
       },
@@ -38,9 +36,7 @@ export function registerChatHandoffRoutes(app: App, deps: { chatAuth: ChatAuth; 
       onRequest: [chatAuth.requireChat, readLimit, chatAuth.requireSession],
       schema: {
         tags: TAGS, operationId: 'chatSessionEvents', summary: 'The session\'s live events',
-        description:
-          'Server-Sent Events of this session\'s conversation only. Send `Last-Event-ID` (the last `msg_…` you have) to get every later message first. Ends after an hour (reconnect). ' +
-          `${WHO} 429 past ${STREAMS_PER_SESSION} open streams per session or ${STREAMS_PER_ADDRESS} per address.`,
+        description: `This conversation's events only; \`Last-Event-ID\` (a \`msg_…\`) replays the later ones first. Ends after an hour. ${WHO} 429 past ${STREAMS_PER_SESSION} streams per session, ${STREAMS_PER_ADDRESS} per address.`,
         params: ChatIdParams,
         response: { 200: { description: 'The event stream.', content: { 'text/event-stream': { schema: VisitorEventStream } } }, ...errorResponses(401, 403, 404), 429: RateLimitedResponse },
       },

@@ -80,19 +80,12 @@ export const ChatEventStream = named('ChatEventStream', Type.String({
 
 export const HandoffAnswer = named('ChatHandoffAnswer', Type.Object({
   status: Type.String({ description: '`waiting`: a person was asked for; `bot`: nobody is available now (outside office hours).' }),
-  message: Type.String({ description: 'What the visitor is told (also in the history and on the event stream).' }),
-  leadCapture: Type.Optional(Type.Object({
-    toolCallId: Type.String(),
-    fields: Type.Array(Type.Object({ name: Type.String(), label: Type.String(), type: Type.String(), required: Type.Boolean(), options: Type.Optional(Type.Array(Type.String())) })),
-    values: Type.Record(Type.String(), Type.Unknown()),
-    consentText: Type.String(),
-    consentRequired: Type.Boolean(),
-  }, { description: 'When nobody is available and the agent has a lead form: the card offered (as `lead-capture`); answer it with POST …/session/lead.' })),
+  message: Type.String({ description: 'What to tell the visitor.' }),
+  leadCapture: Type.Optional(Type.Unsafe<object>({ type: 'object', additionalProperties: true, description: 'Nobody available and a lead form set: the card offered, as the `lead-capture` event\'s data.' })),
 }));
 export type HandoffAnswer = Static<typeof HandoffAnswer>;
 
 export const VisitorEventStream = named('ChatSessionEventStream', Type.String({
   description:
-    'Server-Sent Events of this session\'s conversation, each with `id: msg_…`: `message {id, role, content, author, createdAt}` (assistant, operator or event), `status {status, assigneeName}` after an event message, ' +
-    '`lead-capture` (a card offered when nobody is available); `: keep-alive` every 25 s. docs/chat-widget.md.',
+    'Server-Sent Events, each with `id: msg_…`: `message {id, role, content, author, createdAt}` (assistant, operator, event), `status {status, assigneeName}`, `lead-capture`; `: keep-alive` every 25 s.',
 }));

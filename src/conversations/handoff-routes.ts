@@ -31,7 +31,7 @@ export function registerHandoffRoutes(app: App, deps: { orgAuth: OrgAuth; handof
       },
       schema: {
         ...operatorRoute, operationId: 'assignConversation', summary: 'Take a conversation over',
-        description: `Status \`human\`, held by \`userId\` (default: the session's person; required with an API key). The model is not called until it is released. ${WHO} 404 (the conversation, or a user not of your organization); 409 when closed.`,
+        description: `Status \`human\`, held by \`userId\` (required with an API key); the model is not called until released. ${WHO} 404 (also a user not of your organization); 409 when closed.`,
         params: ConversationIdParams, body: AssignBody,
         response: { 200: Envelope(Conversation), ...errorResponses(400, 401, 404, 409, 413, 415) },
       },
@@ -56,7 +56,7 @@ export function registerHandoffRoutes(app: App, deps: { orgAuth: OrgAuth; handof
     r.get('/api/org/conversations/events', {
       schema: {
         ...operatorRoute, operationId: 'conversationEvents', summary: 'The Inbox\'s live events',
-        description: `Server-Sent Events of your organization's conversations only; works with EventSource and the session cookie. Ends after 30 minutes (reconnect). ${WHO} 429 past ${INBOX_STREAMS_PER_ORG} open streams.`,
+        description: `Your organization's conversation events (EventSource with the session cookie works). Ends after 30 minutes. ${WHO} 429 past ${INBOX_STREAMS_PER_ORG} streams.`,
         response: { 200: { description: 'The event stream.', content: { 'text/event-stream': { schema: InboxEventStream } } }, ...errorResponses(401, 429) },
       },
     }, async (request, reply) => {

@@ -143,8 +143,8 @@ export function createHandoff<R extends HandoffRepos>(deps: HandoffDeps<R>) {
 
   /** A member takes the conversation over (`userId`: another member; required with an API key). */
   async function assign(orgId: string, id: string, actor: Actor, userId: string | undefined): Promise<Conversation> {
-    if (userId === undefined && actor.type !== 'user') throw new AppError('VALIDATION_ERROR', 'With an API key, say who takes the conversation over: userId (`usr_…`).', { field: 'userId' });
     const row = await found(orgId, id);
+    if (userId === undefined && actor.type !== 'user') throw new AppError('VALIDATION_ERROR', 'With an API key, say who takes the conversation over: userId (`usr_…`).', { field: 'userId' });
     const assignee = await member(orgId, userId ?? actor.id);
     if (row.status === 'closed') throw new AppError('CONFLICT', 'This conversation is closed. A closed conversation cannot be taken over.');
     if (row.status === 'human' && row.assignee_id === assignee.id) return presentConversation(row);

@@ -144,13 +144,11 @@ export const UIMessageStream = named('UIMessageStream', Type.String({
 }));
 
 export const AssignBody = named('ConversationAssignBody', Type.Object(
-  { userId: Type.Optional(Type.String({ maxLength: 100, description: 'The member to assign (`usr_…`); default: the session\'s person. Required with an API key.' })) },
+  { userId: Type.Optional(Type.String({ maxLength: 100, description: 'A member (`usr_…`); default: the session\'s person.' })) },
   { additionalProperties: false },
 ));
 export type AssignBody = Static<typeof AssignBody>;
 
-export const OperatorMessage = named('ConversationOperatorMessage', Type.Object({ conversationId: Type.String(), message: ConversationMessage }));
-
 export const InboxEventStream = named('InboxEventStream', Type.String({
-  description: 'Server-Sent Events: `event: conversation` (data: the Conversation, after each status or assignee change and when a widget conversation starts), `event: message` (data: `{conversationId, message}`, each new user, assistant, operator or event message), `: keep-alive` every 25 s. docs/operator-api.md.',
+  description: 'Server-Sent Events: `conversation` (the Conversation, on each status or assignee change and each new widget chat), `message` (`{conversationId, message}`: user, assistant, operator, event), `: keep-alive` every 25 s.',
 }));

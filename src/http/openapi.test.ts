@@ -26,9 +26,11 @@ import { named, nameOf } from './schema-name.js';
  * and a developer's test account: start, status, disconnect) and an oauth2 tool's provider settings (the input, the
  * answer with `hasClientSecret`, a revision's), and each installation its connection's status. 352 KB once MCP hosts'
  * OAuth added the consent page's two operations and an agent's connected apps (two), and the token endpoint its
- * authorization code and refresh grants.
+ * authorization code and refresh grants. 368 KB once hand-off added six operations (the Inbox's take over, release,
+ * close and live events; a visitor's request for a person and event stream), an agent its hand-off settings, and
+ * conversations and their messages a status, an assignee and authors.
  */
-const SIZE_BUDGET_BYTES = 360_000;
+const SIZE_BUDGET_BYTES = 372_000;
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 interface Operation {

@@ -1440,7 +1440,7 @@ export interface paths {
         put?: never;
         /**
          * Take a conversation over
-         * @description Status `human`, held by `userId` (default: the session's person; required with an API key). The model is not called until it is released. An org API key or a session. 404 (the conversation, or a user not of your organization); 409 when closed.
+         * @description Status `human`, held by `userId` (required with an API key); the model is not called until released. An org API key or a session. 404 (also a user not of your organization); 409 when closed.
          */
         post: operations["assignConversation"];
         delete?: never;
@@ -1498,7 +1498,7 @@ export interface paths {
         };
         /**
          * The Inbox's live events
-         * @description Server-Sent Events of your organization's conversations only; works with EventSource and the session cookie. Ends after 30 minutes (reconnect). An org API key or a session. 429 past 50 open streams.
+         * @description Your organization's conversation events (EventSource with the session cookie works). Ends after 30 minutes. An org API key or a session. 429 past 50 streams.
          */
         get: operations["conversationEvents"];
         put?: never;
@@ -1620,7 +1620,7 @@ export interface paths {
         put?: never;
         /**
          * Ask for a person
-         * @description Within the agent's office hours the chat waits for a person (`waiting`; the team is told); outside them the agent says when they open and offers the lead card, and the status stays `bot`. Either way `message` is what to show; it comes on the event stream too. Needs `Authorization: Bearer chs_…` (401: start a new chat), from the chat's allowed origins (403). 409 when hand-off is off or a person is already asked for or in the chat.
+         * @description In office hours the chat waits for a person (`waiting`); outside them the agent answers at once (`bot`, the lead card if any). Bearer `chs_…` (401), allowed origins (403). 409: hand-off off, or already waiting or with a person.
          */
         post: operations["requestChatHandoff"];
         delete?: never;
@@ -1638,7 +1638,7 @@ export interface paths {
         };
         /**
          * The session's live events
-         * @description Server-Sent Events of this session's conversation only. Send `Last-Event-ID` (the last `msg_…` you have) to get every later message first. Ends after an hour (reconnect). Needs `Authorization: Bearer chs_…` (401: start a new chat), from the chat's allowed origins (403). 429 past 3 open streams per session or 20 per address.
+         * @description This conversation's events only; `Last-Event-ID` (a `msg_…`) replays the later ones first. Ends after an hour. Bearer `chs_…` (401), allowed origins (403). 429 past 3 streams per session, 20 per address.
          */
         get: operations["chatSessionEvents"];
         put?: never;
@@ -2558,23 +2558,11 @@ export interface components {
         ChatHandoffAnswer: {
             /** @description `waiting`: a person was asked for; `bot`: nobody is available now (outside office hours). */
             status: string;
-            /** @description What the visitor is told (also in the history and on the event stream). */
+            /** @description What to tell the visitor. */
             message: string;
-            /** @description When nobody is available and the agent has a lead form: the card offered (as `lead-capture`); answer it with POST …/session/lead. */
+            /** @description Nobody available and a lead form set: the card offered, as the `lead-capture` event's data. */
             leadCapture?: {
-                toolCallId: string;
-                fields: {
-                    name: string;
-                    label: string;
-                    type: string;
-                    required: boolean;
-                    options?: string[];
-                }[];
-                values: {
-                    [key: string]: unknown;
-                };
-                consentText: string;
-                consentRequired: boolean;
+                [key: string]: unknown;
             };
         };
         ChatHandoffAnswerResponse: {
@@ -2623,7 +2611,7 @@ export interface components {
             success: true;
             data: components["schemas"]["ChatSessionCreated"];
         };
-        /** @description Server-Sent Events of this session's conversation, each with `id: msg_…`: `message {id, role, content, author, createdAt}` (assistant, operator or event), `status {status, assigneeName}` after an event message, `lead-capture` (a card offered when nobody is available); `: keep-alive` every 25 s. docs/chat-widget.md. */
+        /** @description Server-Sent Events, each with `id: msg_…`: `message {id, role, content, author, createdAt}` (assistant, operator, event), `status {status, assigneeName}`, `lead-capture`; `: keep-alive` every 25 s. */
         ChatSessionEventStream: string;
         ChatSessionView: {
             /**
@@ -2810,7 +2798,7 @@ export interface components {
             updatedAt: string;
         };
         ConversationAssignBody: {
-            /** @description The member to assign (`usr_…`); default: the session's person. Required with an API key. */
+            /** @description A member (`usr_…`); default: the session's person. */
             userId?: string;
         };
         ConversationChatBody: {
@@ -3415,7 +3403,7 @@ export interface components {
             success: true;
             data: components["schemas"]["HealthStatus"];
         };
-        /** @description Server-Sent Events: `event: conversation` (data: the Conversation, after each status or assignee change and when a widget conversation starts), `event: message` (data: `{conversationId, message}`, each new user, assistant, operator or event message), `: keep-alive` every 25 s. docs/operator-api.md. */
+        /** @description Server-Sent Events: `conversation` (the Conversation, on each status or assignee change and each new widget chat), `message` (`{conversationId, message}`: user, assistant, operator, event), `: keep-alive` every 25 s. */
         InboxEventStream: string;
         Installation: {
             /** @description `inst_…` */
