@@ -164,7 +164,7 @@ describe('the developer portal’s apps and areas, in Chromium', () => {
     const context = await newContext();
     const page = await newPage(context);
     await signUp(page, app, BOTH);
-    expect(await mainLinks(page)).toEqual(['Forms', 'Contacts', 'Pipelines', 'Custom fields', 'Agents', 'Tools', 'Conversations', 'API keys', 'Members', 'Webhooks', 'Settings']);
+    expect(await mainLinks(page)).toEqual(['Forms', 'Contacts', 'Pipelines', 'Custom fields', 'Agents', 'Tools', 'Inbox', 'Conversations', 'API keys', 'Members', 'Webhooks', 'Settings']);
     expect(await page.getByRole('navigation', { name: 'Switch area' }).count()).toBe(0);
 
     // The account menu leads to the Developer page, where they become one.

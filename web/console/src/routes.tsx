@@ -10,6 +10,7 @@ import { agentRoutes } from './pages/agents/routes';
 import { crmRoutes } from './pages/crm/routes';
 import { toolsRoutes } from './pages/tools/routes';
 import { conversationRoutes } from './pages/conversations/routes';
+import { inboxRoutes } from './pages/inbox/routes';
 import { developerRoutes } from './pages/developer/routes';
 
 /** Each page is its own chunk, loaded when first visited. */
@@ -95,6 +96,7 @@ export const routes: RouteObject[] = [
               ...crmRoutes,
               ...agentRoutes,
               ...toolsRoutes,
+              ...inboxRoutes,
               ...conversationRoutes,
               { path: 'settings/model-providers', lazy: page(() => import('./pages/models/ModelProviders')) },
               {

@@ -47,6 +47,10 @@ export type Agent = Schemas['Agent'];
 /** An agent's chat widget settings (the agent page's Chat widget section). */
 export type AgentChat = Schemas['AgentChat'];
 export type AgentChatPatch = Schemas['AgentChatPatch'];
+/** An agent's hand-off settings (the agent page's Hand-off section; issue 35). */
+export type AgentHandoff = Schemas['AgentHandoff'];
+export type AgentOfficeHours = Schemas['AgentOfficeHours'];
+export type Weekday = AgentOfficeHours['days'][number];
 
 // ── Models (pages/models) ──
 
@@ -127,6 +131,9 @@ export type ConversationToolCall = Schemas['ConversationToolCall'];
 export type Transcript = Schemas['ConversationTranscript'];
 export type TokenUsage = Schemas['TokenUsage'];
 export type ConversationUtm = Schemas['ConversationUtm'];
+/** A member a conversation names: its assignee, an operator message's or an event's author. */
+export type ConversationPerson = Schemas['ConversationPerson'];
+export type ConversationAssignBody = Schemas['ConversationAssignBody'];
 
 // ── Webhooks (pages/webhooks) ──
 

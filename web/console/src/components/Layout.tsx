@@ -6,6 +6,8 @@ import { api } from '../api/client';
 import { AREA_HOME, areaOfPath, areasOf, currentArea, rememberArea, useCurrentSession, useSessionActions, type Area } from '../api/session';
 import { useFocusOnNavigate } from '../lib/focus';
 import { NoticeRegion, useNotify } from '../lib/notices';
+import { InboxCount, InboxLiveProvider } from '../pages/inbox/live';
+import '../pages/inbox/inbox.css';
 
 interface NavItem {
   to: string;
@@ -15,6 +17,8 @@ interface NavItem {
   external?: boolean;
   /** Current only on this exact path (Overview, not on the pages under it). */
   end?: boolean;
+  /** The Inbox: the count of conversations waiting for a person after its label. */
+  inbox?: boolean;
 }
 
 /** The operator pages, for a person with an organization. */
@@ -25,6 +29,7 @@ const NAV: NavItem[] = [
   { to: '/custom-fields', label: 'Custom fields' },
   { to: '/agents', label: 'Agents' },
   { to: '/tools', label: 'Tools' },
+  { to: '/inbox', label: 'Inbox', inbox: true },
   { to: '/conversations', label: 'Conversations' },
   { to: '/api-keys', label: 'API keys', ownerOnly: true },
   { to: '/members', label: 'Members', ownerOnly: true },
@@ -78,91 +83,95 @@ export function Layout() {
     { to: '/settings', label: 'Settings' },
   ];
   const context = area === 'business' ? (session.organization?.name ?? '') : (session.developer?.name ?? '');
+  // A member of an organization, on its pages: the Inbox's live stream keeps its count and pages current.
   return (
-    <div className="shell">
-      <a className="skip-link" href="#main">
-        Skip to content
-      </a>
-      <header className="topbar">
-        <NavLink to={AREA_HOME[area]} className="brand">
-          Switchboard
-        </NavLink>
-        <span className="org-name">{context}</span>
-        <button
-          type="button"
-          className="button nav-toggle"
-          aria-expanded={menuOpen}
-          aria-controls="primary-nav"
-          onClick={() => setMenuOpen((open) => !open)}
-        >
-          Menu
-        </button>
-        <MenuTrigger>
-          <Button className="button user-button" aria-label={`Account: ${session.user.name || session.user.email}`}>
-            <span className="user-name">{session.user.name || session.user.email}</span>
-            <span aria-hidden="true"> ▾</span>
-          </Button>
-          <Popover placement="bottom end" className="popover">
-            <Menu
-              className="menu"
-              onAction={(key) => {
-                if (key === 'signout') signOut.mutate();
-                if (key === 'settings') navigate('/settings');
-                if (key === 'become-developer') navigate('/developer');
-              }}
-            >
-              <MenuSection>
-                <Header className="menu-label">
-                  Signed in as {session.user.email}{context ? ` · ${context}` : ''}
-                </Header>
-                <MenuItem id="settings" className="menu-item">
-                  Settings
-                </MenuItem>
-                {session.developer ? null : (
-                  <MenuItem id="become-developer" className="menu-item">
-                    Become a developer
+    <InboxLiveProvider me={session.user.id} enabled={area === 'business' && Boolean(session.organization)}>
+      <div className="shell">
+        <a className="skip-link" href="#main">
+          Skip to content
+        </a>
+        <header className="topbar">
+          <NavLink to={AREA_HOME[area]} className="brand">
+            Switchboard
+          </NavLink>
+          <span className="org-name">{context}</span>
+          <button
+            type="button"
+            className="button nav-toggle"
+            aria-expanded={menuOpen}
+            aria-controls="primary-nav"
+            onClick={() => setMenuOpen((open) => !open)}
+          >
+            Menu
+          </button>
+          <MenuTrigger>
+            <Button className="button user-button" aria-label={`Account: ${session.user.name || session.user.email}`}>
+              <span className="user-name">{session.user.name || session.user.email}</span>
+              <span aria-hidden="true"> ▾</span>
+            </Button>
+            <Popover placement="bottom end" className="popover">
+              <Menu
+                className="menu"
+                onAction={(key) => {
+                  if (key === 'signout') signOut.mutate();
+                  if (key === 'settings') navigate('/settings');
+                  if (key === 'become-developer') navigate('/developer');
+                }}
+              >
+                <MenuSection>
+                  <Header className="menu-label">
+                    Signed in as {session.user.email}{context ? ` · ${context}` : ''}
+                  </Header>
+                  <MenuItem id="settings" className="menu-item">
+                    Settings
                   </MenuItem>
-                )}
-                <MenuItem id="signout" className="menu-item">
-                  Sign out
-                </MenuItem>
-              </MenuSection>
-            </Menu>
-          </Popover>
-        </MenuTrigger>
-      </header>
-      <NoticeRegion />
-      <div className="body">
-        <div id="primary-nav" className={menuOpen ? 'sidenav open' : 'sidenav'}>
-          {areas.length > 1 ? (
-            <nav aria-label="Switch area" className="area-switch">
-              {areas.map((each) => (
-                <Link key={each} to={AREA_HOME[each]} aria-current={each === area ? 'true' : undefined} onClick={() => rememberArea(each)}>
-                  {AREA_LABELS[each]}
-                </Link>
-              ))}
-            </nav>
-          ) : null}
-          <nav aria-label="Main">
-            <ul>
-              {nav.map((item) => (
-                <li key={item.to}>
-                  {item.external ? (
-                    <a href={item.to}>{item.label}</a>
-                  ) : (
-                    <NavLink to={item.to} end={item.end}>
-                      {item.label}
-                    </NavLink>
+                  {session.developer ? null : (
+                    <MenuItem id="become-developer" className="menu-item">
+                      Become a developer
+                    </MenuItem>
                   )}
-                </li>
-              ))}
-            </ul>
-          </nav>
+                  <MenuItem id="signout" className="menu-item">
+                    Sign out
+                  </MenuItem>
+                </MenuSection>
+              </Menu>
+            </Popover>
+          </MenuTrigger>
+        </header>
+        <NoticeRegion />
+        <div className="body">
+          <div id="primary-nav" className={menuOpen ? 'sidenav open' : 'sidenav'}>
+            {areas.length > 1 ? (
+              <nav aria-label="Switch area" className="area-switch">
+                {areas.map((each) => (
+                  <Link key={each} to={AREA_HOME[each]} aria-current={each === area ? 'true' : undefined} onClick={() => rememberArea(each)}>
+                    {AREA_LABELS[each]}
+                  </Link>
+                ))}
+              </nav>
+            ) : null}
+            <nav aria-label="Main">
+              <ul>
+                {nav.map((item) => (
+                  <li key={item.to}>
+                    {item.external ? (
+                      <a href={item.to}>{item.label}</a>
+                    ) : (
+                      <NavLink to={item.to} end={item.end}>
+                        {item.label}
+                        {item.inbox ? <InboxCount /> : null}
+                      </NavLink>
+                    )}
+                  </li>
+                ))}
+              </ul>
+            </nav>
+          </div>
+          <main id="main" tabIndex={-1}>
+            <Outlet />
+          </main>
         </div>
-        <main id="main" tabIndex={-1}>
-          <Outlet />
-        </main>
       </div>
-    </div>
+    </InboxLiveProvider>
   );
 }

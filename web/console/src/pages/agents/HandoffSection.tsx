@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
 import { api, seg } from '../../api/client';
 import { queryKeys } from '../../api/lists';
-import type { Agent } from '../../api/types';
+import type { Agent, AgentHandoff, Weekday } from '../../api/types';
 import { CheckboxField, FormError, SelectField, TextField } from '../../components/fields';
 import { useNotify } from '../../lib/notices';
 import { useFormErrors } from '../../lib/useFormErrors';
@@ -11,14 +11,11 @@ import {
   WEEKDAYS,
   browserTimeZone,
   fromHandoff,
-  handoffOf,
   handoffProblems,
   handoffSummary,
   timeZoneChoices,
   toHandoffBody,
-  type AgentHandoff,
   type HandoffDraft,
-  type Weekday,
 } from './handoff';
 import './chat.css';
 
@@ -33,19 +30,19 @@ export function HandoffSection({ agent, onDirty }: { agent: Agent; onDirty: (dir
   const formRef = useRef<HTMLFormElement>(null);
   const id = useId();
   const [zone] = useState(browserTimeZone);
-  const [current, setCurrent] = useState<AgentHandoff>(() => handoffOf(agent));
-  const [draft, setDraft] = useState<HandoffDraft>(() => fromHandoff(handoffOf(agent), zone));
+  const [current, setCurrent] = useState<AgentHandoff>(() => agent.handoff);
+  const [draft, setDraft] = useState<HandoffDraft>(() => fromHandoff(agent.handoff, zone));
   const set = (change: Partial<HandoffDraft>) => setDraft((d) => ({ ...d, ...change }));
   const zones = useMemo(() => timeZoneChoices(current.officeHours?.timezone ?? zone), [current, zone]);
 
   const save = useMutation({
     mutationFn: (next: HandoffDraft) => api.patch<Agent>(`/api/org/agents/${seg(agent.id)}`, { handoff: toHandoffBody(next) }),
     onSuccess: (result) => {
-      const handoff = handoffOf(result);
+      const { handoff } = result;
       setCurrent(handoff);
       setDraft(fromHandoff(handoff, zone));
       // The agent page's own query keeps the new settings for the next visit.
-      client.setQueryData<Agent>(queryKeys.agent(result.id), (old) => (old ? ({ ...old, handoff } as Agent) : result));
+      client.setQueryData<Agent>(queryKeys.agent(result.id), (old) => (old ? { ...old, handoff } : result));
       notify(handoff.enabled ? 'Hand-off is saved and on.' : 'Hand-off is saved. It is off.');
     },
     onError: () => errors.focusApiError(formRef.current),

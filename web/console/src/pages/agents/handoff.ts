@@ -1,36 +1,10 @@
-import type { Agent } from '../../api/types';
+import type { AgentHandoff, Weekday } from '../../api/types';
 
 /**
  * The agent page's Hand-off section (on Chat widget and hand-off): the draft, its checks and the body it
  * sends (`handoff` of PATCH /api/org/agents/{id}, a partial like `chat`; issue 35). The wait is edited in
  * minutes and sent in seconds.
  */
-
-// ── Wire shape ────────────────────────────────────────────────────────────────────────────────────────────
-// TODO(issue 35): a local stand-in until the server side is merged. Then run `npm run console:types`, alias
-// `AgentHandoff` (and its office hours) in api/types.ts from schema.d.ts, import it from there, and drop these
-// declarations and the cast in `handoffOf` (the generated `Agent` will carry `handoff`).
-
-export type Weekday = 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun';
-
-export interface AgentOfficeHours {
-  /** IANA, like Europe/Helsinki. */
-  timezone: string;
-  days: Weekday[];
-  /** "HH:MM", local time in `timezone`; open < close. */
-  open: string;
-  close: string;
-}
-
-export interface AgentHandoff {
-  enabled: boolean;
-  /** 30..3600; nobody took the chat by then: back to the agent. */
-  waitSeconds: number;
-  /** null: always open. */
-  officeHours: AgentOfficeHours | null;
-}
-
-// ──────────────────────────────────────────────────────────────────────────────────────────────────────────
 
 export const WAIT_MIN_SECONDS = 30;
 export const WAIT_MAX_SECONDS = 3600;
@@ -45,11 +19,6 @@ export const WEEKDAYS: readonly { day: Weekday; short: string; long: string }[] 
   { day: 'sat', short: 'Sat', long: 'Saturday' },
   { day: 'sun', short: 'Sun', long: 'Sunday' },
 ];
-
-/** The agent's hand-off settings (the defaults while the server does not send them yet). */
-export function handoffOf(agent: Agent): AgentHandoff {
-  return (agent as Agent & { handoff?: AgentHandoff }).handoff ?? DEFAULT_HANDOFF;
-}
 
 export interface HandoffDraft {
   enabled: boolean;
