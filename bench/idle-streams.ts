@@ -35,7 +35,7 @@ export async function benchIdleStreams(options: { databaseUrl?: string; seconds?
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-streams-'));
   const schema = options.databaseUrl ? await throwawaySchema(options.databaseUrl) : undefined;
   const env: Record<string, string> = {
-    DATA_DIR: dataDir, LOG_LEVEL: 'warn', NODE_ENV: 'development', TRUST_PROXY: '1', WEBHOOK_DELIVERY: 'off',
+    DATA_DIR: dataDir, LOG_LEVEL: 'warn', NODE_ENV: 'development', TRUST_PROXY: '1', WEBHOOK_DELIVERY: 'off', MODEL_ALLOW_PRIVATE_ENDPOINTS: '1',
     ...(schema ? { DATABASE_URL: schema.url } : {}),
   };
   const database = openDatabase({ databaseUrl: schema?.url, dataDir });
@@ -57,7 +57,13 @@ export async function benchIdleStreams(options: { databaseUrl?: string; seconds?
       if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
       return ((await response.json()) as { data: Record<string, any> }).data;
     };
-    const agent = await api('POST', '/api/org/agents', { name: 'Front desk' });
+    const agent = await api('POST', '/api/org/agents', {
+      name: 'Front desk',
+      branding: { name: 'Bench', primaryColor: '#1a73e8', backgroundColor: '#ffffff', textColor: '#202124', logoUrl: 'https://bench.example/logo.png' },
+    });
+    // A chat answers only with a model; nobody writes here, so the provider (a closed loopback port) is never asked.
+    const provider = await api('POST', '/api/org/model-providers', { name: 'Never asked', kind: 'openai', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-bench-not-a-real-key' });
+    await api('PATCH', `/api/org/agents/${agent.id}`, { model: { providerId: provider.id, model: 'bench', instructions: 'You answer visitors.' } });
     const patched = await api('PATCH', `/api/org/agents/${agent.id}`, { chat: { enabled: true, allowedOrigins: [ORIGIN] } });
     const chatId = patched.chat.chatId as string;
     const slug = `bench-${randomBase62(8).toLowerCase()}`;
