@@ -1,5 +1,6 @@
+import { request, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendVisitorMessage, startSession, visitor, widgetAgent } from '../../test/support/chat-factories.js';
+import { sendVisitorMessage, SITE, startSession, visitor, widgetAgent } from '../../test/support/chat-factories.js';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 import { conversationWithTool, publishedTool, sendMessage } from '../../test/support/conversation-factories.js';
 import { json, startHttpsEndpoint, type HttpsEndpoint } from '../../test/support/https-endpoint.js';
@@ -14,6 +15,25 @@ import { startScriptedModel, type ScriptedModel } from '../../test/support/scrip
  * moment it is documented; the streams (which write their own head) and what the document does not list are
  * asked for by name.
  */
+/** A GET whose answer is Server-Sent Events: the Inbox's and a visitor's live streams, open until the client leaves. */
+function isLiveStream(document: Json, method: string, path: string): boolean {
+  const operation = ((document.paths as Json)[path] as Json)[method.toLowerCase()] as Json;
+  const ok = (operation.responses as Json)['200'] as Json | undefined;
+  return method === 'GET' && ok?.content !== undefined && 'text/event-stream' in (ok.content as Json);
+}
+
+/** The status and headers of a GET that streams, read over a real socket, which is then closed. */
+async function headOf(url: string, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers, agent: false }, (res) => {
+      resolve({ status: res.statusCode ?? 0, headers: res.headers });
+      req.destroy();
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 describe.each(testDialects())('response headers on %s', (dialect) => {
   let t: TestContext;
   let endpoint: HttpsEndpoint;
@@ -40,6 +60,8 @@ describe.each(testDialects())('response headers on %s', (dialect) => {
     expect(operations.length).toBeGreaterThan(100);
     const missing: string[] = [];
     for (const op of operations) {
+      // The live event streams never end of themselves: the next test reads their head over a socket.
+      if (isLiveStream(document, op.method, op.path)) continue;
       const url = op.pathParameters.reduce((path, p) => path.replace(`{${p.name}}`, encodeURIComponent(p.example || 'x')), op.path);
       const body = op.body?.type === 'application/json' ? sample(op.body.schema) : undefined;
       for (const headers of [{}, org.auth]) {
@@ -80,5 +102,15 @@ describe.each(testDialects())('response headers on %s', (dialect) => {
     expect(widget.statusCode, widget.body).toBe(200);
     expect(widget.headers['content-type']).toContain('text/event-stream');
     expect(widget.headers['x-content-type-options']).toBe('nosniff');
+
+    // The live streams (the Inbox's, a visitor's), which stay open: their head over a real socket.
+    const base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const inbox = await headOf(`${base}/api/org/conversations/events`, org.auth);
+    const visitorStream = await headOf(`${base}/api/public/chats/${chatId}/session/events`, { authorization: `Bearer ${token}`, origin: SITE });
+    for (const head of [inbox, visitorStream]) {
+      expect(head.status).toBe(200);
+      expect(head.headers['content-type']).toContain('text/event-stream');
+      expect(head.headers['x-content-type-options']).toBe('nosniff');
+    }
   });
 });

@@ -104,7 +104,10 @@ export interface TestContextOptions {
 export async function createTestContext(dialect: Dialect, options: TestContextOptions = {}): Promise<TestContext> {
   const { database, url, dispose } = await createTestDatabase(dialect, options.limits);
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-data-'));
-  const config = loadConfig({ ...TEST_ENV, DATA_DIR: dataDir, ...options.env });
+  const env: Record<string, string | undefined> = { ...TEST_ENV, DATA_DIR: dataDir, ...options.env };
+  // A production configuration keeps production's password cost (config.ts refuses a lower one there).
+  if (env.NODE_ENV === 'production' && options.env?.PASSWORD_HASH_COST === undefined) delete env.PASSWORD_HASH_COST;
+  const config = loadConfig(env);
   const clock = new TestClock();
   // A failed background job fails loudly in a test run rather than in a silent log.
   const background = options.deps?.background ?? createBackgroundQueue({ log: { error: (object, message) => console.error(message, object.err) } });
