@@ -2,9 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../db/database.js';
-import { migrateToLatest } from '../db/migrate.js';
-import { createTestDatabase, TEST_ENV, TestClock, testDialects } from '../../test/support/context.js';
+import { openDatabase } from '../db/database.js';
+import { createServerDatabase, TEST_ENV, TestClock, testDialects } from '../../test/support/context.js';
 import { createDeveloperWithApp } from '../../test/support/factories.js';
 import { json, startHttpsEndpoint, type HttpsEndpoint } from '../../test/support/https-endpoint.js';
 import { BRAND } from '../../test/support/invocation-factories.js';
@@ -41,17 +40,8 @@ describe.each(testDialects())('kill -9 under tool-call load on %s', (dialect) =>
     // The server's database, with a developer (and app) and an organization made beforehand.
     const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-crash-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    let database: Database;
-    let databaseUrl = '';
-    if (dialect === 'sqlite') {
-      database = openDatabase({ dataDir });
-      await migrateToLatest(database.db);
-    } else {
-      const created = await createTestDatabase('postgres');
-      database = created.database;
-      databaseUrl = created.url!;
-      cleanups.push(() => created.dispose());
-    }
+    const { database, url: databaseUrl, dispose } = await createServerDatabase(dialect, dataDir);
+    cleanups.push(dispose);
     const clock = new TestClock();
     const { app: devApp } = await createDeveloperWithApp(database, clock);
     const org = await createOrgWithKey(database, clock);

@@ -2,9 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../db/database.js';
-import { migrateToLatest } from '../db/migrate.js';
-import { createTestDatabase, TEST_ENV, TestClock, testDialects } from '../../test/support/context.js';
+import { createServerDatabase, TEST_ENV, TestClock, testDialects } from '../../test/support/context.js';
 import { startHttpsEndpoint, type HttpsEndpoint } from '../../test/support/https-endpoint.js';
 import { createOrgWithKey } from '../../test/support/org-factories.js';
 import { startServerProcess } from '../../test/support/server-process.js';
@@ -35,17 +33,8 @@ describe.each(testDialects())('kill -9 between commit and delivery on %s', (dial
 
     const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-webhook-crash-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    let database: Database;
-    let databaseUrl = '';
-    if (dialect === 'sqlite') {
-      database = openDatabase({ dataDir });
-      await migrateToLatest(database.db);
-    } else {
-      const created = await createTestDatabase('postgres');
-      database = created.database;
-      databaseUrl = created.url!;
-      cleanups.push(() => created.dispose());
-    }
+    const { database, url: databaseUrl, dispose } = await createServerDatabase(dialect, dataDir);
+    cleanups.push(dispose);
     const org = await createOrgWithKey(database, new TestClock());
     // The servers are the SQLite file's only users from here on.
     if (dialect === 'sqlite') await database.close();

@@ -60,6 +60,21 @@ export const TEST_ENV: Record<string, string> = {
 };
 
 /**
+ * The database of a server a test runs as a child process (test/support/server-process.ts): the SQLite file in
+ * `dataDir` (`url` empty: the server opens DATA_DIR's file), or a fresh PostgreSQL schema (`url` its DATABASE_URL).
+ * The test fills it through `database` first; on SQLite it closes it before the server starts (its only user then).
+ */
+export async function createServerDatabase(dialect: Dialect, dataDir: string): Promise<{ database: Database; url: string; dispose(): Promise<void> }> {
+  if (dialect === 'sqlite') {
+    const database = openDatabase({ dataDir });
+    await migrateToLatest(database.db);
+    return { database, url: '', dispose: async () => undefined };
+  }
+  const created = await createTestDatabase('postgres');
+  return { database: created.database, url: created.url!, dispose: created.dispose };
+}
+
+/**
  * An isolated, migrated database: a temp SQLite file, or a fresh PostgreSQL schema (`url` then
  * reaches that schema, as a DATABASE_URL for a server run as a child process).
  */
