@@ -201,6 +201,32 @@ describe.each(testDialects())('chat-embed.js on a host page (%s)', (dialect) => 
     expect((await conversationsOf()).length).toBe(sessionsBefore);
   });
 
+  it('draws an answer once when the live stream brings it before the answer\'s own stream', async () => {
+    // Two connections have no order between them: here the answer's response is held back until it has ended,
+    // so the live stream's copy (sent when the answer is saved) reaches the widget first.
+    const streamed = page.waitForRequest((request) => request.url().includes('/session/events'));
+    await page.reload();
+    await launcher().click();
+    await streamed;
+    let released = false;
+    await page.route('**/session/messages', async (route) => {
+      const response = await route.fetch();
+      await route.fulfill({ response });
+      released = true;
+    });
+    try {
+      model.script({ text: 'Opening hours are 9 to 17.' });
+      await message().fill('When are you open?');
+      await message().press('Enter');
+      await poll(() => released).toBe(true);
+      await poll(() => dialog().getByRole('button', { name: 'Send' }).getAttribute('aria-disabled')).toBeNull();
+      await transcript().getByText('Opening hours are 9 to 17.').waitFor();
+      expect(await transcript().getByText('Opening hours are 9 to 17.').count()).toBe(1);
+    } finally {
+      await page.unroute('**/session/messages');
+    }
+  });
+
   it('is axe-clean with the panel open, and fills a 375 px window', async () => {
     await harness.axe(page, 'host page, chat open');
     await page.setViewportSize({ width: 375, height: 700 });

@@ -81,7 +81,10 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
    */
   let told = '';
   let streamed = '';
-  /** The live events that come while the hand-off answer is awaited: drawn after it, so its words come first. */
+  /**
+   * The live events that come while a request is answered (hold): drawn after it, so they find what it drew. The
+   * stream's copy of an answer can arrive before the answer's own `start` is read: two connections, no order between them.
+   */
   let held: ChatEvent[] | null = null;
   const person = () => state === 'waiting' || state === 'human';
 
@@ -346,6 +349,17 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
     if (history?.ok) say(history.data.messages.map((message) => (message.role === 'lead' && message.status === 'pending' ? draw(message) : '')).join(' '));
   }
 
+  /** Holds the live events until the returned release (once; a hold already on is left to its owner). */
+  function hold(): () => void {
+    if (held) return () => {};
+    held = [];
+    return () => {
+      const events = held;
+      held = null;
+      if (events?.length) heard(events);
+    };
+  }
+
   /** A read of the live stream: operator and agent messages, status changes, each drawn once and said together. */
   function heard(events: ChatEvent[]): void {
     if (held) return void held.push(...events);
@@ -388,6 +402,7 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
    */
   async function stream(run: (token: string, handlers: StreamHandlers) => Promise<Outcome<null>>, how: { before?: () => void; opened?: () => void; delivered?: () => void; fields?: (errors: Record<string, string>) => void; retry: boolean }): Promise<Outcome<null>> {
     busy = true;
+    let release = hold();
     try {
       const token = await session();
       if (!token) return { ok: false, code: 'SESSION', status: 0, message: '' };
@@ -423,7 +438,11 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
         events(events) {
           for (const event of events) {
             // The answer's id: its copy from the live stream is not drawn again.
-            if (event.type === 'start' && event.messageId) seen.set(event.messageId, null);
+            if (event.type === 'start') {
+              if (event.messageId) seen.set(event.messageId, null);
+              release();
+              release = () => {};
+            }
             else if (event.type === 'text-delta' && typeof event.delta === 'string') {
               bubble().note('');
               draft += event.delta;
@@ -467,13 +486,14 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
         }
         fail(MESSAGES.expired);
         busy = false;
-        return stream(run, { ...how, retry: false });
+        return await stream(run, { ...how, retry: false });
       }
       if (outcome.fields && how.fields) how.fields(outcome.fields);
       else fail(outcome.message);
       return outcome;
     } finally {
       busy = false;
+      release();
     }
   }
 
@@ -519,7 +539,7 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
     if (busy) return;
     busy = true;
     talk.setAttribute('aria-disabled', 'true');
-    held = [];
+    const release = hold();
     try {
       const token = await session();
       if (!token) return;
@@ -539,9 +559,7 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
     } finally {
       busy = false;
       talk.removeAttribute('aria-disabled');
-      const events = held;
-      held = null;
-      if (events?.length) heard(events);
+      release();
     }
   }
   talk.addEventListener('click', () => void ask());
