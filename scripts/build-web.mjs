@@ -12,13 +12,14 @@
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { analyze, table } from './web-analysis.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const { values: args } = parseArgs({ options: { outdir: { type: 'string' }, quiet: { type: 'boolean' } } });
+const { values: args } = parseArgs({ options: { outdir: { type: 'string' }, quiet: { type: 'boolean' }, analyze: { type: 'boolean' } } });
 const outdir = resolve(args.outdir ?? join(root, 'dist/web'));
 
 // Syntax up to ES2020 (?. and ??): every browser that has constructable stylesheets, which the
@@ -26,8 +27,19 @@ const outdir = resolve(args.outdir ?? join(root, 'dist/web'));
 // Output stays ASCII (… becomes \u2026): the script is read correctly whatever charset a server or cache declares.
 const common = { bundle: true, write: false, minify: true, target: 'es2020', legalComments: 'none', logLevel: 'warning' };
 
-async function bundle(entry, format) {
-  const result = await build({ ...common, entryPoints: [join(root, entry)], format, platform: 'browser' });
+const analyses = [];
+
+async function bundle(entry, format, name) {
+  const options = { ...common, entryPoints: [join(root, entry)], format, platform: 'browser' };
+  const result = await build(options);
+  if (args.analyze && name) {
+    // The same build with an external source map (the code is byte for byte the same): whose bytes are whose.
+    const mapped = await build({ ...options, sourcemap: 'external', outfile: join(outdir, name) });
+    const map = mapped.outputFiles.find((file) => file.path.endsWith('.map'));
+    const code = mapped.outputFiles.find((file) => !file.path.endsWith('.map'));
+    if (Buffer.compare(code.contents, result.outputFiles[0].contents) !== 0) throw new Error(`${name}: the mapped build differs`);
+    analyses.push(table(name, analyze(code.text, map.text, (source) => relative(root, resolve(outdir, source)))));
+  }
   return result.outputFiles[0].contents;
 }
 
@@ -39,11 +51,11 @@ async function css() {
 }
 
 const files = {
-  'form-embed.js': await bundle('web/form/embed.ts', 'iife'),
+  'form-embed.js': await bundle('web/form/embed.ts', 'iife', 'form-embed.js'),
   'form-renderer.js': await bundle('web/form/renderer.ts', 'esm'),
   'form-page.js': await bundle('web/form/page.ts', 'iife'),
   'form.css': await css(),
-  'chat-embed.js': await bundle('web/chat/embed.ts', 'iife'),
+  'chat-embed.js': await bundle('web/chat/embed.ts', 'iife', 'chat-embed.js'),
 };
 
 await mkdir(outdir, { recursive: true });
@@ -72,3 +84,4 @@ if (!args.quiet) {
   for (const { file, bytes, gzip, brotli } of sizes) console.log(`${file.padEnd(18)} ${String(bytes).padStart(7)} B   gzip ${String(gzip).padStart(6)} B   brotli ${String(brotli).padStart(6)} B`);
   console.log(`→ ${outdir}`);
 }
+if (args.analyze) console.log(`\n${analyses.join('\n\n')}`);
