@@ -4,7 +4,10 @@
 //   form-renderer.js the renderer as an ES module, for the hosted page and the console preview
 //   form-page.js     the hosted page's enhancement (/f/{slug}): one minified IIFE, the renderer inside
 //   form.css         the renderer's stylesheet, for a page that links it instead of inlining it
-//   chat-embed.js    the chat widget's script (web/chat): one minified IIFE, no dependencies
+//   chat-embed.js    the chat widget's script (web/chat): one minified IIFE, no dependencies; it draws the
+//                    launcher and imports chat-panel.<hash>.js when the visitor first opens the chat
+//   chat-panel.js    the chat panel (web/chat/panel.ts): one minified ES module, served only under its hashed
+//                    name (/assets/chat-panel.<hash>.js), which the build writes into chat-embed.js
 // plus a copy of each under a content-hashed name, for long-lived caching, manifest.json
 // mapping each plain name to its hashed one: {"form-embed.js": "form-embed.3f2a9c81d04b.js", …},
 // and a brotli (.br) and gzip (.gz) copy of every file, at their best levels, which the server
@@ -29,8 +32,9 @@ const common = { bundle: true, write: false, minify: true, target: 'es2020', leg
 
 const analyses = [];
 
-async function bundle(entry, format, name) {
-  const options = { ...common, entryPoints: [join(root, entry)], format, platform: 'browser' };
+/** `entry` bundled and minified; `define` replaces the named globals (a lazily imported module's hashed name). */
+async function bundle(entry, format, name, define = {}) {
+  const options = { ...common, entryPoints: [join(root, entry)], format, platform: 'browser', define };
   const result = await build(options);
   if (args.analyze && name) {
     // The same build with an external source map (the code is byte for byte the same): whose bytes are whose.
@@ -50,24 +54,32 @@ async function css() {
   return Buffer.from(module.formStyles);
 }
 
+/** `name` with the first 12 hex digits of the SHA-256 of `contents`: form-embed.js → form-embed.3f2a9c81d04b.js. */
+function versionedName(name, contents) {
+  const hash = createHash('sha256').update(contents).digest('hex').slice(0, 12);
+  return name.replace(/\.(js|css)$/, `.${hash}.$1`);
+}
+
+const chatPanel = await bundle('web/chat/panel.ts', 'esm', 'chat-panel.js');
+
 const files = {
   'form-embed.js': await bundle('web/form/embed.ts', 'iife', 'form-embed.js'),
   'form-renderer.js': await bundle('web/form/renderer.ts', 'esm'),
   'form-page.js': await bundle('web/form/page.ts', 'iife'),
   'form.css': await css(),
-  'chat-embed.js': await bundle('web/chat/embed.ts', 'iife', 'chat-embed.js'),
+  'chat-embed.js': await bundle('web/chat/embed.ts', 'iife', 'chat-embed.js', { CHAT_PANEL: JSON.stringify(versionedName('chat-panel.js', chatPanel)) }),
+  'chat-panel.js': chatPanel,
 };
 
 await mkdir(outdir, { recursive: true });
 // Only our own outputs are replaced: tsc may write other files under dist/web.
-const hashed = /^(form(-embed|-renderer|-page)?|chat-embed)\.[0-9a-f]{12}\.(js|css)(\.br|\.gz)?$/;
+const hashed = /^(form(-embed|-renderer|-page)?|chat-(embed|panel))\.[0-9a-f]{12}\.(js|css)(\.br|\.gz)?$/;
 for (const name of await readdir(outdir)) if (hashed.test(name)) await rm(join(outdir, name));
 
 const manifest = {};
 const sizes = [];
 for (const [name, contents] of Object.entries(files)) {
-  const hash = createHash('sha256').update(contents).digest('hex').slice(0, 12);
-  const versioned = name.replace(/\.(js|css)$/, `.${hash}.$1`);
+  const versioned = versionedName(name, contents);
   const gzip = gzipSync(contents, { level: 9 });
   const brotli = brotliCompressSync(contents, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: contents.length } });
   for (const file of [name, versioned]) {

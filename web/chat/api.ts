@@ -98,9 +98,12 @@ export function baseOf(src: string): string {
   return url.origin + url.pathname.replace(/\/chat-embed(\.[0-9a-f]{12})?\.js$/, '').replace(/\/+$/, '');
 }
 
+/** The URL of chat `chatId`'s public config on the service at `base`; its other endpoints are under it. */
+export const chatUrl = (base: string, chatId: string): string => `${base.replace(/\/+$/, '')}/api/public/chats/${encodeURIComponent(chatId)}`;
+
 /** The API of chat `chatId` on the service at `base` (its origin, or origin and path prefix). */
 export function chatApi(base: string, chatId: string, doFetch: Fetch = (url, init) => fetch(url, init)): ChatApi {
-  const root = `${base.replace(/\/+$/, '')}/api/public/chats/${encodeURIComponent(chatId)}`;
+  const root = chatUrl(base, chatId);
   const headers = (token?: string, json = false): Record<string, string> => ({
     ...(token ? { Authorization: `Bearer ${token}` } : {}),
     ...(json ? { 'Content-Type': 'application/json' } : {}),

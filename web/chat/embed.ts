@@ -1,17 +1,31 @@
-import { baseOf, chatApi } from './api.js';
-import { chatStyles } from './styles.js';
-import { mountChat, type TokenStore } from './widget.js';
+import { baseOf, chatUrl } from './api.js';
+import { drawLauncher } from './launcher.js';
+import { launcherStyles } from './styles.js';
+import type { ChatConfig } from './types.js';
 
 /**
  * chat-embed.js: `<script async src="{base_url}/chat-embed.js" data-svc-chat="chat_…"></script>`.
  * The script finds its own tag, takes the service's address from its `src`, reads the chat's public
  * config and, when the chat answers (it is on and this page's origin is on its list), draws the
- * launcher and panel into the shadow root of an `<svc-chat>` element at the end of the body. When it
- * does not (an unknown or disabled chat, another origin), nothing is drawn.
- * Styles come through a constructable stylesheet, brand values through CSSOM: no `<style>`, no style
+ * launcher into the shadow root of an `<svc-chat>` element at the end of the body. When it does not (an
+ * unknown or disabled chat, another origin), nothing is drawn.
+ *
+ * The chat panel (panel.ts, widget.ts: the transcript, the composer, Markdown, the answer and live streams,
+ * lead cards, hand-off) is a module of its own, `/assets/chat-panel.<hash>.js` on the same service,
+ * imported when the visitor first opens the chat: most page views never do, and pay for the launcher
+ * only. Its loading starts as soon as the pointer reaches the launcher or the launcher takes focus, so it
+ * is usually there by the click. The hashed name is written into this script by the build
+ * (scripts/build-web.mjs): this build's panel, cached for a year.
+ *
+ * Styles come through constructable stylesheets, brand values through CSSOM: no `<style>`, no style
  * attribute, no eval. A host CSP of `script-src` and `connect-src` our origin (and `img-src` for the
- * logo) is enough.
+ * logo) is enough: the panel's module comes from the origin `script-src` names.
  */
+
+/** The panel module's file name, written in by the build. */
+declare const CHAT_PANEL: string;
+
+type PanelModule = typeof import('./panel.js');
 
 const CHAT_ID = /^chat_[\w-]{1,100}$/;
 
@@ -21,48 +35,16 @@ function ownScript(): HTMLScriptElement | null {
   return document.querySelector<HTMLScriptElement>('script[data-svc-chat]');
 }
 
-/** The visitor's token, in localStorage under `svc-chat:{chat_id}`; in memory when storage is refused (privacy modes). */
-function tokenStore(chatId: string): TokenStore {
-  const key = `svc-chat:${chatId}`;
-  let memory: string | null = null;
-  return {
-    get() {
-      try {
-        return localStorage.getItem(key) ?? memory;
-      } catch {
-        return memory;
-      }
-    },
-    set(token) {
-      memory = token;
-      try {
-        localStorage.setItem(key, token);
-      } catch {
-        // Kept for this page only.
-      }
-    },
-    clear() {
-      memory = null;
-      try {
-        localStorage.removeItem(key);
-      } catch {
-        // Nothing stored.
-      }
-    },
-  };
-}
-
-/** The host page's address (without its fragment, at most 2048 characters) and its utm_* parameters. */
-function page(): { pageUrl?: string; utm?: Record<string, string> } {
-  const url = new URL(location.href);
-  url.hash = '';
-  const utm: Record<string, string> = {};
-  for (const key of ['source', 'medium', 'campaign', 'term', 'content']) {
-    const value = url.searchParams.get(`utm_${key}`)?.trim();
-    if (value) utm[key] = Array.from(value).slice(0, 500).join('');
+/** The chat's public config, or null when it does not answer (off, unknown, not on this site, unreachable). */
+async function readConfig(base: string, chatId: string): Promise<ChatConfig | null> {
+  try {
+    // The visitor is known by the session's token alone: no cookies go to the service.
+    const res = await fetch(chatUrl(base, chatId), { credentials: 'omit' });
+    const body = (await res.json()) as { success?: boolean; data?: ChatConfig } | null;
+    return res.ok && body?.success === true && body.data ? body.data : null;
+  } catch {
+    return null;
   }
-  const href = url.href;
-  return { ...(href.length <= 2048 ? { pageUrl: href } : {}), ...(Object.keys(utm).length ? { utm } : {}) };
 }
 
 async function start(): Promise<void> {
@@ -71,19 +53,38 @@ async function start(): Promise<void> {
   if (!script?.src || !CHAT_ID.test(chatId)) return;
   // One widget per chat, even when the snippet is pasted twice.
   if (document.querySelector(`svc-chat[data-chat="${chatId}"]`)) return;
-  const api = chatApi(baseOf(script.src), chatId);
-  const config = await api.config();
-  if (!config.ok) return;
+  const base = baseOf(script.src);
+  const config = await readConfig(base, chatId);
+  if (!config) return;
   if (!document.body) await new Promise((done) => document.addEventListener('DOMContentLoaded', done, { once: true }));
   if (document.querySelector(`svc-chat[data-chat="${chatId}"]`)) return;
   const host = document.createElement('svc-chat');
   host.setAttribute('data-chat', chatId);
   const shadow = host.attachShadow({ mode: 'open' });
   const sheet = new CSSStyleSheet();
-  sheet.replaceSync(chatStyles);
+  sheet.replaceSync(launcherStyles);
   shadow.adoptedStyleSheets = [sheet];
-  mountChat(shadow, config.data, { api, tokens: tokenStore(chatId), page });
+  const drawn = drawLauncher(shadow, config);
   document.body.append(host);
+
+  // The panel's module, once; a load that failed (the network) is tried again by the next click.
+  let panel: Promise<PanelModule> | undefined;
+  const load = () =>
+    (panel ??= (import(`${base}/assets/${CHAT_PANEL}`) as Promise<PanelModule>).catch((error: unknown) => {
+      panel = undefined;
+      throw error;
+    }));
+  const warm = () => void load().catch(() => {});
+  for (const type of ['pointerenter', 'pointerdown', 'focus']) drawn.launcher.addEventListener(type, warm, { once: true });
+  const first = () => {
+    drawn.launcher.removeEventListener('click', first);
+    // From here on the panel's own handler opens it.
+    load().then(
+      (module) => module.openChat(shadow, drawn, config, base, chatId),
+      () => drawn.launcher.addEventListener('click', first),
+    );
+  };
+  drawn.launcher.addEventListener('click', first);
 }
 
 void start();

@@ -103,7 +103,9 @@ describe('chat-embed.js hand-off, against a scripted server', () => {
   let chat = new ScriptedChat();
   let context: BrowserContext;
   let page: Page;
-  const embed = readFileSync(resolve(import.meta.dirname, '../../dist/web/chat-embed.js'), 'utf8');
+  const dist = resolve(import.meta.dirname, '../../dist/web');
+  const embed = readFileSync(resolve(dist, 'chat-embed.js'), 'utf8');
+  const panel = (JSON.parse(readFileSync(resolve(dist, 'manifest.json'), 'utf8')) as Record<string, string>)['chat-panel.js']!;
 
   const listen = async (server: Server) => {
     servers.push(server);
@@ -120,6 +122,11 @@ describe('chat-embed.js hand-off, against a scripted server', () => {
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', api);
     if (url.pathname === '/chat-embed.js') return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(embed);
+    // The panel's module, imported by chat-embed.js on the first open: as the real server sends it (a module
+    // script from another origin is fetched with CORS).
+    if (url.pathname === `/assets/${panel}`) {
+      return void res.writeHead(200, { 'content-type': 'text/javascript', 'access-control-allow-origin': '*' }).end(readFileSync(resolve(dist, panel)));
+    }
     const cors = { 'access-control-allow-origin': site, vary: 'Origin', 'cache-control': 'no-store' };
     const send = (status: number, data: unknown) => void res.writeHead(status, { ...cors, 'content-type': 'application/json' }).end(JSON.stringify(data));
     if (req.headers.origin !== site) return void res.writeHead(403).end();

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { AA_TEXT, contrast, parseHex } from '../form/contrast.js';
 import { applyChatBranding, mix } from './brand.js';
-import { chatStyles } from './styles.js';
+import { launcherStyles, panelStyles } from './styles.js';
+
+/** The whole stylesheet, as the open widget has it: the launcher's, then the panel's. */
+const chatStyles = launcherStyles + panelStyles;
 
 /**
  * The rules that keep the host page's CSS out of the widget, read from the stylesheet's text (the

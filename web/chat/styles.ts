@@ -12,8 +12,11 @@
  *   transform of the text; lengths are `em` of the element they are on, or px or %, never `rem`/`vw`/`vh`;
  * - everything drawn is `position: fixed`, out of the flow that carries the page's text decorations.
  * Below 480 px wide the open panel fills the window (a media query reads the viewport, which the host's CSS cannot change).
+ *
+ * In two parts: `launcherStyles`, adopted by chat-embed.js with the launcher (every page view), and
+ * `panelStyles`, adopted beside it by the panel's module when the visitor first opens the chat (embed.ts).
  */
-export const chatStyles = `:host{all:initial!important;display:block!important}
+export const launcherStyles = `:host{all:initial!important;display:block!important}
 .sc{all:initial;display:block;font:medium/1.5 var(--sc-font,system-ui,-apple-system,"Segoe UI",Roboto,sans-serif);color:var(--sc-fg);direction:ltr;overflow-wrap:anywhere}
 .sc *,.sc ::before,.sc ::after{box-sizing:border-box}
 .sc [hidden]{display:none!important}
@@ -23,7 +26,9 @@ export const chatStyles = `:host{all:initial!important;display:block!important}
 .sc-new::after{content:"";position:absolute;top:0;right:0;width:.875em;height:.875em;border:2px solid var(--sc-bg);border-radius:50%;background:var(--sc-err)}
 .sc-launch:focus-visible{box-shadow:0 0 0 2px #fff,0 4px 14px rgba(0,0,0,.25)}
 .sc svg{width:1.5em;height:1.5em;fill:currentColor}
-.sc-panel{display:flex;flex-direction:column;width:24em;max-width:calc(100% - 2.5em);height:40em;max-height:calc(100% - 2.5em);background:var(--sc-bg);border:1px solid var(--sc-line);border-radius:.75em;box-shadow:0 8px 30px rgba(0,0,0,.25);overflow:hidden}
+`;
+
+export const panelStyles = `.sc-panel{display:flex;flex-direction:column;width:24em;max-width:calc(100% - 2.5em);height:40em;max-height:calc(100% - 2.5em);background:var(--sc-bg);border:1px solid var(--sc-line);border-radius:.75em;box-shadow:0 8px 30px rgba(0,0,0,.25);overflow:hidden}
 .sc-head{display:flex;align-items:center;gap:.625em;padding:.5em .5em .5em 1em;border-bottom:1px solid var(--sc-line)}
 .sc-logo{display:block;max-width:5em;max-height:2em}
 .sc-title{flex:1;margin:0;font-size:1.125em;line-height:1.3;font-weight:700}

@@ -1,9 +1,8 @@
 import { MESSAGES, type ChatApi, type Outcome, type StreamHandlers } from './api.js';
-import { applyChatBranding } from './brand.js';
+import { chatName, icon, type Launcher } from './launcher.js';
 import { liveStream } from './live.js';
-import { markdownText, renderMarkdown } from './markdown.js';
+import { markdownText, renderMarkdown, safeHref } from './markdown.js';
 import type { ChatConfig, ChatEvent, ChatStatus, HistoryMessage, LeadCard, LeadDecision, LeadValue } from './types.js';
-import { httpUrl } from '../form/urls.js';
 
 /**
  * The visitor's chat: a launcher button and a chat panel (a modal dialog), drawn into `root` (the
@@ -26,7 +25,7 @@ export interface TokenStore {
   clear(): void;
 }
 
-export interface ChatWidgetOptions {
+export interface ChatWidgetOptions extends Launcher {
   api: ChatApi;
   tokens: TokenStore;
   /** The host page's address and its utm_* values, sent when a session starts. */
@@ -58,12 +57,16 @@ const STATUSES = ['bot', 'waiting', 'human', 'closed'];
 
 let widgets = 0;
 
-export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWidgetOptions): void {
+/**
+ * Draws the chat panel into the launcher's frame (launcher.ts: chat-embed.js drew both) and takes over the
+ * launcher; `open` opens the panel, as the launcher does.
+ */
+export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWidgetOptions): { open(): void } {
   const doc = root.ownerDocument;
-  const { api, tokens } = options;
+  const { api, tokens, launcher, frame } = options;
   const id = `sc${++widgets}-`;
   let fields = 0;
-  const name = config.branding?.name || 'Chat';
+  const name = chatName(config);
   let busy = false;
   let loaded = false;
   let loading = false;
@@ -95,25 +98,11 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
     return element;
   }
 
-  function icon(path: string): SVGSVGElement {
-    const ns = 'http://www.w3.org/2000/svg';
-    const svg = doc.createElementNS(ns, 'svg');
-    svg.setAttribute('viewBox', '0 0 24 24');
-    svg.setAttribute('aria-hidden', 'true');
-    svg.setAttribute('focusable', 'false');
-    const p = doc.createElementNS(ns, 'path');
-    p.setAttribute('d', path);
-    svg.append(p);
-    return svg;
-  }
-
-  // ── The frame ──
-  const launcher = h('button', { type: 'button', class: 'sc-launch', 'aria-label': `Chat with ${name}`, 'aria-haspopup': 'dialog' });
-  launcher.append(icon('M4 3h16a2 2 0 0 1 2 2v11a2 2 0 0 1-2 2H8l-5 4V5a2 2 0 0 1 1-2z'));
+  // ── The panel ──
   const close = h('button', { type: 'button', class: 'sc-x', 'aria-label': 'Close chat' });
-  close.append(icon('M6.4 5 12 10.6 17.6 5 19 6.4 13.4 12l5.6 5.6-1.4 1.4-5.6-5.6L6.4 19 5 17.6l5.6-5.6L5 6.4z'));
+  close.append(icon(doc, 'M6.4 5 12 10.6 17.6 5 19 6.4 13.4 12l5.6 5.6-1.4 1.4-5.6-5.6L6.4 19 5 17.6l5.6-5.6L5 6.4z'));
   const head = h('div', { class: 'sc-head' });
-  const logo = httpUrl(config.branding?.logoUrl);
+  const logo = safeHref(config.branding?.logoUrl ?? '');
   // The name is written beside it: the logo is decoration.
   if (logo) head.append(h('img', { class: 'sc-logo', src: logo, alt: '' }));
   head.append(h('h2', { class: 'sc-title', id: `${id}t` }, name), close);
@@ -128,9 +117,7 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
   /** The last delivered message's "Sent" (moved to each newer one). */
   const sent = h('span', { class: 'sc-sent' }, TEXT.sent);
   const panel = h('div', { class: 'sc-panel', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': `${id}t`, hidden: '' }, head, log, bar, composer, status);
-  const frame = h('aside', { class: 'sc', 'aria-label': `Chat with ${name}` }, launcher, panel);
-  applyChatBranding(frame, config.branding);
-  root.replaceChildren(frame);
+  frame.append(panel);
 
   /** A fresh transcript (at first, and when a session ends): the welcome, status `bot`, no stream. */
   function welcome(): void {
@@ -690,4 +677,6 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
     decline.addEventListener('click', () => void decide({ toolCallId: lead.toolCallId, action: 'decline' }));
     return box;
   }
+
+  return { open };
 }
