@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 // Builds the browser code of web/ into dist/web (or --outdir DIR):
-//   form-embed.js    the native embed script: one minified IIFE, no dependencies
+//   form-embed.js    the native embed script: one minified IIFE, no dependencies; it draws the forms and
+//                    imports form-submit.<hash>.js when the visitor first focuses or types in one
+//   form-submit.js   the forms' submission (web/form/submit.ts): one minified ES module, served only under its
+//                    hashed name (/assets/form-submit.<hash>.js), which the build writes into form-embed.js
 //   form-renderer.js the renderer as an ES module, for the hosted page and the console preview
 //   form-page.js     the hosted page's enhancement (/f/{slug}): one minified IIFE, the renderer inside
 //   form.css         the renderer's stylesheet, for a page that links it instead of inlining it
@@ -60,10 +63,13 @@ function versionedName(name, contents) {
   return name.replace(/\.(js|css)$/, `.${hash}.$1`);
 }
 
+// The modules the embeds import on demand first: each embed is given its module's hashed name.
+const formSubmit = await bundle('web/form/submit.ts', 'esm', 'form-submit.js');
 const chatPanel = await bundle('web/chat/panel.ts', 'esm', 'chat-panel.js');
 
 const files = {
-  'form-embed.js': await bundle('web/form/embed.ts', 'iife', 'form-embed.js'),
+  'form-embed.js': await bundle('web/form/embed.ts', 'iife', 'form-embed.js', { FORM_SUBMIT: JSON.stringify(versionedName('form-submit.js', formSubmit)) }),
+  'form-submit.js': formSubmit,
   'form-renderer.js': await bundle('web/form/renderer.ts', 'esm'),
   'form-page.js': await bundle('web/form/page.ts', 'iife'),
   'form.css': await css(),
@@ -73,7 +79,7 @@ const files = {
 
 await mkdir(outdir, { recursive: true });
 // Only our own outputs are replaced: tsc may write other files under dist/web.
-const hashed = /^(form(-embed|-renderer|-page)?|chat-(embed|panel))\.[0-9a-f]{12}\.(js|css)(\.br|\.gz)?$/;
+const hashed = /^(form(-embed|-renderer|-page|-submit)?|chat-(embed|panel))\.[0-9a-f]{12}\.(js|css)(\.br|\.gz)?$/;
 for (const name of await readdir(outdir)) if (hashed.test(name)) await rm(join(outdir, name));
 
 const manifest = {};

@@ -378,6 +378,8 @@ describe.each(testDialects())('chat-embed.js on a host page (%s)', (dialect) => 
       await launcher(p).click();
       await transcript(p).getByText(WELCOME).waitFor();
       await p.evaluate('document.fonts.ready.then(() => true)');
+      // The panel (and its logo) is drawn on the first open: measured once the logo is in.
+      await p.waitForFunction("[...document.querySelector('svc-chat').shadowRoot.querySelectorAll('img')].every((img) => img.complete)");
       const open = await p.evaluate<unknown>(MEASURE);
       expect(await violations(p), `CSP violations on ${url}`).toEqual([]);
       await ctx.close();

@@ -25,7 +25,7 @@ describe('chat-embed.js', () => {
     expect(plain.headers['access-control-allow-origin']).toBe('*');
     expect(plain.headers['cross-origin-resource-policy']).toBe('cross-origin');
     expect(plain.headers['x-content-type-options']).toBe('nosniff');
-    expect(plain.body).toContain('svc-chat:');
+    expect(plain.body).toContain('data-svc-chat');
     const gz = await get('/chat-embed.js', { 'accept-encoding': 'gzip' });
     expect(gz.headers['content-encoding']).toBe('gzip');
     expect(gunzipSync(gz.rawPayload).toString()).toBe(plain.body);

@@ -70,6 +70,26 @@ describe('the hashed files, answered from memory', () => {
     expect(again.body).toBe('');
   });
 
+  it('serves the modules the embeds import on demand as the embeds themselves: any origin, a year, compressed', async () => {
+    const state = createWebAssets().load();
+    if (!state.ok) throw new Error(state.message);
+    for (const [embed, module] of [['/form-embed.js', 'form-submit.js'], ['/chat-embed.js', 'chat-panel.js']] as const) {
+      const name = state.set.hashed(module).name;
+      // The embed names exactly this build's module.
+      expect((await t.app.inject({ method: 'GET', url: embed })).body).toContain(`/assets/${name}`);
+      const res = await t.app.inject({ method: 'GET', url: `/assets/${name}`, headers: { 'accept-encoding': 'br' } });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe('text/javascript; charset=utf-8');
+      expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      // A module script from another origin is fetched with CORS: without this header the import fails.
+      expect(res.headers['access-control-allow-origin']).toBe('*');
+      expect(res.headers['cross-origin-resource-policy']).toBe('cross-origin');
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['content-encoding']).toBe('br');
+      expect(brotliDecompressSync(res.rawPayload).toString()).toMatch(/^[\t\n\r -~]*export\{\w+ as (submitter|openChat)\};\n$/);
+    }
+  });
+
   it('answers an unknown hashed name with the JSON 404', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/assets/form-page.000000000000.js' });
     expect(res.statusCode).toBe(404);

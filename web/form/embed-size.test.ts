@@ -2,35 +2,65 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-/** DESIGN: form-embed.js stays under 6 KB gzipped (6,144 bytes), measured on the real build. */
-const BUDGET = 6 * 1024;
+/**
+ * Issue 37: form-embed.js, what every page view of a site with a form loads, stays at most 4.5 KB gzipped
+ * (4,608 bytes) and 4 KB with brotli (4,096 bytes, what browsers get from us); with the submission's module,
+ * which a visitor who fills the form in loads as well, under the 8 KB gzipped (8,192 bytes) the whole script
+ * was allowed before (DESIGN's 6 KB plus the module's own imports). Measured on the real build, compressed as
+ * the build compresses them (gzip -9, brotli 11).
+ */
+const EMBED_GZIP = 4608;
+const EMBED_BROTLI = 4096;
+const FILLED_GZIP = 8 * 1024;
 
 const root = resolve(import.meta.dirname, '../..');
 let outdir: string;
 let embed: string;
+let submit: string;
+let manifest: Record<string, string>;
+
+const gzip = (text: string) => gzipSync(text, { level: 9 }).length;
+const brotli = (text: string) => brotliCompressSync(text, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: Buffer.byteLength(text) } }).length;
 
 beforeAll(() => {
   outdir = mkdtempSync(join(tmpdir(), 'svc-web-'));
   execFileSync(process.execPath, [join(root, 'scripts/build-web.mjs'), '--outdir', outdir, '--quiet'], { stdio: 'inherit' });
   embed = readFileSync(join(outdir, 'form-embed.js'), 'utf8');
+  manifest = JSON.parse(readFileSync(join(outdir, 'manifest.json'), 'utf8')) as Record<string, string>;
+  submit = readFileSync(join(outdir, manifest['form-submit.js']!), 'utf8');
 });
 
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 describe('the built form-embed.js', () => {
-  it(`is under ${BUDGET} bytes gzipped`, () => {
-    const gzip = gzipSync(embed, { level: 9 }).length;
-    process.stdout.write(`form-embed.js: ${Buffer.byteLength(embed)} B, ${gzip} B gzipped (budget ${BUDGET} B)\n`);
-    expect(gzip).toBeLessThan(BUDGET);
+  it(`is at most ${EMBED_GZIP} bytes gzipped and ${EMBED_BROTLI} with brotli; with the submission, under ${FILLED_GZIP} gzipped`, () => {
+    const sizes = { gzip: gzip(embed), brotli: brotli(embed), submitGzip: gzip(submit), submitBrotli: brotli(submit) };
+    process.stdout.write(
+      `form-embed.js: ${Buffer.byteLength(embed)} B, ${sizes.gzip} B gzip, ${sizes.brotli} B brotli (goals ${EMBED_GZIP}, ${EMBED_BROTLI}); ` +
+        `form-submit.js: ${Buffer.byteLength(submit)} B, ${sizes.submitGzip} B gzip, ${sizes.submitBrotli} B brotli\n`,
+    );
+    expect(sizes.gzip).toBeLessThanOrEqual(EMBED_GZIP);
+    expect(sizes.brotli).toBeLessThanOrEqual(EMBED_BROTLI);
+    expect(sizes.gzip + sizes.submitGzip).toBeLessThan(FILLED_GZIP);
   });
 
-  it('needs nothing a strict CSP forbids, and parses no HTML', () => {
+  it('imports the submission of its own build, by its hashed name, from the service', () => {
+    expect(manifest['form-submit.js']).toMatch(/^form-submit\.[0-9a-f]{12}\.js$/);
+    expect(embed).toContain(`/assets/${manifest['form-submit.js']}\`)`);
+    expect(submit).toMatch(/export\{\w+ as submitter\}/);
+    // The submission's code itself is not in the embed.
+    expect(embed).not.toContain('Idempotency-Key');
+  });
+
+  it('needs nothing a strict CSP forbids, and parses no HTML (the submission neither)', () => {
     // No eval, no inline styles, no <style> elements: styles only through constructable stylesheets.
-    for (const forbidden of [/\beval\(/, /new Function\b/, /innerHTML/, /outerHTML/, /insertAdjacentHTML/, /document\.write/, /createElement\("style"\)/, /setAttribute\("style"/, /\.cssText/]) {
-      expect(embed).not.toMatch(forbidden);
+    for (const file of [embed, submit]) {
+      for (const forbidden of [/\beval\(/, /new Function\b/, /innerHTML/, /outerHTML/, /insertAdjacentHTML/, /document\.write/, /createElement\("style"\)/, /setAttribute\("style"/, /\.cssText/]) {
+        expect(file).not.toMatch(forbidden);
+      }
     }
     expect(embed).toMatch(/adoptedStyleSheets/);
     expect(embed).toMatch(/replaceSync/);
@@ -38,13 +68,13 @@ describe('the built form-embed.js', () => {
 
   it('is plain ASCII, so any declared charset reads it right', () => {
     expect(embed).toMatch(/^[\t\n\r -~]*$/);
+    expect(submit).toMatch(/^[\t\n\r -~]*$/);
   });
 
   it('comes with hashed copies named in the manifest', () => {
-    const manifest = JSON.parse(readFileSync(join(outdir, 'manifest.json'), 'utf8')) as Record<string, string>;
-    expect(Object.keys(manifest).sort()).toEqual(['chat-embed.js', 'form-embed.js', 'form-page.js', 'form-renderer.js', 'form.css']);
+    expect(Object.keys(manifest).sort()).toEqual(['chat-embed.js', 'chat-panel.js', 'form-embed.js', 'form-page.js', 'form-renderer.js', 'form-submit.js', 'form.css']);
     for (const [name, versioned] of Object.entries(manifest)) {
-      expect(versioned).toMatch(/^(form(-embed|-renderer|-page)?|chat-embed)\.[0-9a-f]{12}\.(js|css)$/);
+      expect(versioned).toMatch(/^(form(-embed|-renderer|-page|-submit)?|chat-(embed|panel))\.[0-9a-f]{12}\.(js|css)$/);
       expect(readFileSync(join(outdir, versioned))).toEqual(readFileSync(join(outdir, name)));
     }
   });

@@ -1,5 +1,5 @@
 import { getConfig, MESSAGES, type Outcome } from './api.js';
-import { applyBranding, renderForm } from './renderer.js';
+import { applyBranding, drawForm, type Submitter } from './renderer.js';
 import { formStyles } from './styles.js';
 import type { PublicFormConfig } from './types.js';
 
@@ -9,7 +9,15 @@ import type { PublicFormConfig } from './types.js';
  * (no <style> element, no style attribute, no eval: a host CSP that allows only our origin in
  * script-src and connect-src is enough). Events on the div, bubbling and composed:
  * `svc-form:ready` {slug}, `svc-form:submitted` {slug, successMessage}, `svc-form:error` {slug, code, message}.
+ *
+ * The submission's code (submit.ts: checks, the request, marking refused fields) is a module of its own,
+ * `/assets/form-submit.<hash>.js` on the same service, imported once when the visitor first focuses or
+ * types in a form of the page: most page views never do, and pay for drawing the form only. A submit
+ * waits for it. Its hashed name is written into this script by the build (scripts/build-web.mjs).
  */
+
+/** The submission module's file name, written in by the build. */
+declare const FORM_SUBMIT: string;
 
 const SELECTOR = '[data-svc-form]';
 const SLUG = /^[a-z0-9-]{3,64}$/;
@@ -30,6 +38,18 @@ const base = apiBase();
 const rendered = new WeakSet<Element>();
 const configs = new Map<string, Promise<Outcome<PublicFormConfig>>>();
 let sheet: CSSStyleSheet | undefined;
+
+/** The submission module, once for every form of the page; a failed load is tried again by the next submit. */
+let submission: Promise<Submitter> | undefined;
+function loadSubmitter(): Promise<Submitter> {
+  return (submission ??= (import(`${base}/assets/${FORM_SUBMIT}`) as Promise<typeof import('./submit.js')>).then(
+    (module) => module.submitter,
+    (error: unknown) => {
+      submission = undefined;
+      throw error;
+    },
+  ));
+}
 
 /** One config request per distinct slug; a failed one is forgotten so a later div tries again. */
 function config(slug: string): Promise<Outcome<PublicFormConfig>> {
@@ -73,12 +93,17 @@ async function mount(host: HTMLElement): Promise<void> {
     shadow.replaceChildren(box);
     return emit(host, 'error', { slug, code: outcome.code, message: outcome.message });
   }
-  renderForm(shadow, outcome.data, {
-    apiBase: base,
-    onReady: () => emit(host, 'ready', { slug }),
-    onSubmitted: ({ successMessage }) => emit(host, 'submitted', { slug, successMessage }),
-    onError: ({ code, message }) => emit(host, 'error', { slug, code, message }),
-  });
+  drawForm(
+    shadow,
+    outcome.data,
+    {
+      apiBase: base,
+      onReady: () => emit(host, 'ready', { slug }),
+      onSubmitted: ({ successMessage }) => emit(host, 'submitted', { slug, successMessage }),
+      onError: ({ code, message }) => emit(host, 'error', { slug, code, message }),
+    },
+    loadSubmitter,
+  );
 }
 
 function scan(node: Node): void {
