@@ -17,7 +17,7 @@
 // sends to clients that accept them (@fastify/static's preCompressed: nothing compressed per request).
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -80,7 +80,16 @@ const files = {
 await mkdir(outdir, { recursive: true });
 // Only our own outputs are replaced: tsc may write other files under dist/web.
 const hashed = /^(form(-embed|-renderer|-page|-submit)?|chat-(embed|panel))\.[0-9a-f]{12}\.(js|css)(\.br|\.gz)?$/;
-for (const name of await readdir(outdir)) if (hashed.test(name)) await rm(join(outdir, name));
+// Except the on-demand modules of the last few builds: an embed of an earlier build (cached for up to 5 minutes,
+// or held by a page opened before this build was served) imports its own build's module by name. They stay, the
+// newest first, and the manifest names them (`chat-panel.js~1`, …), so the server keeps serving them.
+const ON_DEMAND = /^(form-submit|chat-panel)\.[0-9a-f]{12}\.js$/;
+const RETAINED = 4;
+const earlier = [];
+for (const name of await readdir(outdir)) {
+  if (ON_DEMAND.test(name)) earlier.push({ name, time: (await stat(join(outdir, name))).mtimeMs });
+  else if (hashed.test(name) && !ON_DEMAND.test(name.replace(/\.(br|gz)$/, ''))) await rm(join(outdir, name));
+}
 
 const manifest = {};
 const sizes = [];
@@ -95,6 +104,15 @@ for (const [name, contents] of Object.entries(files)) {
   }
   manifest[name] = versioned;
   sizes.push({ file: name, bytes: contents.length, gzip: gzip.length, brotli: brotli.length });
+}
+const current = new Set(Object.values(manifest));
+const kept = new Map();
+for (const { name } of earlier.filter((file) => !current.has(file.name)).sort((a, b) => b.time - a.time)) {
+  const plain = name.replace(/\.[0-9a-f]{12}\.js$/, '.js');
+  const count = (kept.get(plain) ?? 0) + 1;
+  kept.set(plain, count);
+  if (count <= RETAINED) manifest[`${plain}~${count}`] = name;
+  else for (const file of [name, `${name}.br`, `${name}.gz`]) await rm(join(outdir, file), { force: true });
 }
 await writeFile(join(outdir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 

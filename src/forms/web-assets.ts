@@ -4,8 +4,9 @@ import { readInMemoryFile, type InMemoryFile } from '../http/in-memory.js';
 
 /**
  * The browser code built by scripts/build-web.mjs (`npm run build`) into dist/web: form-embed.js,
- * form-page.js, form.css, their content-hashed copies, a `.br` and a `.gz` copy of each, and
- * manifest.json. Read here on first use (so an app that never serves them pays nothing): the manifest,
+ * form-page.js, form.css, chat-embed.js, the modules the embeds import on demand (form-submit, chat-panel:
+ * this build's and the last few builds', for an embed of an earlier build still in a browser), their
+ * content-hashed copies, a `.br` and a `.gz` copy of each, and manifest.json. Read here on first use (so an app that never serves them pays nothing): the manifest,
  * and every file it names and form-embed.js, with their copies, which asset-routes.ts answers from memory.
  *
  * From source (tsx) the directory is ../../dist/web; compiled, dist/src/forms → ../../web is dist/web.

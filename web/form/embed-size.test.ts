@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
@@ -76,6 +76,38 @@ describe('the built form-embed.js', () => {
     for (const [name, versioned] of Object.entries(manifest)) {
       expect(versioned).toMatch(/^(form(-embed|-renderer|-page|-submit)?|chat-(embed|panel))\.[0-9a-f]{12}\.(js|css)$/);
       expect(readFileSync(join(outdir, versioned))).toEqual(readFileSync(join(outdir, name)));
+    }
+  });
+});
+
+describe('the on-demand modules of earlier builds', () => {
+  it('stay beside the new ones, the four newest of each, named in the manifest so the server keeps serving them', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-web-earlier-'));
+    try {
+      // Five earlier builds' submission modules, the oldest first, and a stale hashed renderer.
+      const earlier = ['000000000001', '000000000002', '000000000003', '000000000004', '000000000005'].map((hash) => `form-submit.${hash}.js`);
+      earlier.forEach((name, i) => {
+        for (const file of [name, `${name}.br`, `${name}.gz`]) {
+          writeFileSync(join(dir, file), 'export{};');
+          utimesSync(join(dir, file), 1_000_000 + i, 1_000_000 + i);
+        }
+      });
+      writeFileSync(join(dir, 'form-renderer.000000000001.js'), '');
+      execFileSync(process.execPath, [join(root, 'scripts/build-web.mjs'), '--outdir', dir, '--quiet'], { stdio: 'inherit' });
+      const names = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, string>;
+      expect(names['form-submit.js']).toBe(manifest['form-submit.js']);
+      expect(Object.entries(names).filter(([key]) => key.startsWith('form-submit.js~'))).toEqual([
+        ['form-submit.js~1', earlier[4]],
+        ['form-submit.js~2', earlier[3]],
+        ['form-submit.js~3', earlier[2]],
+        ['form-submit.js~4', earlier[1]],
+      ]);
+      expect(existsSync(join(dir, `${earlier[1]}.br`))).toBe(true);
+      expect(existsSync(join(dir, earlier[0]!))).toBe(false);
+      expect(existsSync(join(dir, `${earlier[0]}.gz`))).toBe(false);
+      expect(existsSync(join(dir, 'form-renderer.000000000001.js'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
