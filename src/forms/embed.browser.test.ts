@@ -245,6 +245,41 @@ describe('forms in Chromium', () => {
     await page.close();
   });
 
+  it('the submission\'s code comes from the service on the first touch, not with the page; a failed load is said and tried again', async () => {
+    const form = await leadForm();
+    const page = await newPage();
+    const modules: string[] = [];
+    let blocked = true;
+    await page.route(`${app}/assets/form-submit.*`, (route) => {
+      modules.push(route.request().url());
+      return blocked ? route.abort('connectionreset') : route.continue();
+    });
+    await page.goto(`${host}/native?slugs=${form.slug}`);
+    const embed = page.locator(`[data-svc-form="${form.slug}"]`);
+    await embed.getByLabel('Email').waitFor();
+    // Drawn, and nothing more fetched: a page view where nobody touches the form loads no submission code.
+    await page.waitForTimeout(300);
+    expect(modules).toEqual([]);
+    await embed.getByLabel('Email').fill('module@example.com');
+    await expect.poll(() => modules.length).toBeGreaterThan(0);
+    await embed.getByLabel(/I agree/).check();
+    await embed.getByRole('button', { name: 'Submit' }).click();
+    await expect.poll(() => embed.getByRole('alert').first().textContent()).toMatch(/could not reach the server/);
+    const events = await page.evaluate<{ name: string; detail: Record<string, unknown> }[]>('window.__events');
+    expect(events.filter((e) => e.name === 'svc-form:error')).toEqual([{ name: 'svc-form:error', detail: { slug: form.slug, code: 'NETWORK_ERROR', message: expect.stringMatching(/could not reach the server/) } }]);
+    expect(await submissions(form)).toHaveLength(0);
+    blocked = false;
+    await embed.getByRole('button', { name: 'Submit' }).click();
+    await expect.poll(() => embed.getByRole('status').textContent()).toContain('Thank you');
+    expect(await submissions(form)).toHaveLength(1);
+    // Each attempt under a URL of its own, the first the build's hashed name as it is; the focus, the failed submit and the last one at least.
+    const names = modules.map((url) => url.replace(/^.*\/assets\//, ''));
+    expect(names.length).toBeGreaterThanOrEqual(3);
+    expect(names).toEqual(names.map((_, i) => expect.stringMatching(i ? new RegExp(`^form-submit\\.[0-9a-f]{12}\\.js\\?${i}$`) : /^form-submit\.[0-9a-f]{12}\.js$/)));
+    expect(await violations(page)).toEqual([]);
+    await page.close();
+  });
+
   it('a retry after a dropped response makes exactly one lead', async () => {
     const form = await leadForm();
     const page = await newPage();

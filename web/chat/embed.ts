@@ -67,11 +67,14 @@ async function start(): Promise<void> {
   const drawn = drawLauncher(shadow, config);
   document.body.append(host);
 
-  // The panel's module, once; a load that failed (the network) is tried again by the next click.
+  // The panel's module, once. A load that failed (the network) is tried again by the next click, under a URL of
+  // its own (`?1`, `?2`…): a browser may remember a module it failed to fetch by its URL.
   let panel: Promise<PanelModule> | undefined;
+  let failures = 0;
   const load = () =>
-    (panel ??= (import(`${base}/assets/${CHAT_PANEL}`) as Promise<PanelModule>).catch((error: unknown) => {
+    (panel ??= (import(`${base}/assets/${CHAT_PANEL}${failures ? `?${failures}` : ''}`) as Promise<PanelModule>).catch((error: unknown) => {
       panel = undefined;
+      failures++;
       throw error;
     }));
   const warm = () => void load().catch(() => {});

@@ -49,7 +49,7 @@ describe('the built form-embed.js', () => {
 
   it('imports the submission of its own build, by its hashed name, from the service', () => {
     expect(manifest['form-submit.js']).toMatch(/^form-submit\.[0-9a-f]{12}\.js$/);
-    expect(embed).toContain(`/assets/${manifest['form-submit.js']}\`)`);
+    expect(embed).toContain(`/assets/${manifest['form-submit.js']}`);
     expect(submit).toMatch(/export\{\w+ as submitter\}/);
     // The submission's code itself is not in the embed.
     expect(embed).not.toContain('Idempotency-Key');

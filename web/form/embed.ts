@@ -39,13 +39,18 @@ const rendered = new WeakSet<Element>();
 const configs = new Map<string, Promise<Outcome<PublicFormConfig>>>();
 let sheet: CSSStyleSheet | undefined;
 
-/** The submission module, once for every form of the page; a failed load is tried again by the next submit. */
+/**
+ * The submission module, once for every form of the page. A failed load is tried again by the next submit,
+ * under a URL of its own (`?1`, `?2`…): a browser may remember a module it failed to fetch by its URL.
+ */
 let submission: Promise<Submitter> | undefined;
+let failures = 0;
 function loadSubmitter(): Promise<Submitter> {
-  return (submission ??= (import(`${base}/assets/${FORM_SUBMIT}`) as Promise<typeof import('./submit.js')>).then(
+  return (submission ??= (import(`${base}/assets/${FORM_SUBMIT}${failures ? `?${failures}` : ''}`) as Promise<typeof import('./submit.js')>).then(
     (module) => module.submitter,
     (error: unknown) => {
       submission = undefined;
+      failures++;
       throw error;
     },
   ));

@@ -152,7 +152,11 @@ export function drawForm(root: ShadowRoot | HTMLElement, config: PublicFormConfi
     event.preventDefault();
     ready().then(
       (run) => run(),
-      () => (status.textContent = MESSAGES.network),
+      () => {
+        // As a submission that could not reach the server: said, and the `svc-form:error` of form-embed.js.
+        status.textContent = MESSAGES.network;
+        options.onError?.({ code: 'NETWORK_ERROR', message: MESSAGES.network });
+      },
     );
   });
 
