@@ -182,7 +182,7 @@ export const CHAT_PREFIX = '/api/public/chats';
 
 /**
  * A scope for public chat routes under `/api/public/chats`: JSON bodies only (an empty one reads as none). Routes add `chatAuth.requireChat`
- * (first) and, on session routes, `chatAuth.requireSession` as onRequest hooks. The preflight of every path under
+ * (first) and, on session routes, `chatAuth.requireSession` as onRequest hooks; the API reference's security follows the hooks. The preflight of every path under
  * a chat is registered once, by chat/routes.ts, so other files may open scopes of their own here.
  */
 export function registerChatScope(app: App, register: (scope: App) => void): void {
