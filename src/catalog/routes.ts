@@ -14,6 +14,7 @@ export function registerCatalogRoutes(app: App, deps: { catalog: CatalogService 
     {
       schema: {
         tags: TAGS,
+        security: [],
         operationId: 'listCatalogTools',
         summary: 'List published tools',
         description:
@@ -31,6 +32,7 @@ export function registerCatalogRoutes(app: App, deps: { catalog: CatalogService 
     {
       schema: {
         tags: TAGS,
+        security: [],
         operationId: 'getCatalogTool',
         summary: 'Get a published tool',
         description: 'The published revision of one tool, with the endpoint\'s host but not its path. Public: no authentication. A draft, withdrawn or deleted tool answers 404 TOOL_NOT_FOUND.',

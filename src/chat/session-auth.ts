@@ -77,6 +77,9 @@ export const CHAT_CORS = {
   maxAge: '86400',
 };
 
+/** Marks `requireSession`, so the API reference names the session on exactly the routes that check it. */
+const SESSION_CHECK = Symbol('chat session check');
+
 const chatIdOf = (request: FastifyRequest) => (request.params as { chat_id?: string }).chat_id ?? '';
 
 export function bearerChatToken(request: FastifyRequest): string | undefined {
@@ -130,9 +133,9 @@ export function createChatAuth(deps: { agents: Pick<AgentsService, 'chatOf'>; re
   };
 
   /** onRequest hook of the session routes, after requireChat (and the per-address limit): check 3. */
-  const requireSession: onRequestAsyncHookHandler = async (request) => {
+  const requireSession: onRequestAsyncHookHandler = Object.assign(async (request: FastifyRequest) => {
     sessionSlot.set(request, await checkSession(request, chatSlot.get(request)));
-  };
+  }, { [SESSION_CHECK]: true });
 
   /** The preflight (OPTIONS) of any chat route: 204 with the CORS policy for an allowed origin; refusals as above. */
   async function preflight(request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -179,7 +182,7 @@ export const CHAT_PREFIX = '/api/public/chats';
 
 /**
  * A scope for public chat routes under `/api/public/chats`: JSON bodies only (an empty one reads as none). Routes add `chatAuth.requireChat`
- * (first) and, on session routes, `chatAuth.requireSession` as onRequest hooks. The preflight of every path under
+ * (first) and, on session routes, `chatAuth.requireSession` as onRequest hooks; the API reference's security follows the hooks. The preflight of every path under
  * a chat is registered once, by chat/routes.ts, so other files may open scopes of their own here.
  */
 export function registerChatScope(app: App, register: (scope: App) => void): void {
@@ -188,6 +191,18 @@ export function registerChatScope(app: App, register: (scope: App) => void): voi
     scope.removeAllContentTypeParsers();
     // A session may start without a body: `Content-Type: application/json` with nothing after it is allowed too.
     addJsonBodyParser(scope, { allowEmpty: true });
+    scope.addHook('onRoute', declareSecurity);
     register(scope);
   }, { prefix: CHAT_PREFIX });
+}
+
+/**
+ * The API reference's security of a chat route, from its hooks: the visitor's bearer session on the routes
+ * that check it (`chatSession`), none on the others (`[]`: the Origin check is not a credential).
+ */
+function declareSecurity(route: { schema?: { hide?: boolean; security?: unknown }; onRequest?: unknown }): void {
+  if (!route.schema || route.schema.hide === true) return;
+  const hooks: unknown[] = Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
+  const checksSession = hooks.some((hook) => typeof hook === 'function' && SESSION_CHECK in hook);
+  route.schema.security = checksSession ? [{ chatSession: [] }] : [];
 }

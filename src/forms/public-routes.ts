@@ -78,6 +78,7 @@ export function registerPublicFormRoutes(
         validatorCompiler: () => () => true,
         schema: {
           tags: ['Public forms'],
+          security: [],
           operationId: 'getPublicForm',
           summary: 'Get a form\'s public configuration',
           description:
@@ -122,6 +123,7 @@ export function registerPublicFormRoutes(
         validatorCompiler: () => () => true,
         schema: {
           tags: ['Public forms'],
+          security: [],
           operationId: 'submitForm',
           summary: 'Submit a lead',
           description:

@@ -30,6 +30,7 @@ export function registerHealthRoutes(app: FastifyInstance, database: Database): 
     {
       schema: {
         tags: ['Health'],
+        security: [],
         operationId: 'checkLiveness',
         summary: 'The process is alive',
         description: 'Answers 200 while the process runs, without touching the database: for liveness probes. No authentication.',
@@ -45,6 +46,7 @@ export function registerHealthRoutes(app: FastifyInstance, database: Database): 
     {
       schema: {
         tags: ['Health'],
+        security: [],
         operationId: 'checkReadiness',
         summary: 'The database answers',
         description: 'Answers 200 when the database answers a trivial query within 1 s, and 503 SERVICE_UNAVAILABLE (with Retry-After) when it does not: for readiness probes and load balancers. No authentication.',

@@ -11,7 +11,8 @@ import { nameOf } from './schema-name.js';
  *    the 500 every operation can answer (and the CSRF 403 of each change a session cookie may make),
  *    a description for each response, and an operationId.
  * 2. `hoistNamedSchemas` (swagger's `transformObject`, once per document) moves each marked schema,
- *    as swagger converted it, to `components/schemas/<Name>` and puts a `$ref` in its place. Two
+ *    as swagger converted it, to `components/schemas/<Name>` and puts a `$ref` in its place, and drops
+ *    our validator's own keywords (`errorMessage`), which are not OpenAPI. Two
  *    different schemas under one name, or two operations with one operationId, stop it with an
  *    error: openapi.ts builds the document when the server starts, so the server does not start.
  */
@@ -199,17 +200,27 @@ function checkOperationIds(paths: Json): void {
   }
 }
 
+/** Keywords of our validator (ajv-errors), not of OpenAPI: they stay in the schemas that validate, not in the document. */
+const VALIDATOR_KEYWORDS = new Set(['errorMessage']);
+/** Under these a key is a name (a property's) and under DATA a value: neither is a keyword to drop. */
+const NAME_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions']);
+const DATA = new Set(['example', 'examples', 'default', 'const', 'enum']);
+type Mode = 'schema' | 'names' | 'data';
+
 /**
  * swagger's `transformObject`: every marked schema moves to `components/schemas/<Name>` and is
  * replaced by a `$ref`, innermost first, so components refer to one another too.
  */
 export function hoistNamedSchemas(document: Json): Json {
   const found = new Map<string, { schema: Json; json: string }>();
-  const visit = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(visit);
+  const visit = (value: unknown, mode: Mode = 'schema'): unknown => {
+    if (Array.isArray(value)) return value.map((item) => visit(item, mode));
     if (!isObject(value)) return value;
     const out: Json = {};
-    for (const [key, item] of Object.entries(value)) if (key !== MARK) out[key] = visit(item);
+    for (const [key, item] of Object.entries(value)) {
+      if (key === MARK || (mode === 'schema' && VALIDATOR_KEYWORDS.has(key))) continue;
+      out[key] = visit(item, mode === 'data' ? 'data' : mode === 'names' ? 'schema' : NAME_MAPS.has(key) ? 'names' : DATA.has(key) ? 'data' : 'schema');
+    }
     const name = value[MARK];
     if (typeof name !== 'string') return out;
     const json = canonical(out);

@@ -75,6 +75,14 @@ describe('shared responses', () => {
   });
 });
 
+describe('the validator\'s own keywords', () => {
+  it('are dropped from the document, not a property or an example of that name', () => {
+    const schema = { type: 'object', errorMessage: 'must be a code', properties: { errorMessage: { type: 'string', errorMessage: 'x' } }, examples: [{ errorMessage: 'kept' }] };
+    const paths = hoistNamedSchemas({ paths: { '/a': { get: { responses: { 200: { content: { 'application/json': { schema } } } } } } } }).paths as Json;
+    expect(paths).toEqual({ '/a': { get: { responses: { 200: { content: { 'application/json': { schema: { type: 'object', properties: { errorMessage: { type: 'string' } }, examples: [{ errorMessage: 'kept' }] } } } } } } } });
+  });
+});
+
 describe('schema names', () => {
   it('are PascalCase', () => {
     expect(() => named('contact', Type.Object({}))).toThrow(/PascalCase/);
@@ -149,6 +157,7 @@ describe('the API reference, as a client generator reads it', () => {
     }
     expect(Object.keys(schemas).every((name) => /^[A-Z][A-Za-z0-9]*$/.test(name))).toBe(true);
     expect(raw).not.toContain('x-switchboard-schema-name');
+    expect(raw).not.toContain('"errorMessage"');
   });
 
   it('has every $ref point at something that exists', () => {

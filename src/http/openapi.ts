@@ -20,14 +20,19 @@ export async function registerOpenApi(app: FastifyInstance, config: { publicUrl:
         description:
           'Tools for AI agents (Developer API, catalog) and lead-capture forms (public Forms API, Operator API). ' +
           'Successful responses are `{success: true, data}`; failures are `{success: false, error, code, requestId}`, except on the OAuth endpoints, which follow RFC 6749.',
+        // Whoever runs this deployment (PUBLIC_URL); the service is not licensed to the public.
+        contact: { name: 'Switchboard', url: config.publicUrl },
+        license: { name: 'Proprietary' },
       },
       servers: [{ url: config.publicUrl }],
       tags: [
         { name: 'OAuth', description: 'Client credentials for the Developer API (RFC 6749, 7009, 8414).' },
         { name: 'Tools', description: 'Describe, update and publish your tools.' },
+        { name: 'Apps', description: 'Your OAuth apps (client credentials for the Developer API), from a signed-in console session.' },
         { name: 'Catalog', description: 'Published tools, public.' },
         { name: 'Public forms', description: 'Form configuration and submissions; no authentication.' },
         { name: 'Chat widget', description: 'The chat widget\'s public side: what it draws, visitor sessions, messages answered as Server-Sent Events. Only from the chat\'s allowed origins; docs/chat-widget.md.' },
+        { name: 'MCP', description: 'Agents\' tools over the Model Context Protocol, and the consent page that lets an MCP host use an agent.' },
         { name: 'Operator', description: 'Everything the operator panel does.' },
         { name: 'Accounts', description: 'Console accounts: sign-up, sign-in, sessions, password reset and invitations.' },
         { name: 'Health', description: 'Liveness and readiness.' },
@@ -58,6 +63,16 @@ export async function registerOpenApi(app: FastifyInstance, config: { publicUrl:
             in: 'cookie',
             name: 'svc_session',
             description: 'The console\'s session cookie (POST /api/auth/signin). Changes made with it also need X-CSRF-Token and a same-site Origin.',
+          },
+          chatSession: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'A chat widget visitor\'s session (`chs_…`, POST /api/public/chats/{chat_id}/sessions), sent from one of the chat\'s allowed origins.',
+          },
+          clientSecretBasic: {
+            type: 'http',
+            scheme: 'basic',
+            description: 'An app\'s client_id and client_secret as HTTP Basic (RFC 6749 §2.3.1). Or, with no scheme, both in the form body (client_secret_post), or only client_id for an MCP host.',
           },
           agentKey: {
             type: 'http',

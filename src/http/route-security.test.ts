@@ -24,6 +24,8 @@ import { createTool, fixedResolver, publishTool } from '../../test/support/tools
  *     operator's session on the Operator API, a developer's on the Developer API);
  *   - on the Developer API, an operator's session without a developer account → 403 FORBIDDEN, and on
  *     its session-only operations (apps) a bearer credential → 403 FORBIDDEN, nothing written.
+ * The chat widget's session operations (`chatSession`) are sent to a live chat from its allowed Origin, so
+ * the refusal is the session's (401, no challenge: docs/chat-widget.md); their tenancy is src/chat/refusals.test.ts's.
  * Nothing here names a route: a new route is covered the moment it is in the document. A new kind of
  * id needs a row in OWNED_RESOURCES, and the tenancy test fails naming it until it has one.
  */
@@ -39,10 +41,13 @@ interface Tenant {
 }
 
 /** The schemes of the document's components.securitySchemes, as a caller meets them. */
-type Scheme = 'oauth2' | 'orgApiKey' | 'consoleSession' | 'agentKey';
-const SCHEMES: readonly string[] = ['oauth2', 'orgApiKey', 'consoleSession', 'agentKey'] satisfies Scheme[];
+type Scheme = 'oauth2' | 'orgApiKey' | 'consoleSession' | 'agentKey' | 'chatSession';
+/** And the OAuth endpoints' client authentication: HTTP Basic, or none (client_id in the body), answered as isOAuthEndpoint says. */
+const SCHEMES: readonly string[] = [...(['oauth2', 'orgApiKey', 'consoleSession', 'agentKey', 'chatSession'] satisfies Scheme[]), 'clientSecretBasic'];
 /** The bearer credential each scheme takes (an operation accepting org keys is not refused one); a session takes none. */
-const ACCEPTED_AS: Record<Scheme, string | undefined> = { oauth2: 'a developer access token', orgApiKey: 'an org API key', agentKey: 'an agent key', consoleSession: undefined };
+const ACCEPTED_AS: Record<Scheme, string | undefined> = { oauth2: 'a developer access token', orgApiKey: 'an org API key', agentKey: 'an agent key', consoleSession: undefined, chatSession: 'a visitor session' };
+/** The site the live chat of the visitor operations is embedded on. */
+const SITE = 'https://shop.example.com';
 
 /** The Developer API's operations a signed-in session may call (all but the OAuth endpoints). */
 const isDeveloperApi = (op: DocumentedOperation) => op.path.startsWith('/api/dev/') && !op.path.startsWith('/api/dev/oauth/');
@@ -55,6 +60,7 @@ const isOAuthEndpoint = (op: DocumentedOperation) => op.path.startsWith('/api/de
 /** Public when the document states no requirement, or an empty one (`{}`: credentials optional, GET /api/auth/session). */
 const isPublic = (op: DocumentedOperation) => op.security.length === 0 || op.security.some((requirement) => Object.keys(requirement).length === 0);
 const schemesOf = (op: DocumentedOperation) => op.security.flatMap((requirement) => Object.keys(requirement));
+const isVisitorSession = (op: DocumentedOperation) => schemesOf(op).includes('chatSession');
 const changes = (op: DocumentedOperation) => op.method !== 'GET';
 
 /** A body the schema accepts, so a request is refused for its credentials or ids alone. */
@@ -142,6 +148,15 @@ async function created(t: TestContext, owner: Tenant, url: string, payload: Json
   return (res.json() as { data: { id: string; [field: string]: unknown } }).data;
 }
 
+/** A chat that answers (its agent has a model, never called here) on SITE: its public id. */
+async function liveChat(t: TestContext, owner: Tenant): Promise<string> {
+  const agent = (await createAgent(t.app, owner.org)).id;
+  const providerId = (await created(t, owner, '/api/org/model-providers', { name: 'OpenAI', kind: 'openai', apiKey: 'sk-chat' })).id;
+  const res = await t.app.inject({ method: 'PATCH', url: `/api/org/agents/${agent}`, headers: owner.org.auth, payload: { model: { providerId, model: 'gpt-4.1-mini', instructions: '' }, chat: { enabled: true, allowedOrigins: [SITE] } } });
+  if (res.statusCode !== 200) throw new Error(`PATCH /api/org/agents/${agent}: ${res.statusCode} ${res.body}`);
+  return (res.json() as { data: { chat: { chatId: string } } }).data.chat.chatId;
+}
+
 async function pipelineWithStage(t: TestContext, owner: Tenant) {
   const pipeline = await createPipeline(t.app, owner.org, ['New', 'Won']);
   return { pipe: pipeline.id, stg: pipeline.stages[1]!.id };
@@ -188,8 +203,9 @@ function wrong401(op: DocumentedOperation, res: LightMyRequestResponse, codes: r
   } else if (body.success !== false || !codes.includes(String(body.code)) || typeof body.error !== 'string') {
     return `not ${codes.join(' or ')}: ${res.body.slice(0, 200)}`;
   }
-  // Every bearer API says how to authenticate (RFC 6750 §3); a cookie-only route has no challenge to give.
-  const bearer = schemesOf(op).some((scheme) => scheme !== 'consoleSession');
+  // Every bearer API says how to authenticate (RFC 6750 §3); a cookie-only route has no challenge to give, nor
+  // the chat widget's visitor (a browser with no credential to retry with, only a new chat to start).
+  const bearer = schemesOf(op).some((scheme) => scheme !== 'consoleSession' && scheme !== 'chatSession');
   if (bearer && !/^Bearer realm="switchboard"/.test(String(res.headers['www-authenticate']))) return `no WWW-Authenticate challenge: ${String(res.headers['www-authenticate'])}`;
   return undefined;
 }
@@ -201,6 +217,8 @@ describe.each(testDialects())('route security of every documented operation (%s)
   let b: Tenant;
   let session: { cookie: string; csrfToken: string };
   let agentKey: Headers;
+  /** A live chat of tenant a, and the Origin its visitor operations are sent from. */
+  let chat: { ids: Record<string, string>; headers: Headers };
   let operations: DocumentedOperation[];
   let documentCount: number;
   let scopes: string[];
@@ -225,6 +243,7 @@ describe.each(testDialects())('route security of every documented operation (%s)
     session = await signIn(a.org.operator.email);
     const agent = await createAgent(t.app, a.org);
     agentKey = { authorization: `Bearer ${String((await created(t, a, `/api/org/agents/${agent.id}/keys`, { name: 'MCP' })).key)}` };
+    chat = { ids: { chat_id: await liveChat(t, a) }, headers: { origin: SITE } };
     const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as Json;
     operations = documentedOperations(document);
     documentCount = Object.values(document.paths as Record<string, Json>).reduce((n, item) => n + Object.keys(item).filter((key) => ['get', 'post', 'put', 'patch', 'delete'].includes(key)).length, 0);
@@ -248,7 +267,7 @@ describe.each(testDialects())('route security of every documented operation (%s)
     const failures: string[] = [];
     let visited = 0;
     for (const op of operations) {
-      const res = await send(t, op, {});
+      const res = isVisitorSession(op) ? await send(t, op, chat.headers, chat.ids) : await send(t, op, {});
       visited++;
       let problem: string | undefined;
       if (isOAuthEndpoint(op)) {
@@ -278,6 +297,7 @@ describe.each(testDialects())('route security of every documented operation (%s)
       orgApiKey: [{ what: 'a developer access token', headers: developerToken }, { what: 'an agent key', headers: () => agentKey }],
       agentKey: [{ what: 'an org API key', headers: orgKey }, { what: 'a developer access token', headers: developerToken }],
       consoleSession: [{ what: 'an org API key', headers: orgKey }, { what: 'a developer access token', headers: developerToken }],
+      chatSession: [{ what: 'an org API key', headers: orgKey }, { what: 'an agent key', headers: () => agentKey }],
     };
     const failures: string[] = [];
     const protectedOps = operations.filter((op) => !isPublic(op));
@@ -288,7 +308,7 @@ describe.each(testDialects())('route security of every documented operation (%s)
       const candidates = accepted.flatMap((scheme) => WRONG_KIND[scheme]).filter((c, i, all) => !acceptedKinds.includes(c.what) && all.findIndex((other) => other.what === c.what) === i);
       for (const candidate of candidates) {
         const before = await databaseSnapshot(t.database);
-        const res = await send(t, op, candidate.headers());
+        const res = isVisitorSession(op) ? await send(t, op, { ...chat.headers, ...candidate.headers() }, chat.ids) : await send(t, op, candidate.headers());
         // Apps are made from a session: a bearer credential there is refused as such (403), not as a missing one.
         const refusal = isSessionOnlyDeveloperApi(op) ? wrongRefusal(op, res, 403, 'FORBIDDEN', APPS_NEED_A_SESSION) : wrong401(op, res, ['INVALID_TOKEN', 'UNAUTHORIZED']);
         const problem = refusal ?? nothingWritten(before, await databaseSnapshot(t.database));
@@ -319,7 +339,8 @@ describe.each(testDialects())('route security of every documented operation (%s)
 
   it('with another tenant\'s ids: the same 404 as a missing id, and nothing written', async () => {
     const failures: string[] = [];
-    const withIds = operations.filter((op) => !isPublic(op) && op.pathParameters.length > 0);
+    // A chat id is public (the embed snippet shows it): another chat's visitor session is a 401 (src/chat/refusals.test.ts).
+    const withIds = operations.filter((op) => !isPublic(op) && op.pathParameters.length > 0 && !isVisitorSession(op));
     for (const op of withIds) {
       // As the other tenant, with the credential its scheme takes (the Developer API's token holds every scope).
       const asB = isSessionOnlyDeveloperApi(op) ? b.developerSession.auth : schemesOf(op).includes('oauth2') ? b.developer.auth : b.org.auth;

@@ -133,7 +133,7 @@ export function registerMcpAuthRoutes(app: App, deps: {
 
     scope.get('/api/auth/mcp-authorization', {
       schema: {
-        tags: ['MCP'], operationId: 'getMcpAuthorization', summary: 'An MCP host\'s authorization request, for the consent page',
+        tags: ['MCP'], security: [{ consoleSession: [] }], operationId: 'getMcpAuthorization', summary: 'An MCP host\'s authorization request, for the consent page',
         description: 'The console\'s consent page reads who asks (as the app describes itself: not verified), where the answer goes, and the agents the signed-in person may give it. Session only.',
         querystring: AuthorizationQuery, response: { 200: Envelope(AuthorizationDetails), ...errorResponses(400, 401, 403) },
       },
@@ -152,7 +152,7 @@ export function registerMcpAuthRoutes(app: App, deps: {
 
     scope.post('/api/auth/mcp-authorization', {
       schema: {
-        tags: ['MCP'], operationId: 'decideMcpAuthorization', summary: 'Approve or deny an MCP host',
+        tags: ['MCP'], security: [{ consoleSession: [] }], operationId: 'decideMcpAuthorization', summary: 'Approve or deny an MCP host',
         description: 'The consent page\'s decision, with every parameter of the request again (checked again here) and, to approve, the agent. Answers where the browser goes next. Session and X-CSRF-Token only.',
         body: Decision, response: { 200: Envelope(DecisionAnswer), ...errorResponses(400, 401, 403, 404) },
       },

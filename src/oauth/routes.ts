@@ -12,6 +12,12 @@ import type { ClientCredentials, OAuthService } from './service.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 const oauthConfig: RouteErrorConfig = { errorFormat: 'oauth' };
+/**
+ * How the token and revocation endpoints authenticate a client, as the document states it: HTTP Basic
+ * (client_secret_basic), or nothing in headers: client_id and client_secret in the form body
+ * (client_secret_post), or only client_id for a public client (an MCP host, `none`).
+ */
+const CLIENT_AUTHENTICATION: Record<string, string[]>[] = [{ clientSecretBasic: [] }, {}];
 
 /** The parameters of both endpoints: the only names an error message may repeat back. */
 const KNOWN_PARAMETERS = new Set(['grant_type', 'scope', 'client_id', 'client_secret', 'token', 'token_type_hint']);
@@ -96,6 +102,7 @@ export function registerOAuthRoutes(app: App, deps: { oauth: OAuthService; confi
         config: oauthConfig,
         schema: {
           tags: ['OAuth'],
+          security: CLIENT_AUTHENTICATION,
           operationId: 'issueToken',
           summary: 'Obtain an access token (client credentials)',
           description:
@@ -125,6 +132,7 @@ export function registerOAuthRoutes(app: App, deps: { oauth: OAuthService; confi
         config: oauthConfig,
         schema: {
           tags: ['OAuth'],
+          security: CLIENT_AUTHENTICATION,
           operationId: 'revokeToken',
           summary: 'Revoke an access token (RFC 7009)',
           description:
@@ -149,6 +157,7 @@ export function registerOAuthRoutes(app: App, deps: { oauth: OAuthService; confi
     {
       schema: {
         tags: ['OAuth'],
+        security: [],
         operationId: 'getAuthorizationServerMetadata',
         summary: 'Authorization server metadata (RFC 8414)',
         description: 'The token and revocation endpoints, and the grant, client authentication methods and scopes they support, for OAuth client libraries. Public: no authentication.',

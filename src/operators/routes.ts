@@ -30,7 +30,7 @@ export const PER_IP: Record<'signin' | 'signup' | 'reset' | 'token', RateLimitRu
   token: { name: 'account-token-ip', limit: 30, windowMs: MINUTES_15, message: 'Too many attempts from your network.', sliding: true },
 };
 
-const accountsRoute = { tags: ['Accounts'] };
+const accountsRoute = { tags: ['Accounts'], security: [] };
 const sessionRoute = { tags: ['Accounts'], security: [{ consoleSession: [] }] };
 
 /**

@@ -153,7 +153,7 @@ export const MAX_WELCOME_MESSAGE_CHARS = 500;
 
 export const AgentChat = named('AgentChat', Type.Object({
   enabled: Type.Boolean({ description: 'Whether the chat widget answers; off by default.' }),
-  chatId: Type.String({ description: 'The chat\'s public id (`chat_…`), for the embed snippet: `<script async src="{base_url}/chat-embed.js" data-svc-chat="chat_…"></script>`. Reveals no internal id; never changes.' }),
+  chatId: Type.String({ description: 'The chat\'s public id (`chat_…`): the embed snippet\'s `data-svc-chat`, beside `{base_url}/chat-embed.js`. Reveals no internal id; never changes.' }),
   allowedOrigins: Type.Array(Type.String(), { description: 'The sites the widget works on, as browsers send `Origin`: `https://shop.example.com`, or `https://*.example.com` for any one-label subdomain. Any other origin is refused.' }),
   welcomeMessage: Type.String({ description: 'The first thing the widget says; empty: none.' }),
   leadFormId: Type.Union([Type.String(), Type.Null()], { description: 'The form (`frm_…`) whose fields lead capture asks for; null: no lead capture.' }),

@@ -2198,7 +2198,7 @@ export interface components {
         AgentChat: {
             /** @description Whether the chat widget answers; off by default. */
             enabled: boolean;
-            /** @description The chat's public id (`chat_…`), for the embed snippet: `<script async src="{base_url}/chat-embed.js" data-svc-chat="chat_…"></script>`. Reveals no internal id; never changes. */
+            /** @description The chat's public id (`chat_…`): the embed snippet's `data-svc-chat`, beside `{base_url}/chat-embed.js`. Reveals no internal id; never changes. */
             chatId: string;
             /** @description The sites the widget works on, as browsers send `Origin`: `https://shop.example.com`, or `https://*.example.com` for any one-label subdomain. Any other origin is refused. */
             allowedOrigins: string[];
