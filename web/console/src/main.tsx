@@ -4,6 +4,7 @@ import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router';
 import { api } from './api/client';
 import { endSession } from './api/session';
+import { startPagesAtTop } from './lib/focus';
 import { createQueryClient } from './lib/query';
 import { createRouter } from './routes';
 import './styles.css';
@@ -18,6 +19,7 @@ if (!document.getElementById('react-aria-pressable-style')) {
 
 const queryClient = createQueryClient();
 const router = createRouter();
+startPagesAtTop(router);
 
 // A 401 from the Operator API: the session ended elsewhere (expired, signed out, password changed).
 api.setOnUnauthorized(() => {
