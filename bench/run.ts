@@ -1,4 +1,5 @@
 import { execSync } from 'node:child_process';
+import { benchConsole } from './console.js';
 import { benchConversations } from './conversations.js';
 import { benchDeveloperApi } from './developer-api.js';
 import { benchForms } from './forms.js';
@@ -10,7 +11,7 @@ import { benchWebhooks } from './webhooks.js';
 /**
  * `npm run bench`: every benchmark, each against a bare Fastify baseline measured in the same run.
  * BENCH_SECONDS sets the length of each run (default 10); BENCH_DATABASE_URL adds PostgreSQL rows;
- * BENCH_ONLY=developer|forms|tools|conversations|webhooks|streams runs one group. The servers inherit the environment, so SQLITE_SYNCHRONOUS=full
+ * BENCH_ONLY=developer|forms|tools|conversations|webhooks|streams|console runs one group. The servers inherit the environment, so SQLITE_SYNCHRONOUS=full
  * (or any other setting) applies to them.
  */
 // The servers under test run the compiled build, as `npm start` does.
@@ -46,6 +47,8 @@ if (!only || only === 'streams') {
   streams.push(...(await benchIdleStreams()));
   if (databaseUrl) streams.push(...(await benchIdleStreams({ databaseUrl })));
 }
+const consoleRows: string[][] = [];
+if (!only || only === 'console') consoleRows.push(...(await benchConsole()));
 
 console.log(`\nSwitchboard benchmarks — ${new Date().toISOString()}, Node ${process.version}, ${(await import('node:os')).cpus().length} cores, 50 connections, ${process.env.BENCH_SECONDS ?? 10} s each\n`);
 printTable(rows);
@@ -56,4 +59,8 @@ if (conversations.length) {
 if (streams.length) {
   console.log('\nIdle chat widget streams on one node (bench/idle-streams.ts)\n');
   printGrid(['scenario', 'figures', 'goal'], streams);
+}
+if (consoleRows.length) {
+  console.log('\nThe console\'s first page, in Chromium (bench/console.ts)\n');
+  printGrid(['scenario', 'figures', 'goal'], consoleRows);
 }

@@ -130,9 +130,19 @@ describe('console notices in Chromium', () => {
     await page.getByLabel(/^Title/).fill('Book a visit');
     // The textbox: the preview (drawn 120 ms after the last change) has a checkbox named "Consent text" until one is typed.
     await page.getByRole('textbox', { name: /^Consent text/ }).fill('I agree that Notice Board Dental contacts me about my request.');
+    // A slow device (CI's loaded machine): the router writes the new address, then React draws the editor in a
+    // transition a second or more later. The notice, given with the navigation, must be in view from the moment
+    // the address changes, not once the new page is drawn (lib/focus.ts startPagesAtTop; it was y = -989).
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 6 });
     await page.getByRole('button', { name: 'Create form' }).click();
     await page.waitForURL(/\/app\/forms\/frm_/);
     await notice(/Form created/).waitFor();
+    await onScreen(/Form created/);
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
+    await cdp.detach();
+    // Once drawn, the new form's heading has focus and the notice is still in view.
+    await poll(() => page.evaluate<string | undefined>('document.activeElement?.textContent')).toBe('Book a visit');
     await onScreen(/Form created/);
     const slug = (await page.locator('code').filter({ hasText: '/f/' }).first().textContent())!.replace('/f/', '');
     const res = await submit(t.app, slug, { consentVersion: '1', name: 'Ada Visitor', email: 'ada@visitor.example' });

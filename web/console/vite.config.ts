@@ -12,11 +12,17 @@ import { defineConfig } from 'vite';
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '../..');
 const target = process.env.SWITCHBOARD_URL ?? 'http://127.0.0.1:3000';
+/**
+ * React Router's package points every import at its development build, whose warnings are code the console would
+ * ship; its production build (the same code with them off) is what a build takes (docs/benchmarks.md, issue 37).
+ */
+const reactRouterProduction = resolve(repo, 'node_modules/react-router/dist/production/index.mjs');
 
-export default defineConfig({
+export default defineConfig(({ command }) => ({
   root: here,
   base: '/app/',
   plugins: [react()],
+  resolve: { alias: command === 'build' ? [{ find: /^react-router$/, replacement: reactRouterProduction }] : [] },
   build: {
     outDir: resolve(repo, 'dist/web/console'),
     emptyOutDir: true,
@@ -25,6 +31,8 @@ export default defineConfig({
     assetsInlineLimit: 0,
     manifest: true,
     target: 'es2022',
+    // No polyfill for <link rel=modulepreload> (every browser of es2022 but Safari before 17 has it; there it only preloads less).
+    modulePreload: { polyfill: false },
     sourcemap: false,
     reportCompressedSize: false,
   },
@@ -45,4 +53,4 @@ export default defineConfig({
     ),
   },
   preview: { host: '127.0.0.1', port: 4173 },
-});
+}));

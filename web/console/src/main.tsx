@@ -1,10 +1,9 @@
-import { QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router';
 import { api } from './api/client';
-import { endSession } from './api/session';
-import { createQueryClient } from './lib/query';
+import { endSession } from './api/session-state';
+import { startPagesAtTop } from './lib/focus';
 import { createRouter } from './routes';
 import './styles.css';
 
@@ -16,20 +15,18 @@ if (!document.getElementById('react-aria-pressable-style')) {
   document.head.append(marker);
 }
 
-const queryClient = createQueryClient();
 const router = createRouter();
+startPagesAtTop(router);
 
 // A 401 from the Operator API: the session ended elsewhere (expired, signed out, password changed).
 api.setOnUnauthorized(() => {
-  endSession(queryClient);
+  endSession();
   const here = `${location.pathname.replace(/^\/app/, '') || '/'}${location.search}`;
   void router.navigate(`/signin?next=${encodeURIComponent(here)}`, { replace: true });
 });
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <QueryClientProvider client={queryClient}>
-      <RouterProvider router={router} />
-    </QueryClientProvider>
+    <RouterProvider router={router} />
   </StrictMode>,
 );

@@ -1,30 +1,22 @@
 import type { ComponentType } from 'react';
-import { Outlet, createBrowserRouter, isRouteErrorResponse, useHref, useNavigate, useRouteError, type RouteObject } from 'react-router';
-import { RouterProvider as AriaRouterProvider } from 'react-aria-components';
+import { Outlet, createBrowserRouter, isRouteErrorResponse, useRouteError, type RouteObject } from 'react-router';
 import { AuthLayout } from './components/AuthLayout';
 import { NotFound } from './components/NotFound';
 import { Page } from './components/Page';
-import { Home, RequireOrganization, RequireOwner } from './components/RequireSession';
 import { NoticesProvider } from './lib/notices';
-import { agentRoutes } from './pages/agents/routes';
-import { crmRoutes } from './pages/crm/routes';
-import { toolsRoutes } from './pages/tools/routes';
-import { conversationRoutes } from './pages/conversations/routes';
-import { inboxRoutes } from './pages/inbox/routes';
-import { developerRoutes } from './pages/developer/routes';
 
 /** Each page is its own chunk, loaded when first visited. */
-const page = (load: () => Promise<{ default: ComponentType }>): RouteObject['lazy'] => async () => ({ Component: (await load()).default });
+export const page = (load: () => Promise<{ default: ComponentType }>): RouteObject['lazy'] => async () => ({ Component: (await load()).default });
 
-/** React Aria's links and menu items navigate through the router; notices outlive a navigation (the layouts show them). */
+/** The query cache's provider (lib/query-root.tsx) over the pages that use TanStack Query; sign-in, sign-up and a reset request use none. */
+export const queries = page(() => import('./lib/query-root'));
+
+/** Notices outlive a navigation (the layouts show them). */
 function Root() {
-  const navigate = useNavigate();
   return (
-    <AriaRouterProvider navigate={(to) => void navigate(to)} useHref={useHref}>
-      <NoticesProvider>
-        <Outlet />
-      </NoticesProvider>
-    </AriaRouterProvider>
+    <NoticesProvider>
+      <Outlet />
+    </NoticesProvider>
   );
 }
 
@@ -44,24 +36,10 @@ function RouteError() {
   );
 }
 
-function Organization() {
-  return (
-    <RequireOrganization>
-      <Outlet />
-    </RequireOrganization>
-  );
-}
-
-function Owner() {
-  return (
-    <RequireOwner>
-      <Outlet />
-    </RequireOwner>
-  );
-}
-
+/** The signed-out pages; the signed-in ones (signed-in-routes.tsx) are added under the root when first needed. */
 export const routes: RouteObject[] = [
   {
+    id: 'root',
     element: <Root />,
     errorElement: <RouteError />,
     // Shown while the first page's chunk loads.
@@ -73,48 +51,28 @@ export const routes: RouteObject[] = [
           { path: 'signup', lazy: page(() => import('./pages/auth/SignUp')) },
           { path: 'signin', lazy: page(() => import('./pages/auth/SignIn')) },
           { path: 'reset-password', lazy: page(() => import('./pages/auth/ResetRequest')) },
-          { path: 'reset-password/:token', lazy: page(() => import('./pages/auth/ResetConfirm')) },
-          { path: 'invitations/:token', lazy: page(() => import('./pages/auth/AcceptInvitation')) },
-          // OAuth 2.1 for /mcp: the consent page an MCP host's authorization request lands on (signed in: its own guard).
-          { path: 'authorize', lazy: page(() => import('./pages/oauth/Authorize')) },
-        ],
-      },
-      {
-        lazy: page(() => import('./components/SignedInShell')),
-        children: [
-          { index: true, element: <Home /> },
-          ...developerRoutes,
-          { path: 'settings', lazy: page(() => import('./pages/Settings')) },
           {
-            // The operator pages: a person without an organization is sent to /developer.
-            element: <Organization />,
+            lazy: queries,
             children: [
-              { path: 'forms', lazy: page(() => import('./pages/forms/FormsList')) },
-              { path: 'forms/new', lazy: page(() => import('./pages/forms/FormEdit')) },
-              { path: 'forms/:id', lazy: page(() => import('./pages/forms/FormEdit')) },
-              { path: 'forms/:id/submissions', lazy: page(() => import('./pages/forms/Submissions')) },
-              ...crmRoutes,
-              ...agentRoutes,
-              ...toolsRoutes,
-              ...inboxRoutes,
-              ...conversationRoutes,
-              { path: 'settings/model-providers', lazy: page(() => import('./pages/models/ModelProviders')) },
-              {
-                element: <Owner />,
-                children: [
-                  { path: 'api-keys', lazy: page(() => import('./pages/ApiKeys')) },
-                  { path: 'members', lazy: page(() => import('./pages/Members')) },
-                  { path: 'webhooks', lazy: page(() => import('./pages/webhooks/Webhooks')) },
-                  { path: 'webhooks/:id', lazy: page(() => import('./pages/webhooks/Deliveries')) },
-                ],
-              },
+              { path: 'reset-password/:token', lazy: page(() => import('./pages/auth/ResetConfirm')) },
+              { path: 'invitations/:token', lazy: page(() => import('./pages/auth/AcceptInvitation')) },
+              // OAuth 2.1 for /mcp: the consent page an MCP host's authorization request lands on (signed in: its own guard).
+              { path: 'authorize', lazy: page(() => import('./pages/oauth/Authorize')) },
             ],
           },
-          { path: '*', element: <NotFound /> },
         ],
       },
     ],
   },
 ];
 
-export const createRouter = () => createBrowserRouter(routes, { basename: '/app' });
+export const createRouter = () =>
+  createBrowserRouter(routes, {
+    basename: '/app',
+    // An address no signed-out page has (every signed-in page, and any unknown one: the shell's not-found page):
+    // the signed-in routes are loaded and added once (patching again finds them by id and adds nothing).
+    async patchRoutesOnNavigation({ patch }) {
+      const { signedInRoutes } = await import('./signed-in-routes');
+      patch('root', signedInRoutes);
+    },
+  });

@@ -21,7 +21,7 @@ export default function ResetConfirmPage() {
   const reset = useMutation({
     mutationFn: () => api.post<Partial<Session> | null>('/api/auth/password-reset/confirm', { token, password }),
     onSuccess: async (data) => {
-      if (data && data.csrfToken && data.user && data.organization) startSession(client, data as Session);
+      if (data && data.csrfToken && data.user && data.organization) startSession(data as Session);
       else await client.invalidateQueries({ queryKey: SESSION_KEY });
       navigate('/forms', { replace: true });
       notify('Your password is changed. You are signed in.');

@@ -1,22 +1,22 @@
-import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { api } from '../../api/client';
 import { FormError, TextField } from '../../components/fields';
 import { Page } from '../../components/Page';
 import { emailProblem } from '../../lib/errors';
+import { useAction } from '../../lib/useAction';
 import { useFormErrors } from '../../lib/useFormErrors';
 
 export default function ResetRequestPage() {
   const formRef = useRef<HTMLFormElement>(null);
   const [email, setEmail] = useState('');
-  const request = useMutation({ mutationFn: () => api.post<unknown>('/api/auth/password-reset', { email: email.trim() }) });
+  const request = useAction(() => api.post<unknown>('/api/auth/password-reset', { email: email.trim() }));
   const errors = useFormErrors(['email'], request.error);
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (request.isPending) return;
-    if (errors.check(formRef.current, { email: emailProblem(email) })) request.mutate();
+    if (errors.check(formRef.current, { email: emailProblem(email) })) request.run();
   }
 
   if (request.isSuccess) {

@@ -1,40 +1,39 @@
-import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
 import { api } from '../../api/client';
-import { useSession, useSessionActions } from '../../api/session';
+import { startSession, useKnownSession } from '../../api/session-state';
 import type { Session } from '../../api/types';
 import { FormError, TextField } from '../../components/fields';
 import { Page } from '../../components/Page';
 import { emailProblem } from '../../lib/errors';
 import { safeNext } from '../../lib/format';
+import { useAction } from '../../lib/useAction';
 import { useFormErrors } from '../../lib/useFormErrors';
 
 export default function SignInPage() {
   const [params] = useSearchParams();
   const next = safeNext(params.get('next'));
-  const session = useSession();
-  const { start } = useSessionActions();
+  const session = useKnownSession();
   const navigate = useNavigate();
   const formRef = useRef<HTMLFormElement>(null);
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const signIn = useMutation({
-    mutationFn: () => api.post<Session>('/api/auth/signin', { email: email.trim(), password }),
-    onSuccess: (data) => {
-      start(data);
+  const signIn = useAction(
+    () => api.post<Session>('/api/auth/signin', { email: email.trim(), password }),
+    (data) => {
+      startSession(data);
       navigate(next, { replace: true });
     },
-  });
+  );
   const errors = useFormErrors(['email', 'password'], signIn.error);
 
-  if (session.data && !signIn.isPending) return <Navigate to={next} replace />;
+  if (session && !signIn.isPending) return <Navigate to={next} replace />;
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (signIn.isPending) return;
     if (!errors.check(formRef.current, { email: emailProblem(email), password: password ? null : 'Enter your password.' })) return;
-    signIn.mutate();
+    signIn.run();
   }
 
   return (

@@ -1,14 +1,14 @@
-import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
 import { api } from '../../api/client';
-import { homeOf, useSession, useSessionActions } from '../../api/session';
+import { homeOf, startSession, useKnownSession } from '../../api/session-state';
 import type { Session } from '../../api/types';
 import { FormError, TextField } from '../../components/fields';
 import { Page } from '../../components/Page';
 import { emailProblem, passwordProblem, PASSWORD_MIN } from '../../lib/errors';
 import { safeNext } from '../../lib/format';
 import { useNotify } from '../../lib/notices';
+import { useAction } from '../../lib/useAction';
 import { useFormErrors } from '../../lib/useFormErrors';
 
 export default function SignUpPage() {
@@ -16,8 +16,7 @@ export default function SignUpPage() {
   // Where the person was going (an app's consent page, from sign-in's "Create an account"); else their area's home.
   const [params] = useSearchParams();
   const next = safeNext(params.get('next'));
-  const session = useSession();
-  const { start } = useSessionActions();
+  const session = useKnownSession();
   const navigate = useNavigate();
   const formRef = useRef<HTMLFormElement>(null);
   const [name, setName] = useState('');
@@ -26,23 +25,23 @@ export default function SignUpPage() {
   /** What the person does: run a business (an organization) or build tools (a developer account). */
   const [kind, setKind] = useState<'business' | 'developer'>('business');
   const [password, setPassword] = useState('');
-  const signUp = useMutation({
-    mutationFn: () =>
+  const signUp = useAction(
+    () =>
       api.post<Session>(
         '/api/auth/signup',
         kind === 'developer'
           ? { name: name.trim(), email: email.trim(), password, developer: true }
           : { name: name.trim(), email: email.trim(), organizationName: organizationName.trim(), password },
       ),
-    onSuccess: (data) => {
-      start(data);
+    (data) => {
+      startSession(data);
       navigate(next === '/' ? homeOf(data) : next, { replace: true });
       notify(data.organization ? `Welcome to Switchboard. ${data.organization.name} is ready.` : 'Welcome to Switchboard. Your developer account is ready.');
     },
-  });
+  );
   const errors = useFormErrors(['name', 'email', 'organizationName', 'password'], signUp.error);
 
-  if (session.data && !signUp.isPending && !signUp.isSuccess) return <Navigate to={next === '/' ? homeOf(session.data) : next} replace />;
+  if (session && !signUp.isPending && !signUp.isSuccess) return <Navigate to={next === '/' ? homeOf(session) : next} replace />;
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -53,7 +52,7 @@ export default function SignUpPage() {
       organizationName: kind === 'developer' || organizationName.trim() ? null : 'Enter the name of your business.',
       password: passwordProblem(password),
     });
-    if (ok) signUp.mutate(undefined, { onError: () => errors.focusApiError(formRef.current) });
+    if (ok) signUp.run({ onError: () => errors.focusApiError(formRef.current) });
   }
 
   return (
