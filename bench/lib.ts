@@ -27,7 +27,8 @@ export async function startChild(script: string, env: Record<string, string>, re
     stdio: ['ignore', process.env.BENCH_SERVER_STDOUT ? openSync(process.env.BENCH_SERVER_STDOUT, 'a') : 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  // BENCH_READY_SECONDS: longer on a machine busy enough that a server takes more than 30 s to start.
+  const deadline = Date.now() + Number(process.env.BENCH_READY_SECONDS ?? 30) * 1000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
     try {

@@ -38,6 +38,11 @@ export interface Config {
   /** `false`, `true`, a hop count, or a list of proxy addresses/CIDRs (Fastify's trustProxy). */
   trustProxy: TrustProxy;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /**
+   * LOG_FORMAT: `auto` (default) prints pretty, one-line, colored lines in development when standard output is a
+   * terminal, and JSON otherwise; `json` or `pretty` says which (log-output.ts). Production logs are always JSON.
+   */
+  logFormat: 'auto' | 'json' | 'pretty';
   toolAllowPrivateEndpoints: boolean;
   /** MODEL_ALLOW_PRIVATE_ENDPOINTS: model provider base URLs on private addresses, and plain http:// to a local one (development only). */
   modelAllowPrivateEndpoints: boolean;
@@ -270,6 +275,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "${logLevel}").`);
   }
+  const logFormat = oneOf(env, 'LOG_FORMAT', ['auto', 'json', 'pretty'] as const, 'auto');
+  if (production && logFormat === 'pretty') {
+    throw new ConfigError('LOG_FORMAT=pretty is for a person reading a terminal in development and cannot be set when NODE_ENV=production: production logs are JSON.');
+  }
   const toolAllowPrivateEndpoints = flag(env, 'TOOL_ALLOW_PRIVATE_ENDPOINTS');
   if (production && toolAllowPrivateEndpoints) {
     throw new ConfigError('TOOL_ALLOW_PRIVATE_ENDPOINTS is for local development and cannot be set when NODE_ENV=production.');
@@ -312,6 +321,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretsKeyGenerated: secrets.generated,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     logLevel,
+    logFormat,
     toolAllowPrivateEndpoints,
     modelAllowPrivateEndpoints,
     toolCaFile,

@@ -4,6 +4,7 @@ import type { App } from './http/app-type.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
+import { chooseLogFormat, logOutput } from './log-output.js';
 
 export interface RunningServer {
   app: App;
@@ -12,16 +13,21 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** Opens the database, applies migrations, and serves until stopped. */
-export async function startServer(config: Config): Promise<RunningServer> {
+/**
+ * Opens the database, applies migrations, and serves until stopped. Logs go to standard output, as JSON or, for a
+ * person at a terminal in development, pretty (log-output.ts; `stdoutIsTTY` is the process's own unless given).
+ */
+export async function startServer(config: Config, options: { stdoutIsTTY?: boolean } = {}): Promise<RunningServer> {
+  const output = await logOutput(chooseLogFormat(config, options.stdoutIsTTY ?? process.stdout.isTTY === true));
   // The database is opened before the app and its logger exist: its background work logs through a logger of its own.
-  const log = pino({ level: config.logLevel });
+  const log = output.stream ? pino({ level: config.logLevel }, output.stream) : pino({ level: config.logLevel });
+  if (output.notice) log.warn(output.notice);
   if (config.secretsKeyGenerated) {
     log.warn(`SECRETS_KEY is not set: generated a key for tool credentials in ${config.secretsKeyGenerated} (mode 0600). Keep that file; production requires SECRETS_KEY.`);
   }
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgPoolSize: config.databasePoolSize, limits: config.databaseLimits, sqliteSynchronous: config.sqliteSynchronous, log });
   await migrateToLatest(database.migrationDb);
-  const app = await buildApp({ config, database });
+  const app = await buildApp({ config, database, ...(output.stream ? { logStream: output.stream } : {}) });
   const address = await app.listen({ port: config.port, host: config.host });
   let stopping: Promise<void> | undefined;
   return {

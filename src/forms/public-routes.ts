@@ -100,9 +100,10 @@ export function registerPublicFormRoutes(
         const send = (form: LiveForm | null): void => {
           if (!form) throw publicFormNotFound();
           deps.onView?.(form);
-          reply.header('ETag', form.etag).header('Cache-Control', 'no-cache');
+          // Lower-case names: Fastify lower-cases each name it is given, per request (see app.ts).
+          reply.header('etag', form.etag).header('cache-control', 'no-cache');
           if (matchesEtag(request.headers['if-none-match'], form.etag)) reply.code(304).send();
-          else reply.header('Content-Type', 'application/json; charset=utf-8').send(form.configBody);
+          else reply.header('content-type', 'application/json; charset=utf-8').send(form.configBody);
         };
         // A cache hit answers synchronously, without a promise: this is the hottest public route.
         const hit = cache.peek(request.params.slug);

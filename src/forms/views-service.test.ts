@@ -29,6 +29,24 @@ describe('form views', () => {
     await views.stop();
   });
 
+  it('counts each view on the UTC day it happened, across midnight and back', async () => {
+    const { repo, calls } = fakeRepo();
+    const at = new TestClock(Date.parse('2026-11-23T23:59:59.999Z'));
+    const views = createFormViews({ repo, clock: at, log, flushMs: 60_000 });
+    views.record({ id: 'frm_a', orgId: 'org_1' });
+    at.advance(1);
+    views.record({ id: 'frm_a', orgId: 'org_1' });
+    views.record({ id: 'frm_b', orgId: 'org_1' });
+    at.advance(-12 * 3600_000); // a clock set back: 2026-11-23T12:00Z
+    views.record({ id: 'frm_a', orgId: 'org_1' });
+    await views.stop();
+    expect(calls).toEqual([[
+      { form_id: 'frm_a', day: '2026-11-23', views: 2 },
+      { form_id: 'frm_a', day: '2026-11-24', views: 1 },
+      { form_id: 'frm_b', day: '2026-11-24', views: 1 },
+    ]]);
+  });
+
   it('flushes on its timer', async () => {
     const { repo, calls } = fakeRepo();
     const views = createFormViews({ repo, clock, log, flushMs: 10 });

@@ -21,25 +21,48 @@ export interface ViewedForm {
 
 /** Past this many distinct (form, day) pairs pending, a flush starts at once. */
 const MAX_PENDING = 10_000;
+const DAY_MS = 86_400_000;
+
+interface PendingViews { form_id: string; day: string; views: number }
 
 export function createFormViews(deps: { repo: FormsRepo; clock: Clock; log: FastifyBaseLogger; flushMs?: number }) {
   const { repo, clock, log } = deps;
   const flushMs = deps.flushMs ?? 1000;
-  let pending = new Map<string, { form_id: string; day: string; views: number }>();
+  // Day → form id → its pending count. Two lookups by strings that are already made (the form's id, the day
+  // kept below), where one key per view (`${id}|${day}`) was a new string to build and hash on every request.
+  let pending = new Map<string, Map<string, PendingViews>>();
+  let pendingCount = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let flushing: Promise<void> = Promise.resolve();
   let stopped = false;
+  // Today's UTC day, written out once a day rather than per view (toISOString was most of a view's cost).
+  let day = '';
+  let dayStart = 0;
+  let dayEnd = -Infinity;
 
-  function add(formId: string, day: string, views: number): void {
-    const key = `${formId}|${day}`;
-    const entry = pending.get(key);
+  function dayAt(ms: number): string {
+    if (ms >= dayEnd || ms < dayStart) {
+      day = new Date(ms).toISOString().slice(0, 10);
+      dayStart = Date.parse(day);
+      dayEnd = dayStart + DAY_MS;
+    }
+    return day;
+  }
+
+  function add(formId: string, onDay: string, views: number): void {
+    let forms = pending.get(onDay);
+    if (!forms) pending.set(onDay, (forms = new Map()));
+    const entry = forms.get(formId);
     if (entry) entry.views += views;
-    else pending.set(key, { form_id: formId, day, views });
+    else {
+      forms.set(formId, { form_id: formId, day: onDay, views });
+      pendingCount++;
+    }
   }
 
   function record(form: ViewedForm): void {
-    add(form.id, clock.now().toISOString().slice(0, 10), 1);
-    if (pending.size >= MAX_PENDING) void flush();
+    add(form.id, dayAt(clock.now().getTime()), 1);
+    if (pendingCount >= MAX_PENDING) void flush();
     else if (!timer) {
       timer = setTimeout(() => void flush(), flushMs);
       timer.unref();
@@ -50,8 +73,9 @@ export function createFormViews(deps: { repo: FormsRepo; clock: Clock; log: Fast
   function flush(): Promise<void> {
     clearTimeout(timer);
     timer = undefined;
-    const batch = [...pending.values()];
+    const batch = [...pending.values()].flatMap((forms) => [...forms.values()]);
     pending = new Map();
+    pendingCount = 0;
     flushing = flushing.then(async () => {
       if (batch.length === 0) return;
       try {

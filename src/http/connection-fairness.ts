@@ -228,20 +228,25 @@ export function installConnectionFairness(server: Server, options: ConnectionFai
     socket.once('close', onSocketClose);
   });
 
+  // 'close' comes once the response is sent, or the connection is gone, whichever is first (once per response).
+  // One function for every response, its connection found on the response's socket: no closure and no once()
+  // wrapper per request.
+  function onResponseClose(this: ServerResponse): void {
+    const connection = (this.req.socket as TrackedSocket)[CONNECTION];
+    if (!connection || --connection.inFlight !== 0 || !connection.held) return;
+    // Draining (app.close(): the server no longer listens). Node keeps a kept-alive connection open
+    // after its last answer until the keep-alive timeout (72 s), which held the shutdown to main.ts's
+    // 10 s forced exit: close it once the answer is sent.
+    if (!server.listening) connection.socket.destroySoon();
+    else markIdle(connection);
+  }
+
   // First among the request listeners, so the connection is busy before Fastify's handler runs.
   server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
     const connection = (request.socket as TrackedSocket)[CONNECTION];
     if (!connection) return;
     if (connection.inFlight++ === 0) markBusy(connection);
-    // 'close' comes once the response is sent, or the connection is gone, whichever is first.
-    response.once('close', () => {
-      if (--connection.inFlight !== 0 || !connection.held) return;
-      // Draining (app.close(): the server no longer listens). Node keeps a kept-alive connection open
-      // after its last answer until the keep-alive timeout (72 s), which held the shutdown to main.ts's
-      // 10 s forced exit: close it once the answer is sent.
-      if (!server.listening) connection.socket.destroySoon();
-      else markIdle(connection);
-    });
+    response.on('close', onResponseClose);
   });
 
   return {

@@ -18,11 +18,12 @@ export interface HtmlPage {
   br?: Buffer;
 }
 
+// Lower-case names: Fastify lower-cases each name it is given, per request (see app.ts).
 const COMMON_HEADERS = {
-  'Content-Type': 'text/html; charset=utf-8',
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'strict-origin-when-cross-origin',
-  Vary: 'Accept-Encoding',
+  'content-type': 'text/html; charset=utf-8',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'strict-origin-when-cross-origin',
+  vary: 'Accept-Encoding',
 };
 
 /** The hash source a CSP allows one inline `<style>` by. */
@@ -31,20 +32,20 @@ export function styleHash(style: string): string {
 }
 
 export function sendHtmlPage(request: FastifyRequest, reply: FastifyReply, page: HtmlPage, cacheControl: string): FastifyReply {
-  reply.headers(COMMON_HEADERS).header('Content-Security-Policy', page.csp).header('Cache-Control', cacheControl);
+  reply.headers(COMMON_HEADERS).header('content-security-policy', page.csp).header('cache-control', cacheControl);
   if (page.etag) {
-    reply.header('ETag', page.etag);
+    reply.header('etag', page.etag);
     if (matchesEtag(request.headers['if-none-match'], page.etag)) return reply.code(304).send();
   }
   reply.code(page.status);
   const encoding = pickEncoding(request.headers['accept-encoding']);
   if (encoding === 'br') {
     page.br ??= brotliCompressSync(page.html, { params: { [constants.BROTLI_PARAM_QUALITY]: 9, [constants.BROTLI_PARAM_SIZE_HINT]: page.html.length } });
-    return reply.header('Content-Encoding', 'br').send(page.br);
+    return reply.header('content-encoding', 'br').send(page.br);
   }
   if (encoding === 'gzip') {
     page.gzip ??= gzipSync(page.html, { level: 9 });
-    return reply.header('Content-Encoding', 'gzip').send(page.gzip);
+    return reply.header('content-encoding', 'gzip').send(page.gzip);
   }
   return reply.send(page.html);
 }

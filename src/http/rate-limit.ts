@@ -124,9 +124,10 @@ export function createRateLimiter(deps: {
   }
 
   function apply(rule: RateLimitRule, decision: RateLimitDecision, reply: FastifyReply): AppError | undefined {
-    reply.header('RateLimit-Limit', decision.limit);
-    reply.header('RateLimit-Remaining', decision.remaining);
-    reply.header('RateLimit-Reset', decision.resetSeconds);
+    // Lower-case names: Fastify lower-cases each name it is given, per request (see app.ts).
+    reply.header('ratelimit-limit', decision.limit);
+    reply.header('ratelimit-remaining', decision.remaining);
+    reply.header('ratelimit-reset', decision.resetSeconds);
     return decision.allowed ? undefined : rateLimitExceeded(rule, decision);
   }
 
@@ -136,7 +137,7 @@ export function createRateLimiter(deps: {
    * on every answer, and Retry-After on a 429. Callback style: no promise on the hot path.
    */
   function hook(rule: RateLimitRule, keyOf: (request: FastifyRequest) => string): onRequestHookHandler {
-    return (request, reply, done) => {
+    return function rateLimit(request, reply, done) {
       let decision: RateLimitDecision | Promise<RateLimitDecision>;
       try {
         decision = check(rule, keyOf(request));
