@@ -148,7 +148,7 @@ describe('a console session on the Developer API (the session seam)', () => {
       const who = request.headers.cookie;
       if (who !== 'dev' && who !== 'op') return undefined;
       if (request.method !== 'GET' && request.headers['x-csrf-token'] !== 'ok') throw new AppError('FORBIDDEN', 'This change needs the X-CSRF-Token header.');
-      return { userId: 'usr_1', developerId: who === 'dev' ? 'dev_session' : null };
+      return { userId: 'usr_1', email: 'ada@example.com', developerId: who === 'dev' ? 'dev_session' : null };
     },
   };
 

@@ -93,6 +93,8 @@ export const MemberList = named('MemberList', Type.Array(Member));
 const memberNotFound = () => new AppError('NOT_FOUND', 'No member of your organization has this id.');
 export const MemberIdParams = Type.Object({ id: IdParam('usr', memberNotFound, 'The member\'s user id (`usr_…`).') });
 
+export const MemberRoleBody = named('MemberRoleBody', Type.Object({ role: UserRoleSchema }, { additionalProperties: false }));
+
 export const InvitationCreateBody = named('InvitationCreateBody', Type.Object({ email: Email }, { additionalProperties: false }));
 
 export const Invitation = named('Invitation', Type.Object({
