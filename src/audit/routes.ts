@@ -4,7 +4,7 @@ import { Envelope, errorResponses, ok } from '../http/envelope.js';
 import { AuditEntryPage, AuditLogQuery } from './schema.js';
 import type { AuditService } from './service.js';
 
-const FILTERS = 'Newest first, paged with `limit` and `cursor`; filters `actor` (an id, or a type such as `cli`), `action`, `target` (an id), `from`, `to`. Entries are never changed or deleted by any route, and kept 400 days.';
+const FILTERS = 'Newest first, paged; append-only, kept 400 days.';
 
 /**
  * `GET /api/org/audit-log` (owners) and `GET /api/dev/audit-log` (a developer's own, session only). The other
@@ -25,7 +25,7 @@ export function registerAuditRoutes(app: App, deps: {
       onRequest: deps.requireOwner,
       schema: {
         ...deps.operatorRoute, operationId: 'listOrgAuditLog', summary: 'Read the audit log',
-        description: `Who did each sensitive action, from where, on what and when. ${FILTERS} Needs an org API key or an owner session (403 FORBIDDEN for a member).`,
+        description: `Who did each sensitive action, from where, on what, when. ${FILTERS} Owners and org API keys only (403 for a member).`,
         querystring: AuditLogQuery, response: { 200: Envelope(AuditEntryPage), ...errorResponses(400, 401, 403) },
       },
     }, async (request) => ok(await audit.listForOrg(orgOf(request), request.query)));
@@ -35,7 +35,7 @@ export function registerAuditRoutes(app: App, deps: {
     onRequest: deps.requireDeveloperSession,
     schema: {
       tags: ['Apps'], security: [{ consoleSession: [] }], operationId: 'listDeveloperAuditLog', summary: 'Read your audit log',
-      description: `Your own sensitive actions: app secrets rotated, tools published and withdrawn, sign-ins. ${FILTERS} A signed-in developer session only (403 FORBIDDEN with a bearer token).`,
+      description: `Your sign-ins, app secrets rotated, tools published and withdrawn. ${FILTERS} Console session only.`,
       querystring: AuditLogQuery, response: { 200: Envelope(AuditEntryPage), ...errorResponses(400, 401, 403) },
     },
   }, async (request) => ok(await audit.listForDeveloper(deps.developerIdOf(request), request.query)));

@@ -70,6 +70,9 @@ function isoTime(value: string | undefined, field: string): string | undefined {
 }
 
 function filterOf(query: AuditLogQuery): AuditFilter {
+  if (query.action !== undefined && !(query.action in AUDIT_ACTIONS)) {
+    throw new AppError('VALIDATION_ERROR', `${query.action} is not an action the audit log records.`, { field: 'action' });
+  }
   const byType = query.actor !== undefined && (ACTOR_TYPES as readonly string[]).includes(query.actor);
   return {
     actorId: query.actor !== undefined && !byType ? query.actor : undefined,
