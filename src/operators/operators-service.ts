@@ -411,10 +411,12 @@ export function createOperatorsService(deps: OperatorsDeps) {
   }
 
   /** `PATCH /api/org/members/{id}`: a member becomes an owner or an owner a member; the last owner stays one (409). */
-  async function changeRole(orgId: string, id: string, role: 'owner' | 'member', context: AuditContext): Promise<Member> {
+  async function changeRole(orgId: string, id: string, changes: { role?: 'owner' | 'member' | undefined }, context: AuditContext): Promise<Member> {
     const user = await repo.findOrgUser(orgId, id);
     if (!user) throw new AppError('NOT_FOUND', 'No member of your organization has this id.');
     const before = user.role ?? 'member';
+    // The body schema requires the one field there is (http/changes.ts).
+    const role = changes.role ?? before;
     if (before !== role) {
       await transact(async (repos) => {
         if (before === 'owner' && (await repos.operators.countOwners(orgId)) <= 1) {

@@ -212,7 +212,7 @@ export function registerAccountRoutes(app: App, deps: { operators: OperatorsServ
         description: `\`owner\` or \`member\`. 409 CONFLICT for the last owner. 404 NOT_FOUND. ${ownerOnly}`,
         params: MemberIdParams, body: MemberRoleBody, response: { 200: Envelope(Member), ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
       },
-    }, async (request) => ok(await operators.changeRole(orgOf(request), request.params.id, request.body.role, orgAuth.auditContext(request))));
+    }, async (request) => ok(await operators.changeRole(orgOf(request), request.params.id, request.body, orgAuth.auditContext(request))));
 
     r.post('/api/org/invitations', {
       ...owner,
