@@ -1,3 +1,4 @@
+import { CLI_AUDIT } from '../src/audit/context.js';
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -99,7 +100,7 @@ async function drain(queued: number, options: { databaseUrl?: string; seconds: n
     // The organization and its webhook made in-process, as the CLI and the Operator API would, with no worker running.
     const services = await createServices(loadConfig(env), { database, log: pino({ level: 'silent' }), redis: false, mailer: null });
     const org = await services.orgs.createOrganization({ name: 'Bench Webhooks', email: `bench-${randomBase62(8).toLowerCase()}@example.com`, password: 'benchmark-password' });
-    const hook = await services.webhooks.create(org.org.id, { url: `https://127.0.0.1:${options.receiverPort}/hook`, events: ['contact.created', 'opportunity.created', 'submission.created'] });
+    const hook = await services.webhooks.create(org.org.id, { url: `https://127.0.0.1:${options.receiverPort}/hook`, events: ['contact.created', 'opportunity.created', 'submission.created'] }, CLI_AUDIT);
     await services.close();
     await seedOutbox(database, org.org.id, hook.id, queued);
 

@@ -59,6 +59,8 @@ import { registerDeveloperCallRoutes } from './invocation/developer-routes.js';
 import { registerMcpRoutes } from './mcp/routes.js';
 import { registerMcpAuthRoutes } from './mcp-auth/routes.js';
 import { MCP_SCOPE } from './mcp-auth/service.js';
+import { registerAuditRoutes } from './audit/routes.js';
+import { operatorRoute, registerOperatorScope } from './orgs/operator-scope.js';
 
 export interface AppDeps {
   config: Config;
@@ -210,6 +212,16 @@ function registerRoutes(app: App, services: Services, deps: Pick<AppDeps, 'webAs
   // A developer's apps: their console session only (an access token cannot make apps).
   registerDeveloperAppRoutes(app, {
     apps: services.apps,
+    requireDeveloperSession: developerAuth.requireDeveloperSession,
+    developerIdOf: (request) => developerAuth.principal(request).developerId,
+    auditContextOf: developerAuth.auditContext,
+  });
+  // The audit log: owners' at /api/org/audit-log, a developer's own at /api/dev/audit-log (session only).
+  registerAuditRoutes(app, {
+    audit: services.audit,
+    operatorScope: (register) => registerOperatorScope(app, orgAuth, register),
+    operatorRoute,
+    requireOwner: orgAuth.requireOwner('read the audit log'),
     requireDeveloperSession: developerAuth.requireDeveloperSession,
     developerIdOf: (request) => developerAuth.principal(request).developerId,
   });

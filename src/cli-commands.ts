@@ -1,3 +1,4 @@
+import { CLI_AUDIT } from './audit/context.js';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import type { Database } from './db/database.js';
@@ -165,7 +166,7 @@ const commands: Record<string, Command> = {
     run: async ({ services, options }) => {
       const { orgs, apiKeys } = await services();
       const org = await orgs.getOrganization(String(options.org));
-      const key = await apiKeys.create(org.id, { name: typeof options.name === 'string' ? options.name : 'CLI key' });
+      const key = await apiKeys.create(org.id, { name: typeof options.name === 'string' ? options.name : 'CLI key' }, CLI_AUDIT);
       return {
         orgId: org.id,
         id: key.id,

@@ -1,3 +1,4 @@
+import { createAuditRepo, type AuditRepo } from './audit/repo.js';
 import type { Kysely } from 'kysely';
 import { createDevelopersRepo, type DevelopersRepo } from './developers/repo.js';
 import { createAppsRepo, type AppsRepo } from './developers/apps-repo.js';
@@ -54,6 +55,7 @@ export class Repos {
   #connections?: ConnectionsRepo;
   #mcpAuth?: McpAuthRepo;
   #notifications?: NotificationsRepo;
+  #audit?: AuditRepo;
 
   constructor(private readonly db: Kysely<DB>) {}
 
@@ -79,6 +81,7 @@ export class Repos {
   get connections(): ConnectionsRepo { return (this.#connections ??= createConnectionsRepo(this.db)); }
   get mcpAuth(): McpAuthRepo { return (this.#mcpAuth ??= createMcpAuthRepo(this.db)); }
   get notifications(): NotificationsRepo { return (this.#notifications ??= createNotificationsRepo(this.db)); }
+  get audit(): AuditRepo { return (this.#audit ??= createAuditRepo(this.db)); }
 }
 
 /** Units of work each in a transaction of its own, handed every repo bound to it. */

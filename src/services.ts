@@ -80,6 +80,7 @@ import { expiredNotices } from './notifications/purge.js';
 import { createTenantLimits, DEVELOPER_LIMITS, ORG_LIMITS } from './http/tenant-limits.js';
 import { orgNotFound } from './orgs/errors.js';
 import { developerNotFound } from './developers/errors.js';
+import { createAuditService, expiredAuditEntries } from './audit/service.js';
 
 /** `switchboard secrets rotate`: values re-sealed under SECRETS_KEY, and those no key opened (by record id and field). */
 export interface SecretsRotation {
@@ -174,13 +175,16 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   // Every feature's repo over the pool; a unit of work gets them bound to its transaction.
   const repos = new Repos(db);
   const resolver = infrastructure.resolveHost ?? systemResolver;
+  // ── The audit log ── (issue 36) Every feature that does a sensitive action is handed `audit` and records it, in
+  // the action's transaction when it has one (audit/service.ts: `record`).
+  const audit = createAuditService({ repo: repos.audit, clock, log });
 
   // The token endpoint notes each app's last token time through the owner of `apps`.
   const oauth = createOAuthService({ repo: repos.oauth, clock, apps: repos.apps });
   const passwords = createPasswordPolicy(loadCommonPasswords(), config.passwordHashCost);
   const developers = createDevelopersService({ repo: repos.developers, transact, people: repos.operators, passwords, clock });
   // The portal's apps (/api/dev/apps): deleting one, narrowing its scopes or rotating without grace ends tokens in the same transaction.
-  const apps = createAppsService({ repo: repos.apps, transact, clock });
+  const apps = createAppsService({ repo: repos.apps, transact, clock, audit });
 
   // Tool credentials, model provider keys, OAuth client secrets and tokens are sealed under SECRETS_KEY
   // (SECRETS_KEY_PREVIOUS opens older ones while rotating).
@@ -189,7 +193,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   // ── Tools and catalog ──
   const endpointPolicy = { allowPrivate: config.toolAllowPrivateEndpoints, resolver };
   // Publish, withdrawal and deletion notify `toolChanges`: the tool cache below drops what it built from the tool.
-  const tools = createToolsService({ repo: repos.tools, transact, clock, endpointPolicy, keys, redirectUri: oauthRedirectUri(config.publicUrl), liveChanges: toolChanges });
+  const tools = createToolsService({ repo: repos.tools, transact, clock, endpointPolicy, keys, redirectUri: oauthRedirectUri(config.publicUrl), liveChanges: toolChanges, audit });
   const catalog = createCatalogService({ repo: repos.catalog });
 
   // ── Organizations and CRM ──
@@ -205,7 +209,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   const orgAuth = createOrgAuth({ repo: repos.orgs, clock, keyCache, sessions: sessions.resolver });
   // The CRM and forms ask it for an org's default country and an agent's brand. A change of the
   // default country notifies `changes`: live forms are cached with it.
-  const orgs = createOrgsService({ repo: repos.orgs, transact, found: foundOrg, clock, changes, tokensUsedOn: repos.conversations.tokensUsedOn, passwords });
+  const orgs = createOrgsService({ repo: repos.orgs, transact, found: foundOrg, clock, changes, tokensUsedOn: repos.conversations.tokensUsedOn, passwords, audit });
 
   // ── Console accounts ── (sign-up makes an org through `orgs`, as the CLI's org create does)
   // Reset requests do their lookup, writes and email here, after the answer (operators-service.ts says why).
@@ -227,9 +231,10 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     publicUrl: config.publicUrl,
     logLinks: config.env === 'development',
     log,
+    audit,
   });
   // Model providers: their base URLs go through the tool endpoints' address policy, with MODEL_ALLOW_PRIVATE_ENDPOINTS.
-  const models = createModelsService({ repo: repos.models, transact, keys, clock, baseUrlPolicy: { allowPrivate: config.modelAllowPrivateEndpoints, resolver } });
+  const models = createModelsService({ repo: repos.models, transact, keys, clock, baseUrlPolicy: { allowPrivate: config.modelAllowPrivateEndpoints, resolver }, audit });
   // One CRM service for the Operator API and form submissions.
   const crm = createCrmService({ repo: repos.crm, contacts: repos.contacts, orgs, clock });
   // Agents, custom fields, pipelines and the org's default country notify `changes`: the form, tool and key caches subscribe.
@@ -239,8 +244,8 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     forms: { exists: async (orgId, id) => (await repos.forms.findForm(orgId, id)) !== undefined },
   });
   // Agent keys for MCP (agentKeys.authenticate resolves a svc_agt_ key to its agent).
-  const agentKeys = createAgentKeysService({ repo: repos.orgs, transact, clock, keyCache });
-  const apiKeys = createApiKeysService({ repo: repos.orgs, transact, clock, keyCache });
+  const agentKeys = createAgentKeysService({ repo: repos.orgs, transact, clock, keyCache, audit });
+  const apiKeys = createApiKeysService({ repo: repos.orgs, transact, clock, keyCache, audit });
   const customFields = createCustomFieldsService({ repo: repos.customFields, transact, clock, changes });
   const pipelines = createPipelinesService({
     repo: repos.pipelines,
@@ -270,7 +275,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   await infra.attachCacheBus('tool-cache', toolCache);
   // oauth2 installations show their connection and revoke it when removed (the connections service, below).
   const installations = createInstallationsService({
-    repo: repos.invocation, transact, catalog, agents, clock, keys, cache: toolCache,
+    repo: repos.invocation, transact, catalog, agents, clock, keys, cache: toolCache, audit,
     connections: { statuses: (orgId, ids) => connections.statuses(orgId, ids), disconnectOwned: (owner) => connections.disconnectOwned(owner) },
   });
   // ── OAuth connections ── (oauth2 tools) The protocol is oauth4webapi's, over the tool HTTP client's fetch (the
@@ -376,7 +381,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   await infra.attachCacheBus('form-cache', formCache);
   // Views are counted in memory and written in batches; close() writes the last ones before the database closes.
   const views = createFormViews({ repo: repos.forms, clock, log });
-  const forms = createFormsService({ repo: repos.forms, transact, crm, orgs, cache: formCache, clock, publicUrl: config.publicUrl, views });
+  const forms = createFormsService({ repo: repos.forms, transact, crm, orgs, cache: formCache, clock, publicUrl: config.publicUrl, views, audit });
   const submit = createSubmitService({
     transact: infra.submissions,
     repo: repos.forms,
@@ -396,7 +401,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   // A claim holds a delivery past the longest attempt (the HTTP deadline) with room for recording it.
   const webhookLeaseMs = config.toolCallTimeoutMs + 30_000;
   const webhookWorker = createDeliveryWorker({ repo: repos.webhooks, transact, http: toolHttp, keys, clock, log, mailer, leaseMs: webhookLeaseMs, schedule: infrastructure.webhookDelivery });
-  const webhooks = createWebhooksService({ repo: repos.webhooks, transact, keys, clock, endpointPolicy, worker: webhookWorker, leaseMs: webhookLeaseMs });
+  const webhooks = createWebhooksService({ repo: repos.webhooks, transact, keys, clock, endpointPolicy, worker: webhookWorker, leaseMs: webhookLeaseMs, audit });
   if (infrastructure.webhookDelivery && config.webhookDelivery === 'on') webhookWorker.start();
 
   // ── Limits ── (issue 32) What an organization and a developer may have at once, and how much of it they use.
@@ -405,7 +410,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   // ── Expired rows ──
   // Every table with an expiry, or it grows forever (the token endpoint writes a row per request).
   // Runs on every node that serves; close() stops it before the database is closed.
-  const purges: ExpiryPurge[] = [expiredAccessTokens(repos.oauth), expiredIdempotencyKeys(repos.forms), ...expiredSessions(repos.sessions), ...expiredOperatorRows(repos.operators), expiredDeliveryBodies(repos.webhooks), expiredChatSessions(repos.chat), expiredOAuthStates(repos.connections), ...mcpAuthPurges(repos.mcpAuth), expiredNotices(repos.notifications)];
+  const purges: ExpiryPurge[] = [expiredAccessTokens(repos.oauth), expiredIdempotencyKeys(repos.forms), ...expiredSessions(repos.sessions), ...expiredOperatorRows(repos.operators), expiredDeliveryBodies(repos.webhooks), expiredChatSessions(repos.chat), expiredOAuthStates(repos.connections), ...mcpAuthPurges(repos.mcpAuth), expiredNotices(repos.notifications), expiredAuditEntries(repos.audit)];
   const purger = infrastructure.expiryPurge ? createExpiryPurger({ purges, clock, log, schedule: infrastructure.expiryPurge }) : undefined;
   purger?.start();
 
@@ -440,6 +445,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     metrics,
     infra,
     repos,
+    audit,
     oauth,
     developerAuth,
     developers,

@@ -1,7 +1,7 @@
 import type { DB } from './tables.js';
 
 /** The feature folders under src/ that own tables. */
-export type TableOwner = 'developers' | 'operators' | 'sessions' | 'oauth' | 'tools' | 'orgs' | 'crm' | 'forms' | 'invocation' | 'models' | 'conversations' | 'webhooks' | 'chat' | 'connections' | 'mcp-auth' | 'notifications';
+export type TableOwner = 'developers' | 'operators' | 'sessions' | 'oauth' | 'tools' | 'orgs' | 'crm' | 'forms' | 'invocation' | 'models' | 'conversations' | 'webhooks' | 'chat' | 'connections' | 'mcp-auth' | 'notifications' | 'audit';
 
 /**
  * Which feature writes each table. The rule: a feature's code (its repos, and the one-statement
@@ -60,4 +60,5 @@ export const TABLE_OWNERS: { readonly [Table in keyof DB]: TableOwner } = {
   mcp_tokens: 'mcp-auth',
   notification_outbox: 'notifications',
   notification_preferences: 'notifications',
+  audit_log: 'audit',
 };

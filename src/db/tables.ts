@@ -730,6 +730,27 @@ export interface NotificationPreferencesTable {
   updated_at: string;
 }
 
+/** The audit log (audit/): one row per sensitive action, append-only; never a secret. */
+export interface AuditLogTable {
+  id: string;
+  /** The organization the action belongs to; null for a developer's own actions (and a person without one). */
+  org_id: string | null;
+  /** The developer account the action belongs to (apps, tools; a developer's sign-in); null otherwise. */
+  developer_id: string | null;
+  actor_type: 'user' | 'api_key' | 'agent_key' | 'cli' | 'system';
+  actor_id: string | null;
+  /** Who, readably: an email or a key's `svc_org_…abcd`; never a secret. */
+  actor_label: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  action: string;
+  target_type: string | null;
+  target_id: string | null;
+  /** A small JSON object: names, roles, versions; never a secret or a person's data. */
+  details: string;
+  created_at: string;
+}
+
 export const WEBHOOK_OUTBOX_COLUMNS: Record<keyof WebhookOutboxTable, true> = { id: true, org_id: true, events: true, created_at: true };
 
 export interface DB {
@@ -779,4 +800,5 @@ export interface DB {
   webhook_outbox: WebhookOutboxTable;
   notification_outbox: NotificationOutboxTable;
   notification_preferences: NotificationPreferencesTable;
+  audit_log: AuditLogTable;
 }

@@ -1,3 +1,4 @@
+import { CLI_AUDIT } from '../audit/context.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 import { changedTables, databaseSnapshot } from '../../test/support/db-snapshot.js';
@@ -36,7 +37,7 @@ describe.each(testDialects())('developer apps on %s', (dialect) => {
 
   beforeAll(async () => {
     t = await createTestContext(dialect);
-    apps = createAppsService({ repo: createAppsRepo(t.database.db), transact: transactOn(t.database.db), clock: t.clock });
+    apps = createAppsService({ repo: createAppsRepo(t.database.db), transact: transactOn(t.database.db), clock: t.clock, audit: { record: async () => {} } });
     ada = await createDeveloperWithApp(t.database, t.clock);
     bob = await createDeveloperWithApp(t.database, t.clock);
   });
@@ -100,7 +101,7 @@ describe.each(testDialects())('developer apps on %s', (dialect) => {
       const calls = [
         () => apps.get(ada.developer.id, theirs),
         () => apps.update(ada.developer.id, theirs, { name: 'Mine now' }),
-        () => apps.rotateSecret(ada.developer.id, theirs, { previousSecretExpiresIn: 60 }),
+        () => apps.rotateSecret(ada.developer.id, theirs, { previousSecretExpiresIn: 60 }, CLI_AUDIT),
         () => apps.remove(ada.developer.id, theirs),
         () => apps.get(ada.developer.id, 'app_00000000000000000000'),
       ];
@@ -121,7 +122,7 @@ describe.each(testDialects())('developer apps on %s', (dialect) => {
 
     it('without grace: the old secret is refused at once, the new one works, and the app\'s tokens are revoked', async () => {
       const token = await getAccessToken(t.app, app);
-      const rotated = await apps.rotateSecret(ada.developer.id, app.clientId, {});
+      const rotated = await apps.rotateSecret(ada.developer.id, app.clientId, {}, CLI_AUDIT);
       expect(rotated.clientSecret).toMatch(/^svc_cs_/);
       expect(rotated.clientSecret).not.toBe(app.clientSecret);
       expect(rotated).toMatchObject({ secretRotatedAt: t.clock.now().toISOString(), previousSecretExpiresAt: null });
@@ -138,7 +139,7 @@ describe.each(testDialects())('developer apps on %s', (dialect) => {
     it('with grace: the old secret works strictly before its stated time and is refused exactly at it; tokens live on', async () => {
       const token = await getAccessToken(t.app, app);
       const rotatedAt = t.clock.now().getTime();
-      const rotated = await apps.rotateSecret(ada.developer.id, app.clientId, { previousSecretExpiresIn: 600 });
+      const rotated = await apps.rotateSecret(ada.developer.id, app.clientId, { previousSecretExpiresIn: 600 }, CLI_AUDIT);
       const expiresAt = new Date(rotatedAt + 600_000).toISOString();
       expect(rotated.previousSecretExpiresAt).toBe(expiresAt);
       expect(await apps.get(ada.developer.id, app.clientId)).toMatchObject({ previousSecretExpiresAt: expiresAt });
@@ -159,13 +160,13 @@ describe.each(testDialects())('developer apps on %s', (dialect) => {
     });
 
     it('rotating again ends the earlier previous secret at once: only one previous secret is kept', async () => {
-      const second = await apps.rotateSecret(ada.developer.id, app.clientId, { previousSecretExpiresIn: 3600 });
-      const third = await apps.rotateSecret(ada.developer.id, app.clientId, { previousSecretExpiresIn: 3600 });
+      const second = await apps.rotateSecret(ada.developer.id, app.clientId, { previousSecretExpiresIn: 3600 }, CLI_AUDIT);
+      const third = await apps.rotateSecret(ada.developer.id, app.clientId, { previousSecretExpiresIn: 3600 }, CLI_AUDIT);
       expect((await tokenRequest(app.clientId, app.clientSecret)).statusCode).toBe(401);
       expect((await tokenRequest(app.clientId, second.clientSecret)).statusCode).toBe(200);
       expect((await tokenRequest(app.clientId, third.clientSecret)).statusCode).toBe(200);
       // And a rotation without grace ends a running grace too.
-      const fourth = await apps.rotateSecret(ada.developer.id, app.clientId, { previousSecretExpiresIn: 0 });
+      const fourth = await apps.rotateSecret(ada.developer.id, app.clientId, { previousSecretExpiresIn: 0 }, CLI_AUDIT);
       expect((await tokenRequest(app.clientId, third.clientSecret)).statusCode).toBe(401);
       expect((await tokenRequest(app.clientId, fourth.clientSecret)).statusCode).toBe(200);
     });
@@ -173,13 +174,13 @@ describe.each(testDialects())('developer apps on %s', (dialect) => {
     it('refuses a grace that is not a whole number of seconds from 0 to 86400, and changes nothing', async () => {
       const before = await databaseSnapshot(t.database);
       for (const previousSecretExpiresIn of [86_401, -1, 1.5]) {
-        const error = await refusal(apps.rotateSecret(ada.developer.id, app.clientId, { previousSecretExpiresIn }));
+        const error = await refusal(apps.rotateSecret(ada.developer.id, app.clientId, { previousSecretExpiresIn }, CLI_AUDIT));
         expect({ code: error.code, field: error.field }).toEqual({ code: 'VALIDATION_ERROR', field: 'previousSecretExpiresIn' });
       }
       expect(changedTables(before, await databaseSnapshot(t.database))).toEqual([]);
       expect((await tokenRequest(app.clientId, app.clientSecret)).statusCode).toBe(200);
       // 24 hours exactly is allowed.
-      expect((await apps.rotateSecret(ada.developer.id, app.clientId, { previousSecretExpiresIn: 86_400 })).previousSecretExpiresAt).toBe(new Date(t.clock.now().getTime() + 86_400_000).toISOString());
+      expect((await apps.rotateSecret(ada.developer.id, app.clientId, { previousSecretExpiresIn: 86_400 }, CLI_AUDIT)).previousSecretExpiresAt).toBe(new Date(t.clock.now().getTime() + 86_400_000).toISOString());
     });
   });
 

@@ -1,4 +1,7 @@
 import type { AppsTable } from '../db/tables.js';
+import type { AuditContext } from '../audit/context.js';
+import type { AuditRepo } from '../audit/repo.js';
+import type { AuditLog } from '../audit/service.js';
 import type { Transact } from '../db/transaction-runner.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
 import { AppError } from '../http/errors.js';
@@ -40,8 +43,8 @@ export interface AppChanges {
  * signed-in developer's id: another developer's app is APP_NOT_FOUND, like a missing one.
  * Tokens belong to oauth/: revoking or deleting them goes through its repo, in the same transaction.
  */
-export function createAppsService(deps: { repo: AppsRepo; transact: Transact<{ apps: AppsRepo; oauth: OAuthRepo; developers: LimitLock }>; clock: Clock }) {
-  const { repo, transact, clock } = deps;
+export function createAppsService(deps: { repo: AppsRepo; transact: Transact<{ apps: AppsRepo; oauth: OAuthRepo; developers: LimitLock; audit: AuditRepo }>; clock: Clock; audit: AuditLog }) {
+  const { repo, transact, clock, audit } = deps;
 
   function present(row: AppsTable, now: string): AppRecord {
     const graceLeft = row.previous_secret_expires_at !== null && now < row.previous_secret_expires_at;
@@ -109,7 +112,7 @@ export function createAppsService(deps: { repo: AppsRepo; transact: Transact<{ a
    * secret works strictly before now + grace (at most 24 h) and tokens live out their hour, so a deployment
    * can roll. Only one previous secret is kept: rotating again ends the earlier one's grace at once.
    */
-  async function rotateSecret(developerId: string, appId: string, input: { previousSecretExpiresIn?: number | undefined }): Promise<AppWithSecret> {
+  async function rotateSecret(developerId: string, appId: string, input: { previousSecretExpiresIn?: number | undefined }, context: AuditContext): Promise<AppWithSecret> {
     const grace = input.previousSecretExpiresIn ?? 0;
     if (!Number.isInteger(grace) || grace < 0 || grace > MAX_SECRET_GRACE_SECONDS) {
       throw new AppError('VALIDATION_ERROR', `previousSecretExpiresIn must be a whole number of seconds from 0 to ${MAX_SECRET_GRACE_SECONDS} (24 hours).`, { field: 'previousSecretExpiresIn' });
@@ -117,7 +120,7 @@ export function createAppsService(deps: { repo: AppsRepo; transact: Transact<{ a
     const clientSecret = newSecret('svc_cs');
     const at = clock.now();
     const now = at.toISOString();
-    return transact(async ({ apps, oauth }) => {
+    return transact(async ({ apps, oauth, audit: auditRepo }) => {
       const row = await owned(apps, developerId, appId);
       const rotation = {
         secretHash: hashSecret(clientSecret),
@@ -129,6 +132,7 @@ export function createAppsService(deps: { repo: AppsRepo; transact: Transact<{ a
         throw new AppError('CONFLICT', 'The secret was rotated by another request at the same time. Rotate again if you still need a new one.');
       }
       if (grace === 0) await oauth.revokeTokensOfApp(appId, now);
+      await audit.record(context, { action: 'app.secret_rotated', developerId, target: appId, details: { name: row.name, graceSeconds: grace } }, { audit: auditRepo });
       const next: AppsTable = {
         ...row,
         client_secret_hash: rotation.secretHash,

@@ -4,6 +4,7 @@ import type { App } from '../http/app-type.js';
 import { Envelope, Page, errorResponses, ok } from '../http/envelope.js';
 import { addJsonBodyParser } from '../http/json-body.js';
 import type { AppsService } from './apps-service.js';
+import type { AuditContext } from '../audit/context.js';
 import { AppCreateBody, AppCredentials, AppIdParams, AppListQuery, AppRecord, AppUpdateBody, DeletedApp, SecretRotationBody } from './schema.js';
 
 /** How a route knows the signed-in developer: the console session's guard (sessions/, built for issue 20). */
@@ -12,6 +13,8 @@ export interface DeveloperSessionGuard {
   requireDeveloperSession: onRequestAsyncHookHandler;
   /** The developer id of a request the guard let through. */
   developerIdOf: (request: FastifyRequest) => string;
+  /** Who and from where, for the audit log (a secret rotated). */
+  auditContextOf: (request: FastifyRequest) => AuditContext;
 }
 
 const appsRoute = { tags: ['Apps'], security: [{ consoleSession: [] }] };
@@ -21,7 +24,7 @@ const APPS_BODY_LIMIT = 8 * 1024;
 
 /** `/api/dev/apps…`: a developer's OAuth apps, from the console session only. */
 export function registerDeveloperAppRoutes(app: App, deps: { apps: AppsService } & DeveloperSessionGuard): void {
-  const { apps, requireDeveloperSession, developerIdOf } = deps;
+  const { apps, requireDeveloperSession, developerIdOf, auditContextOf } = deps;
 
   app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
@@ -112,6 +115,6 @@ export function registerDeveloperAppRoutes(app: App, deps: { apps: AppsService }
         body: SecretRotationBody,
         response: { 200: Envelope(AppCredentials), ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
       },
-    }, async (request) => ok(await apps.rotateSecret(developerIdOf(request), request.params.app_id, request.body)));
+    }, async (request) => ok(await apps.rotateSecret(developerIdOf(request), request.params.app_id, request.body, auditContextOf(request))));
   });
 }

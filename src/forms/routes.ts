@@ -80,7 +80,7 @@ export function registerFormRoutes(app: App, deps: { forms: FormsService; orgAut
           response: { 200: Envelope(FormRecord), ...errorResponses(400, 401, 404, 409, 413, 415, 422) },
         },
       },
-      async (request) => ok(await forms.update(orgOf(request), request.params.id, request.body)),
+      async (request) => ok(await forms.update(orgOf(request), request.params.id, request.body, deps.orgAuth.auditContext(request))),
     );
 
     scope.delete(

@@ -1,4 +1,7 @@
 import { isUniqueViolation, type CursorPosition } from '../db/query-helpers.js';
+import type { AuditContext } from '../audit/context.js';
+import type { AuditRepo } from '../audit/repo.js';
+import type { AuditLog } from '../audit/service.js';
 import { presentSubmission } from '../crm/present.js';
 import type { CrmService } from '../crm/service.js';
 import type { FormsTable } from '../db/tables.js';
@@ -66,7 +69,9 @@ export const STATS_DAYS = 30;
 export function createFormsService(deps: {
   repo: FormsRepo;
   /** `orgs` locks the org's row for the forms limit (http/tenant-limits.ts). */
-  transact: Transact<{ forms: FormsRepo; orgs: LimitLock }>;
+  transact: Transact<{ forms: FormsRepo; orgs: LimitLock; audit: AuditRepo }>;
+  /** A consent text changed (form.consent_changed). */
+  audit: AuditLog;
   crm: CrmService;
   orgs: Pick<OrgsService, 'agentBranding'>;
   cache: FormCache<LiveForm>;
@@ -74,7 +79,7 @@ export function createFormsService(deps: {
   publicUrl: string;
   views: FormViews;
 }) {
-  const { repo, transact, crm, orgs, cache, clock, publicUrl, views } = deps;
+  const { repo, transact, crm, orgs, cache, clock, publicUrl, views, audit } = deps;
 
   /** Custom field references by key or id → stored refs; each must be an active definition of the org. */
   async function resolveCustomFields(orgId: string, input: CustomFieldRefInput[]): Promise<StoredCustomFieldRef[]> {
@@ -213,7 +218,7 @@ export function createFormsService(deps: {
     return row;
   }
 
-  async function update(orgId: string, id: string, patch: FormPatchInput): Promise<FormRecord> {
+  async function update(orgId: string, id: string, patch: FormPatchInput, context: AuditContext): Promise<FormRecord> {
     const current = await find(orgId, id);
     const now = clock.now().toISOString();
     const changes: FormChanges = {};
@@ -257,9 +262,13 @@ export function createFormsService(deps: {
     }
     changes.updated_at = now;
     try {
-      await transact(async ({ forms }) => {
-        await forms.updateForm(orgId, id, changes);
-        if (newConsent) await forms.insertConsentVersion({ form_id: id, version: newConsent.version, text: newConsent.text, created_at: now });
+      await transact(async (repos) => {
+        await repos.forms.updateForm(orgId, id, changes);
+        if (newConsent) {
+          await repos.forms.insertConsentVersion({ form_id: id, version: newConsent.version, text: newConsent.text, created_at: now });
+          // The versions, not the texts: GET /api/org/forms/{id}/consent-versions has them.
+          await audit.record(context, { action: 'form.consent_changed', orgId, target: id, details: { fromVersion: current.consent_version, toVersion: newConsent.version } }, repos);
+        }
       });
     } catch (error) {
       if (isUniqueViolation(error)) {

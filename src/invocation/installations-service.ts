@@ -1,4 +1,7 @@
 import type { CatalogService } from '../catalog/service.js';
+import type { AuditContext } from '../audit/context.js';
+import type { AuditRepo } from '../audit/repo.js';
+import type { AuditLog } from '../audit/service.js';
 import type { ConnectionStatus } from '../connections/schema.js';
 import { presentStatus, type ConnectionsService, type ConnectionTarget } from '../connections/service.js';
 import type { InstallationCredentialsTable, InstallationsTable } from '../db/tables.js';
@@ -21,7 +24,9 @@ import type { Loaded } from '../lib/tagged-cache.js';
 export interface InstallationsServiceDeps {
   repo: InvocationRepo;
   /** An installation's row, agent links and credentials are written in one transaction. */
-  transact: Transact<{ invocation: InvocationRepo }>;
+  transact: Transact<{ invocation: InvocationRepo; audit: AuditRepo }>;
+  /** Credentials set, changed or removed (installation.credentials_set). */
+  audit: AuditLog;
   /** The tools' own service for their live revisions: this feature never reads the tools' tables. */
   catalog: Pick<CatalogService, 'liveRevisions'>;
   /** The orgs feature's agents: an id of another org's agent answers AGENT_NOT_FOUND. */
@@ -62,7 +67,7 @@ function validationError(details: ErrorDetail[]): AppError {
  * AES-256-GCM, never returned).
  */
 export function createInstallationsService(deps: InstallationsServiceDeps) {
-  const { repo, transact, catalog, agents, clock, keys, cache, connections } = deps;
+  const { repo, transact, catalog, agents, clock, keys, cache, connections, audit } = deps;
   /** After a write commits: this org's agents resolve their tools again on their next call. */
   const changed = (orgId: string) => cache?.invalidate(orgTag(orgId));
 
@@ -176,7 +181,7 @@ export function createInstallationsService(deps: InstallationsServiceDeps) {
     return (await present(orgId, [await owned(orgId, id)]))[0]!;
   }
 
-  async function create(orgId: string, input: InstallationCreate): Promise<Installation> {
+  async function create(orgId: string, input: InstallationCreate, context: AuditContext): Promise<Installation> {
     const live = (await catalog.liveRevisions([input.toolId])).get(input.toolId);
     if (!live) throw new AppError('TOOL_NOT_FOUND', 'No published tool has that id: pick one from GET /api/catalog/tools.', { field: 'toolId' });
     const agentIds = input.agentIds ?? [];
@@ -196,18 +201,20 @@ export function createInstallationsService(deps: InstallationsServiceDeps) {
     await checkNameFree(orgId, { id: row.id, name: row.alias ?? live.definition.name, allAgents: row.all_agents === 1, agentIds });
     const sealed = sealCredentials(keys, row.id, given);
     // A second installation of the same tool fails the unique index: the unit ends there and nothing is written.
-    await transact(async ({ invocation }) => {
+    await transact(async ({ invocation, audit: auditRepo }) => {
       if ((await invocation.insertInstallation(row)) === 'exists') {
         throw new AppError('CONFLICT', 'Your organization already installed this tool. Change that installation with PATCH /api/org/installations/{id}.', { field: 'toolId' });
       }
       await invocation.replaceAgentLinks(orgId, row.id, agentIds);
       await invocation.replaceCredentials(row.id, sealed);
+      // Which fields were set, never their values.
+      if (given.length > 0) await audit.record(context, { action: 'installation.credentials_set', orgId, target: row.id, details: { toolId: row.tool_id, fields: given.map(([field]) => field) } }, { audit: auditRepo });
     });
     changed(orgId);
     return get(orgId, row.id);
   }
 
-  async function update(orgId: string, id: string, patch: InstallationPatch): Promise<Installation> {
+  async function update(orgId: string, id: string, patch: InstallationPatch, context: AuditContext): Promise<Installation> {
     const row = await owned(orgId, id);
     const live = (await catalog.liveRevisions([row.tool_id])).get(row.tool_id);
     const changes: InstallationsTable = { ...row, updated_at: isoNow(clock) };
@@ -230,10 +237,13 @@ export function createInstallationsService(deps: InstallationsServiceDeps) {
       const scopeIds = agentIds ?? (await repo.agentLinks(orgId, [row.id])).map((l) => l.agent_id);
       await checkNameFree(orgId, { id: row.id, name: changes.alias ?? live.definition.name, allAgents: Number(changes.all_agents) === 1, agentIds: scopeIds });
     }
-    const updated = await transact(async ({ invocation }) => {
+    const updated = await transact(async ({ invocation, audit: auditRepo }) => {
       if (!(await invocation.updateInstallation(changes))) return false;
       if (agentIds !== undefined) await invocation.replaceAgentLinks(orgId, row.id, agentIds);
-      if (credentials !== undefined) await invocation.replaceCredentials(row.id, credentials);
+      if (credentials !== undefined) {
+        await invocation.replaceCredentials(row.id, credentials);
+        await audit.record(context, { action: 'installation.credentials_set', orgId, target: row.id, details: { toolId: row.tool_id, fields: credentials.map((c) => c.field), removed: credentials.length === 0 } }, { audit: auditRepo });
+      }
       return true;
     });
     if (!updated) throw installationNotFound();

@@ -32,7 +32,7 @@ export function registerInvocationRoutes(app: App, deps: { orgAuth: OrgAuth; ins
           '409 CONFLICT when the tool is already installed or an agent would get two tools with one name (give one an alias).',
         body: InstallationCreate, response: { 201: Envelope(Installation), ...errorResponses(400, 401, 404, 409, 413, 415) },
       },
-    }, async (request, reply) => reply.code(201).send(ok(await installations.create(orgOf(request), request.body))));
+    }, async (request, reply) => reply.code(201).send(ok(await installations.create(orgOf(request), request.body, orgAuth.auditContext(request)))));
 
     r.get('/api/org/installations', {
       schema: {
@@ -59,7 +59,7 @@ export function registerInvocationRoutes(app: App, deps: { orgAuth: OrgAuth; ins
           '404 NOT_FOUND, 404 AGENT_NOT_FOUND, 409 CONFLICT on a name clash, 404 TOOL_NOT_ENABLED when setting credentials of a tool that is not published.',
         params: InstallationIdParams, body: InstallationPatch, response: { 200: Envelope(Installation), ...errorResponses(400, 401, 404, 409, 413, 415) },
       },
-    }, async (request) => ok(await installations.update(orgOf(request), request.params.id, request.body)));
+    }, async (request) => ok(await installations.update(orgOf(request), request.params.id, request.body, orgAuth.auditContext(request))));
 
     r.delete('/api/org/installations/:id', {
       schema: {

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 /** Every id and secret prefix in the system, so leaks and mix-ups are easy to spot. */
 export type IdPrefix =
   | 'dev' | 'app' | 'tool' | 'rev' | 'org' | 'usr' | 'key' | 'agt' | 'frm' | 'cf'
-  | 'pipe' | 'stg' | 'ct' | 'note' | 'opp' | 'sub' | 'call' | 'inst' | 'req' | 'cv' | 'akey' | 'ses' | 'inv' | 'mp' | 'conv' | 'msg' | 'wh' | 'evt' | 'whd' | 'obx' | 'chat' | 'cses' | 'oac' | 'mgr' | 'mcpc' | 'ntc';
+  | 'pipe' | 'stg' | 'ct' | 'note' | 'opp' | 'sub' | 'call' | 'inst' | 'req' | 'cv' | 'akey' | 'ses' | 'inv' | 'mp' | 'conv' | 'msg' | 'wh' | 'evt' | 'whd' | 'obx' | 'chat' | 'cses' | 'oac' | 'mgr' | 'mcpc' | 'ntc' | 'aud';
 
 /** `chs`: a chat widget visitor's session (issue 22's wire name); `svc_ses`: console session (cookie); `svc_csrf`: its CSRF token; `svc_inv`: invitation link; `svc_rst`: password-reset link. */
 export type SecretPrefix = 'chs' | 'svc_cs' | 'svc_at' | 'svc_org' | 'svc_agt' | 'svc_ses' | 'svc_csrf' | 'svc_inv' | 'svc_rst' | 'svc_mat' | 'svc_mrt' | 'svc_mac';
@@ -43,7 +43,7 @@ export function newId(prefix: IdPrefix): string {
 }
 
 /** Prefixes of the records written at volume: every form submission writes one of each. */
-export type RecordIdPrefix = 'ct' | 'note' | 'opp' | 'sub' | 'call' | 'evt' | 'whd' | 'obx' | 'ntc';
+export type RecordIdPrefix = 'ct' | 'note' | 'opp' | 'sub' | 'call' | 'evt' | 'whd' | 'obx' | 'ntc' | 'aud';
 
 // 9 base36 characters hold every millisecond until the year 5188; digits and lowercase
 // letters sort the same way bytewise (SQLite) and under PostgreSQL's locale collations.

@@ -16,7 +16,7 @@ export function registerModelRoutes(app: App, deps: { orgAuth: OrgAuth; models: 
     r.post('/api/org/model-providers', {
       bodyLimit: ORG_BODY_LIMIT,
       schema: { ...operatorRoute, operationId: 'createModelProvider', summary: 'Add a model provider', description: `A model API the organization's agents can use: OpenAI, Anthropic or any Chat Completions server. The API key is stored encrypted and never returned (\`hasApiKey\`). ${WHO} 400 VALIDATION_ERROR; 400 ENDPOINT_NOT_ALLOWED for a base URL that is not https:// or not public; 409 LIMIT_REACHED when the organization has as many model providers as its limit allows (GET /api/org/limits).`, body: ModelProviderCreate, response: { 201: Envelope(ModelProvider), ...errorResponses(400, 401, 409, 413, 415) } },
-    }, async (request, reply) => reply.code(201).send(ok(await models.create(orgOf(request), request.body))));
+    }, async (request, reply) => reply.code(201).send(ok(await models.create(orgOf(request), request.body, orgAuth.auditContext(request)))));
 
     r.get('/api/org/model-providers', {
       schema: { ...operatorRoute, operationId: 'listModelProviders', summary: 'List model providers', description: `Newest first, paged with \`limit\` and \`cursor\`; keys are never returned. ${WHO}`, querystring: ProviderPageQuery, response: { 200: Envelope(ModelProviderPage), ...errorResponses(400, 401) } },
@@ -29,7 +29,7 @@ export function registerModelRoutes(app: App, deps: { orgAuth: OrgAuth; models: 
     r.patch('/api/org/model-providers/:provider_id', {
       bodyLimit: ORG_BODY_LIMIT,
       schema: { ...operatorRoute, operationId: 'updateModelProvider', summary: 'Update a model provider', description: `Changes only the fields given; \`apiKey: null\` removes the key. A new \`baseUrl\` of a provider with a key needs \`apiKey\` in the same request (400 VALIDATION_ERROR otherwise): the key never follows a URL it was not given for. ${WHO} 404 NOT_FOUND.`, params: ProviderIdParams, body: ModelProviderPatch, response: { 200: Envelope(ModelProvider), ...errorResponses(400, 401, 404, 413, 415) } },
-    }, async (request) => ok(await models.update(orgOf(request), request.params.provider_id, request.body)));
+    }, async (request) => ok(await models.update(orgOf(request), request.params.provider_id, request.body, orgAuth.auditContext(request))));
 
     r.delete('/api/org/model-providers/:provider_id', {
       schema: { ...operatorRoute, operationId: 'deleteModelProvider', summary: 'Delete a model provider', description: `Removes it and its key. 409 CONFLICT while an agent's model uses it. ${WHO} 404 NOT_FOUND.`, params: ProviderIdParams, response: { 200: Envelope(Deleted), ...errorResponses(401, 404, 409) } },

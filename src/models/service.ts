@@ -1,4 +1,7 @@
 import type { ModelProvidersTable } from '../db/tables.js';
+import type { AuditContext } from '../audit/context.js';
+import type { AuditRepo } from '../audit/repo.js';
+import type { AuditLog } from '../audit/service.js';
 import { isForeignKeyViolation } from '../db/query-helpers.js';
 import type { Transact } from '../db/transaction-runner.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
@@ -44,12 +47,14 @@ const keyWouldMove = () =>
 export function createModelsService(deps: {
   repo: ModelsRepo;
   /** A new provider is counted against the org's limit and inserted in one transaction (`orgs` locks the org's row). */
-  transact: Transact<{ models: ModelsRepo; orgs: LimitLock }>;
+  transact: Transact<{ models: ModelsRepo; orgs: LimitLock ; audit: AuditRepo }>;
+  /** Provider keys set, changed or removed (model_provider.key_set). */
+  audit: AuditLog;
   keys: KeyRing;
   clock: Clock;
   baseUrlPolicy: BaseUrlPolicy;
 }) {
-  const { repo, transact, keys, clock, baseUrlPolicy } = deps;
+  const { repo, transact, keys, clock, baseUrlPolicy, audit } = deps;
 
   async function found(orgId: string, id: string): Promise<ModelProvidersTable> {
     const row = await repo.findProvider(orgId, id);
@@ -64,7 +69,7 @@ export function createModelsService(deps: {
     return fallback;
   }
 
-  async function create(orgId: string, input: ModelProviderCreate): Promise<ModelProvider> {
+  async function create(orgId: string, input: ModelProviderCreate, context: AuditContext): Promise<ModelProvider> {
     const now = isoNow(clock);
     const id = newId('mp');
     const row: ModelProvidersTable = {
@@ -80,11 +85,12 @@ export function createModelsService(deps: {
     await transact(async (repos) => {
       await refuseAtOrgLimit(repos, orgId, 'modelProviders', () => repos.models.countProviders(orgId));
       await repos.models.insertProvider(row);
+      if (input.apiKey !== undefined) await audit.record(context, { action: 'model_provider.key_set', orgId, target: id, details: { name: row.name, kind: row.kind, key: 'set' } }, repos);
     });
     return presentProvider(row);
   }
 
-  async function update(orgId: string, id: string, patch: ModelProviderPatch): Promise<ModelProvider> {
+  async function update(orgId: string, id: string, patch: ModelProviderPatch, context: AuditContext): Promise<ModelProvider> {
     const row = await found(orgId, id);
     const set: ProviderChanges = { updated_at: isoNow(clock) };
     if (patch.name !== undefined) set.name = requiredText(patch.name, 'name', 'a name for the provider');
@@ -97,7 +103,10 @@ export function createModelsService(deps: {
     if (set.base_url !== undefined && set.base_url !== row.base_url && row.api_key_sealed !== null && patch.apiKey === undefined) throw keyWouldMove();
     if (patch.apiKey === null) Object.assign(set, { api_key_sealed: null, api_key_key_id: null });
     else if (patch.apiKey !== undefined) Object.assign(set, sealApiKey(keys, id, patch.apiKey));
-    await repo.updateProvider(orgId, id, set);
+    await transact(async (repos) => {
+      await repos.models.updateProvider(orgId, id, set);
+      if (patch.apiKey !== undefined) await audit.record(context, { action: 'model_provider.key_set', orgId, target: id, details: { name: set.name ?? row.name, kind, key: patch.apiKey === null ? 'removed' : 'set' } }, repos);
+    });
     return presentProvider({ ...row, ...set });
   }
 

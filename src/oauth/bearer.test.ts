@@ -148,7 +148,7 @@ describe('a console session on the Developer API (the session seam)', () => {
       const who = request.headers.cookie;
       if (who !== 'dev' && who !== 'op') return undefined;
       if (request.method !== 'GET' && request.headers['x-csrf-token'] !== 'ok') throw new AppError('FORBIDDEN', 'This change needs the X-CSRF-Token header.');
-      return { userId: 'usr_1', developerId: who === 'dev' ? 'dev_session' : null };
+      return { userId: 'usr_1', email: 'ada@example.com', developerId: who === 'dev' ? 'dev_session' : null };
     },
   };
 
@@ -167,7 +167,7 @@ describe('a console session on the Developer API (the session seam)', () => {
   it('lets a developer\'s session through with every scope; a change needs the CSRF token', async () => {
     const app = await appWith(createDeveloperAuth(oauth, sessions));
     const read = await app.inject({ url: '/tools', headers: { cookie: 'dev' } });
-    expect(read.json()).toEqual({ developerId: 'dev_session', appId: null, scopes: ['tools:read', 'tools:write', 'tools:publish'], via: 'session' });
+    expect(read.json()).toEqual({ developerId: 'dev_session', appId: null, scopes: ['tools:read', 'tools:write', 'tools:publish'], via: 'session', actor: { type: 'user', id: 'usr_1', label: 'ada@example.com' } });
     expect((await app.inject({ method: 'POST', url: '/tools', headers: { cookie: 'dev', 'x-csrf-token': 'ok' } })).statusCode).toBe(200);
     const noCsrf = await app.inject({ method: 'POST', url: '/tools', headers: { cookie: 'dev' } });
     expect([noCsrf.statusCode, noCsrf.json().code]).toEqual([403, 'FORBIDDEN']);

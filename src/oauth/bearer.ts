@@ -4,6 +4,7 @@ import { AppError } from '../http/errors.js';
 import { createRequestSlot } from '../http/request-slot.js';
 import type { OAuthService } from './service.js';
 import { SCOPES, isScope, type Scope } from './scopes.js';
+import { requestAuditContext, type AuditActor, type AuditContext } from '../audit/context.js';
 
 /** The token in `Authorization: Bearer <token>`, or undefined (RFC 6750 §2.1). */
 export function bearerToken(request: FastifyRequest): string | undefined {
@@ -28,6 +29,8 @@ export interface DeveloperPrincipal {
   appId: string | null;
   scopes: Scope[];
   via: 'token' | 'session';
+  /** As the audit log names them: the signed-in person (their email), or the app whose token it is. */
+  actor: AuditActor;
 }
 
 /**
@@ -37,7 +40,7 @@ export interface DeveloperPrincipal {
  * Undefined when there is no live session.
  */
 export interface DeveloperSessionResolver {
-  resolve(request: FastifyRequest): Promise<{ userId: string; developerId: string | null } | undefined>;
+  resolve(request: FastifyRequest): Promise<{ userId: string; email: string; developerId: string | null } | undefined>;
 }
 
 /** What `requireDeclaredScope` reads and writes of a route's options (Fastify's onRoute argument). */
@@ -85,7 +88,7 @@ export function createDeveloperAuth(oauth: Pick<OAuthService, 'checkAccessToken'
     if (!check.principal.scopes.includes(scope)) {
       throw insufficientScope(`This endpoint needs the ${scope} scope; the token has: ${check.principal.scopes.join(' ') || 'none'}.`, scope);
     }
-    return { ...check.principal, via: 'token' };
+    return { ...check.principal, via: 'token', actor: { type: 'api_key', id: check.principal.appId, label: 'OAuth access token' } };
   }
 
   /** The developer of the request's session (CSRF checked on changes), 403 for a person who is not one; undefined without a session. */
@@ -93,7 +96,7 @@ export function createDeveloperAuth(oauth: Pick<OAuthService, 'checkAccessToken'
     const session = sessions ? await sessions.resolve(request) : undefined;
     if (!session) return undefined;
     if (session.developerId === null) throw new AppError('FORBIDDEN', NOT_A_DEVELOPER);
-    return { developerId: session.developerId, appId: null, scopes: [...SCOPES], via: 'session' };
+    return { developerId: session.developerId, appId: null, scopes: [...SCOPES], via: 'session', actor: { type: 'user', id: session.userId, label: session.email } };
   }
 
   function requireScope(scope: Scope): onRequestAsyncHookHandler {
@@ -141,7 +144,10 @@ export function createDeveloperAuth(oauth: Pick<OAuthService, 'checkAccessToken'
     route.onRequest = [requireScope(scope), ...hooks];
   }
 
-  return { requireScope, requireDeclaredScope, requireDeveloperSession, principal: slot.get };
+  /** Who made the request and from where, for the audit log (audit/context.ts). */
+  const auditContext = (request: FastifyRequest): AuditContext => requestAuditContext(request, slot.get(request).actor);
+
+  return { requireScope, requireDeclaredScope, requireDeveloperSession, principal: slot.get, auditContext };
 }
 
 export type DeveloperAuth = ReturnType<typeof createDeveloperAuth>;

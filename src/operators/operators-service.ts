@@ -20,6 +20,9 @@ import type { DevelopersRepo } from '../developers/repo.js';
 import type { OperatorsRepo } from './repo.js';
 import type { CreatedInvitation, Invitation, Member, SessionInfo } from './schema.js';
 import type { IssuedSession, Session, SessionsService } from '../sessions/sessions-service.js';
+import { CLI_AUDIT, userActor, type AuditContext, type RequestOrigin } from '../audit/context.js';
+import type { AuditLog } from '../audit/service.js';
+import type { AuditRepo } from '../audit/repo.js';
 
 const INVITATION_MS = 7 * 24 * 60 * 60 * 1000;
 const RESET_MS = 60 * 60 * 1000;
@@ -52,7 +55,9 @@ export interface OperatorsDeps {
   /** Developer accounts (developers/repo.ts): a person may have one (docs/accounts.md). */
   developers: DevelopersRepo;
   /** `orgs` locks the org's row for the pendingInvitations limit (http/tenant-limits.ts). */
-  transact: Transact<{ operators: OperatorsRepo; developers: DevelopersRepo; orgs: LimitLock }>;
+  transact: Transact<{ operators: OperatorsRepo; developers: DevelopersRepo; orgs: LimitLock; audit: AuditRepo }>;
+  /** Sign-ins (and failed ones), password changes and resets, sessions ended, members invited, joined, removed or given a role. */
+  audit: AuditLog;
   orgs: Pick<OrgsService, 'signUpOrganization'>;
   sessions: SessionsService;
   passwords: PasswordPolicy;
@@ -73,7 +78,13 @@ export interface OperatorsDeps {
  * change and reset, invitations (single use, 7 days) and members.
  */
 export function createOperatorsService(deps: OperatorsDeps) {
-  const { repo, developers, transact, orgs, sessions, passwords, limiter, mailer, background, clock, publicUrl, log } = deps;
+  const { repo, developers, transact, orgs, sessions, passwords, limiter, mailer, background, clock, publicUrl, log, audit } = deps;
+
+  /** An action of a person on their own account: in their organization's log and their developer account's. */
+  async function recordOwn(from: RequestOrigin, person: Pick<UsersTable, 'id' | 'email' | 'org_id'>, action: 'auth.signin' | 'auth.signin_failed' | 'auth.signout_all' | 'auth.password_changed' | 'auth.password_reset', developerId?: string | null): Promise<void> {
+    const developer = developerId === undefined ? ((await developers.findDeveloperByUserId(person.id))?.id ?? null) : developerId;
+    await audit.record({ actor: userActor(person), ...from }, { action, orgId: person.org_id, developerId: developer, target: person.id });
+  }
   // A hash to check a password against when the email is unknown, so both cost one scrypt.
   let decoy: Promise<string> | undefined;
   const decoyHash = () => (decoy ??= passwords.hash('not a password anyone has: switchboard decoy'));
@@ -171,7 +182,11 @@ export function createOperatorsService(deps: OperatorsDeps) {
     return describe(person, session.csrfToken, developer);
   }
 
-  async function signIn(input: { email: string; password: string }): Promise<SignedIn> {
+  /**
+   * A failed sign-in of a known account is recorded after the answer (the background queue), so a wrong password
+   * and an unknown email still take the same time; an email no account has is not recorded (it belongs to no log).
+   */
+  async function signIn(input: { email: string; password: string }, from: RequestOrigin): Promise<SignedIn> {
     const normalized = normalizeEmail(input.email);
     // No account has a malformed email: nothing to learn from how fast that answer comes.
     if (!normalized.ok) throw new AppError('UNAUTHORIZED', BAD_CREDENTIALS);
@@ -180,8 +195,13 @@ export function createOperatorsService(deps: OperatorsDeps) {
     const user = await repo.findUserByEmail(address);
     // Unknown or not: one scrypt either way, so the time taken tells nothing.
     const matches = await verifyPassword(input.password, user?.password_hash ?? (await decoyHash()));
-    if (!user || !matches) throw new AppError('UNAUTHORIZED', BAD_CREDENTIALS);
-    return signedIn(user);
+    if (!user || !matches) {
+      if (user) background.push('audit of a failed sign-in', () => recordOwn(from, user, 'auth.signin_failed'));
+      throw new AppError('UNAUTHORIZED', BAD_CREDENTIALS);
+    }
+    const signed = await signedIn(user);
+    await recordOwn(from, user, 'auth.signin', signed.info.developer?.id ?? null);
+    return signed;
   }
 
   async function current(session: Session): Promise<SessionInfo> {
@@ -194,7 +214,7 @@ export function createOperatorsService(deps: OperatorsDeps) {
   }
 
   /** Every session of the user ends, this one too; the browser gets a fresh one. */
-  async function changePassword(session: Session, input: { currentPassword: string; newPassword: string }): Promise<SignedIn> {
+  async function changePassword(session: Session, input: { currentPassword: string; newPassword: string }, from: RequestOrigin): Promise<SignedIn> {
     const user = await repo.findUser(session.userId);
     if (!user) throw new AppError('UNAUTHORIZED', 'Your session has ended. Sign in again.');
     // A session left open must not become a way to guess the password: the sign-in budget of the account applies.
@@ -204,7 +224,14 @@ export function createOperatorsService(deps: OperatorsDeps) {
     }
     checkPassword(input.newPassword, 'newPassword');
     await setPassword(user.id, input.newPassword);
+    await recordOwn(from, user, 'auth.password_changed', session.developer?.id ?? null);
     return signedIn(user);
+  }
+
+  /** `POST /api/auth/signout-all`: every session of the person ends, on every device, this one too. */
+  async function signOutAll(session: Session, from: RequestOrigin): Promise<void> {
+    await sessions.revokeAllOf(session.userId);
+    await recordOwn(from, { id: session.userId, email: session.email, org_id: session.orgId }, 'auth.signout_all', session.developer?.id ?? null);
   }
 
   /**
@@ -242,12 +269,13 @@ export function createOperatorsService(deps: OperatorsDeps) {
     }
   }
 
-  async function confirmPasswordReset(input: { token: string; password: string }): Promise<SignedIn> {
+  async function confirmPasswordReset(input: { token: string; password: string }, from: RequestOrigin): Promise<SignedIn> {
     checkPassword(input.password, 'password');
     const userId = input.token.startsWith('svc_rst_') ? await repo.usePasswordReset(hashSecret(input.token), isoNow(clock)) : undefined;
     const user = userId === undefined ? undefined : await repo.findUser(userId);
     if (!user) throw new AppError('NOT_FOUND', 'This reset link is not valid: it was used already or is more than an hour old. Ask for a new one.', { field: 'token' });
     await setPassword(user.id, input.password);
+    await recordOwn(from, user, 'auth.password_reset');
     return signedIn(user);
   }
 
@@ -269,7 +297,7 @@ export function createOperatorsService(deps: OperatorsDeps) {
     return { email: row.email, organization: { name: org?.name ?? '' }, expiresAt: row.expires_at };
   }
 
-  async function acceptInvitation(token: string, input: { name: string; password: string }): Promise<SignedIn> {
+  async function acceptInvitation(token: string, input: { name: string; password: string }, from: RequestOrigin): Promise<SignedIn> {
     const name = personName(input.name);
     checkPassword(input.password, 'password');
     const row = await openInvitation(token);
@@ -279,9 +307,10 @@ export function createOperatorsService(deps: OperatorsDeps) {
     const now = isoNow(clock);
     const user: UsersTable = { id: newId('usr'), org_id: row.org_id, email: row.email, name, password_hash: passwordHash, role: 'member', created_at: now };
     try {
-      await transact(async ({ operators }) => {
-        if (!(await operators.acceptInvitation(row.id, now))) throw invitationGone();
-        await operators.insertUser(user);
+      await transact(async (repos) => {
+        if (!(await repos.operators.acceptInvitation(row.id, now))) throw invitationGone();
+        await repos.operators.insertUser(user);
+        await audit.record({ actor: userActor(user), ...from }, { action: 'member.joined', orgId: user.org_id, target: user.id, details: { invitationId: row.id, role: 'member' } }, repos);
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw emailTaken();
@@ -298,7 +327,7 @@ export function createOperatorsService(deps: OperatorsDeps) {
    * A new link for the email (an open one for it is revoked first, so it frees its place under the limit of pending
    * invitations). Emailed with SMTP; otherwise the answer holds the link.
    */
-  async function invite(principal: OrgPrincipal, input: { email: string }): Promise<CreatedInvitation> {
+  async function invite(principal: OrgPrincipal, input: { email: string }, context: AuditContext): Promise<CreatedInvitation> {
     const address = email(input.email);
     if (await repo.findUserByEmail(address)) {
       throw new AppError('CONFLICT', 'Someone with this email already has an account. Each person belongs to one organization.', { field: 'email' });
@@ -323,6 +352,7 @@ export function createOperatorsService(deps: OperatorsDeps) {
       }
       await refuseAtOrgLimit(repos, principal.orgId, 'pendingInvitations', () => operators.countPendingInvitations(principal.orgId, row.created_at));
       await operators.insertInvitation(row);
+      await audit.record(context, { action: 'member.invited', orgId: principal.orgId, target: row.id }, repos);
     });
     const url = link(`/app/invitations/${token}`);
     const [org, inviter] = await Promise.all([repo.findOrgName(principal.orgId), principal.actor.type === 'user' ? repo.findUser(principal.actor.id) : undefined]);
@@ -363,7 +393,7 @@ export function createOperatorsService(deps: OperatorsDeps) {
     return (await repo.listOrgUsers(orgId)).map((u) => ({ id: u.id, email: u.email, name: u.name, role: u.role ?? 'member', createdAt: u.created_at }));
   }
 
-  async function removeMember(orgId: string, id: string): Promise<{ id: string; deleted: true }> {
+  async function removeMember(orgId: string, id: string, context: AuditContext): Promise<{ id: string; deleted: true }> {
     const user = await repo.findOrgUser(orgId, id);
     if (!user) throw new AppError('NOT_FOUND', 'No member of your organization has this id.');
     if (user.role === 'owner' && (await repo.countOwners(orgId)) <= 1) {
@@ -372,9 +402,31 @@ export function createOperatorsService(deps: OperatorsDeps) {
     await sessions.revokeAllOf(user.id);
     // A member who is also a developer keeps their developer account (and their tools): they stay a
     // person, without an organization. Anyone else is deleted.
-    if (await developers.findDeveloperByUserId(user.id)) await repo.leaveOrganization(orgId, id);
-    else await repo.deleteUser(orgId, id);
+    await transact(async (repos) => {
+      if (await repos.developers.findDeveloperByUserId(user.id)) await repos.operators.leaveOrganization(orgId, id);
+      else await repos.operators.deleteUser(orgId, id);
+      await audit.record(context, { action: 'member.removed', orgId, target: id, details: { role: user.role ?? 'member' } }, repos);
+    });
     return { id, deleted: true };
+  }
+
+  /** `PATCH /api/org/members/{id}`: a member becomes an owner or an owner a member; the last owner stays one (409). */
+  async function changeRole(orgId: string, id: string, changes: { role?: 'owner' | 'member' | undefined }, context: AuditContext): Promise<Member> {
+    const user = await repo.findOrgUser(orgId, id);
+    if (!user) throw new AppError('NOT_FOUND', 'No member of your organization has this id.');
+    const before = user.role ?? 'member';
+    // The body schema requires the one field there is (http/changes.ts).
+    const role = changes.role ?? before;
+    if (before !== role) {
+      await transact(async (repos) => {
+        if (before === 'owner' && (await repos.operators.countOwners(orgId)) <= 1) {
+          throw new AppError('CONFLICT', 'This is the organization\'s last owner: an organization always keeps one. Make someone else an owner first.');
+        }
+        await repos.operators.setRole(orgId, id, role);
+        await audit.record(context, { action: 'member.role_changed', orgId, target: id, details: { from: before, to: role } }, repos);
+      });
+    }
+    return { id: user.id, email: user.email, name: user.name, role, createdAt: user.created_at };
   }
 
   /**
@@ -388,10 +440,17 @@ export function createOperatorsService(deps: OperatorsDeps) {
     const chosen = password ?? generatePassword();
     checkPassword(chosen, 'password');
     await setPassword(user.id, chosen);
+    await recordOwnAs(CLI_AUDIT, user);
     return { userId: user.id, email: user.email, password: chosen, generated: password === undefined };
   }
 
-  return { resetPasswordByEmail, signUp, becomeDeveloper, signIn, current, changePassword, requestPasswordReset, confirmPasswordReset, previewInvitation, acceptInvitation, invite, listInvitations, revokeInvitation, listMembers, removeMember };
+  /** A password the CLI reset: the CLI's entry, on the person's account. */
+  async function recordOwnAs(context: AuditContext, user: UsersTable): Promise<void> {
+    const developer = await developers.findDeveloperByUserId(user.id);
+    await audit.record(context, { action: 'auth.password_reset', orgId: user.org_id, developerId: developer?.id ?? null, target: user.id, details: { by: 'cli' } });
+  }
+
+  return { resetPasswordByEmail, signUp, becomeDeveloper, signIn, current, changePassword, signOutAll, requestPasswordReset, confirmPasswordReset, previewInvitation, acceptInvitation, invite, listInvitations, revokeInvitation, listMembers, removeMember, changeRole };
 }
 
 export type OperatorsService = ReturnType<typeof createOperatorsService>;

@@ -16,6 +16,7 @@ export function createOperatorsRepo(db: Kysely<DB>) {
     deleteUser: (orgId: string, id: string) => db.deleteFrom('users').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
     /** A removed member who is also a developer: still a person, without an organization. */
     leaveOrganization: (orgId: string, id: string) => db.updateTable('users').set({ org_id: null, role: null }).where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
+    setRole: (orgId: string, id: string, role: 'owner' | 'member') => db.updateTable('users').set({ role }).where('org_id', '=', orgId).where('id', '=', id).execute(),
     updatePasswordHash: (id: string, hash: string) => db.updateTable('users').set({ password_hash: hash }).where('id', '=', id).execute(),
     findOrgName: (orgId: string) => db.selectFrom('orgs').select(['id', 'name']).where('id', '=', orgId).executeTakeFirst(),
 

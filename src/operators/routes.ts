@@ -11,10 +11,11 @@ import { ORG_BODY_LIMIT, operatorRoute, registerOperatorScope } from '../orgs/op
 import { Deleted } from '../orgs/schema.js';
 import type { OperatorsService, SignedIn } from './operators-service.js';
 import {
-  BecomeDeveloperBody, CreatedInvitation, InvitationAcceptBody, InvitationCreateBody, InvitationIdParams, InvitationList, InvitationPreview, InvitationTokenParams, MemberIdParams, MemberList,
+  BecomeDeveloperBody, CreatedInvitation, InvitationAcceptBody, InvitationCreateBody, InvitationIdParams, InvitationList, InvitationPreview, InvitationTokenParams, Member, MemberIdParams, MemberList, MemberRoleBody,
   MaybeSessionInfo, PasswordChangeBody, PasswordResetConfirmBody, PasswordResetRequestBody, ResetRequested, SessionInfo, SignedOut, SignInBody, SignUpBody,
 } from './schema.js';
 import type { Session, SessionsService } from '../sessions/sessions-service.js';
+import { requestOrigin } from '../audit/context.js';
 
 /** Account bodies are a few short strings. */
 const AUTH_BODY_LIMIT = 8 * 1024;
@@ -83,7 +84,7 @@ export function registerAccountRoutes(app: App, deps: { operators: OperatorsServ
         description: 'Checks the email and password and sets the session cookie. An unknown email and a wrong password get the same 401 UNAUTHORIZED. Limited per account and per network: 429 RATE_LIMIT_EXCEEDED with Retry-After.',
         body: SignInBody, response: { 200: Envelope(SessionInfo), ...errorResponses(400, 401, 403, 413, 415), 429: RateLimitedResponse },
       },
-    }, async (request, reply) => signIn(reply, await operators.signIn(request.body), 200));
+    }, async (request, reply) => signIn(reply, await operators.signIn(request.body, requestOrigin(request)), 200));
 
     // Signed out is an answer here, not an error: the console asks on every first load, and a 401
     // would be reported by the browser as a failed request. Every other session route keeps its 401.
@@ -110,6 +111,15 @@ export function registerAccountRoutes(app: App, deps: { operators: OperatorsServ
       return ok({ signedOut: true as const });
     });
 
+    r.post('/api/auth/signout-all', {
+      onRequest: requireSession,
+      schema: { ...sessionRoute, operationId: 'signOutEverywhere', summary: 'Sign out everywhere', description: 'Ends every session of the signed-in person, on every device, this one too, and clears the cookie. Needs X-CSRF-Token.', response: { 200: Envelope(SignedOut), ...errorResponses(401, 403) } },
+    }, async (request, reply) => {
+      await operators.signOutAll(slot.get(request), requestOrigin(request));
+      sessions.clearCookie(reply);
+      return ok({ signedOut: true as const });
+    });
+
     r.post('/api/auth/password', {
       bodyLimit: AUTH_BODY_LIMIT,
       onRequest: requireSession,
@@ -118,7 +128,7 @@ export function registerAccountRoutes(app: App, deps: { operators: OperatorsServ
         description: 'Needs the current password and X-CSRF-Token; tries count against the sign-in limit of the account (429). Every session of the user ends, on every device; this browser gets a new one (new cookie and CSRF token).',
         body: PasswordChangeBody, response: { 200: Envelope(SessionInfo), ...errorResponses(400, 401, 403, 413, 415), 429: RateLimitedResponse },
       },
-    }, async (request, reply) => signIn(reply, await operators.changePassword(slot.get(request), request.body), 200));
+    }, async (request, reply) => signIn(reply, await operators.changePassword(slot.get(request), request.body, requestOrigin(request)), 200));
 
     r.post('/api/auth/developer', {
       bodyLimit: AUTH_BODY_LIMIT,
@@ -155,7 +165,7 @@ export function registerAccountRoutes(app: App, deps: { operators: OperatorsServ
         description: 'The token works once, for one hour. Every session of the user ends; this browser is signed in. 404 NOT_FOUND for a used, expired or unknown token.',
         body: PasswordResetConfirmBody, response: { 200: Envelope(SessionInfo), ...errorResponses(400, 403, 404, 413, 415), 429: RateLimitedResponse },
       },
-    }, async (request, reply) => signIn(reply, await operators.confirmPasswordReset(request.body), 200));
+    }, async (request, reply) => signIn(reply, await operators.confirmPasswordReset(request.body, requestOrigin(request)), 200));
 
     r.get('/api/auth/invitations/:token', {
       onRequest: perIp(PER_IP.token),
@@ -174,7 +184,7 @@ export function registerAccountRoutes(app: App, deps: { operators: OperatorsServ
         description: 'Creates the invited person\'s account as a `member` of the organization and signs in. The link works once. 404 NOT_FOUND when it is used, revoked or expired; 409 CONFLICT when the email has an account.',
         params: InvitationTokenParams, body: InvitationAcceptBody, response: { 201: Envelope(SessionInfo), ...errorResponses(400, 403, 404, 409, 413, 415), 429: RateLimitedResponse },
       },
-    }, async (request, reply) => signIn(reply, await operators.acceptInvitation(request.params.token, request.body), 201));
+    }, async (request, reply) => signIn(reply, await operators.acceptInvitation(request.params.token, request.body, requestOrigin(request)), 201));
   });
 
   registerOperatorScope(app, orgAuth, (r, orgOf) => {
@@ -192,7 +202,17 @@ export function registerAccountRoutes(app: App, deps: { operators: OperatorsServ
         description: `Deletes the user and ends their sessions. 409 CONFLICT for the last owner. 404 NOT_FOUND. ${ownerOnly}`,
         params: MemberIdParams, response: { 200: Envelope(Deleted), ...errorResponses(401, 403, 404, 409) },
       },
-    }, async (request) => ok(await operators.removeMember(orgOf(request), request.params.id)));
+    }, async (request) => ok(await operators.removeMember(orgOf(request), request.params.id, orgAuth.auditContext(request))));
+
+    r.patch('/api/org/members/:id', {
+      ...owner,
+      bodyLimit: ORG_BODY_LIMIT,
+      schema: {
+        ...operatorRoute, operationId: 'changeMemberRole', summary: 'Change a member\'s role',
+        description: `\`owner\` or \`member\`. 409 CONFLICT for the last owner. 404 NOT_FOUND. ${ownerOnly}`,
+        params: MemberIdParams, body: MemberRoleBody, response: { 200: Envelope(Member), ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
+      },
+    }, async (request) => ok(await operators.changeRole(orgOf(request), request.params.id, request.body, orgAuth.auditContext(request))));
 
     r.post('/api/org/invitations', {
       ...owner,
@@ -202,7 +222,7 @@ export function registerAccountRoutes(app: App, deps: { operators: OperatorsServ
         description: `A single-use link valid 7 days, emailed when SMTP_URL is set; otherwise the answer's \`url\` is the link to give. A new invitation for the same email replaces the open one. 409 CONFLICT when the email has an account; 409 LIMIT_REACHED when the organization has as many pending invitations as its limit allows (GET /api/org/limits). ${ownerOnly}`,
         body: InvitationCreateBody, response: { 201: Envelope(CreatedInvitation), ...errorResponses(400, 401, 403, 409, 413, 415) },
       },
-    }, async (request, reply) => reply.code(201).send(ok(await operators.invite(orgAuth.principal(request), request.body))));
+    }, async (request, reply) => reply.code(201).send(ok(await operators.invite(orgAuth.principal(request), request.body, orgAuth.auditContext(request)))));
 
     r.get('/api/org/invitations', {
       ...owner,

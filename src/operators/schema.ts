@@ -1,3 +1,4 @@
+import { ChangesBody } from '../http/changes.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { AppError } from '../http/errors.js';
 import { IdParam, withNotFound } from '../http/path-ids.js';
@@ -92,6 +93,8 @@ export const MemberList = named('MemberList', Type.Array(Member));
 
 const memberNotFound = () => new AppError('NOT_FOUND', 'No member of your organization has this id.');
 export const MemberIdParams = Type.Object({ id: IdParam('usr', memberNotFound, 'The member\'s user id (`usr_…`).') });
+
+export const MemberRoleBody = named('MemberRoleBody', ChangesBody({ role: UserRoleSchema }));
 
 export const InvitationCreateBody = named('InvitationCreateBody', Type.Object({ email: Email }, { additionalProperties: false }));
 

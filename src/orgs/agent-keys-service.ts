@@ -11,6 +11,9 @@ import type { OrgsRepo } from './repo.js';
 import type { AgentKey, CreatedAgentKey } from './schema.js';
 import { requiredText } from '../http/required-text.js';
 import { refuseAtOrgLimit } from '../http/tenant-limits.js';
+import type { AuditContext } from '../audit/context.js';
+import type { AuditRepo } from '../audit/repo.js';
+import type { AuditLog } from '../audit/service.js';
 
 export const AGENT_KEY_PREFIX = 'svc_agt_';
 /** `last_used_at` is informational: written at most once a minute. */
@@ -31,14 +34,14 @@ export interface AgentPrincipal {
  * Agent keys (`svc_agt_…`): one agent's credential for the MCP endpoint. Shown once,
  * stored as SHA-256 like org API keys; deleting a key stops it at once.
  */
-export function createAgentKeysService(deps: { repo: OrgsRepo; transact: Transact<{ orgs: OrgsRepo }>; clock: Clock; keyCache?: KeyCache | undefined }) {
-  const { repo, transact, clock, keyCache } = deps;
+export function createAgentKeysService(deps: { repo: OrgsRepo; transact: Transact<{ orgs: OrgsRepo; audit: AuditRepo }>; clock: Clock; keyCache?: KeyCache | undefined; audit: AuditLog }) {
+  const { repo, transact, clock, keyCache, audit } = deps;
 
   async function agentOf(orgId: string, agentId: string): Promise<void> {
     if (!(await repo.findAgent(orgId, agentId))) throw agentNotFound();
   }
 
-  async function create(orgId: string, agentId: string, input: { name: string }): Promise<CreatedAgentKey> {
+  async function create(orgId: string, agentId: string, input: { name: string }, context: AuditContext): Promise<CreatedAgentKey> {
     await agentOf(orgId, agentId);
     const key = newSecret('svc_agt');
     const row: AgentKeysTable = {
@@ -56,6 +59,7 @@ export function createAgentKeysService(deps: { repo: OrgsRepo; transact: Transac
     await transact(async (repos) => {
       await refuseAtOrgLimit(repos, orgId, 'agentKeysPerAgent', () => repos.orgs.countAgentKeys(orgId, agentId));
       await repos.orgs.insertAgentKey(row);
+      await audit.record(context, { action: 'agent_key.created', orgId, target: row.id, details: { name: row.name, agentId, lastFour: row.last_four } }, repos);
     });
     return { ...presentAgentKey(row), key };
   }
@@ -67,9 +71,13 @@ export function createAgentKeysService(deps: { repo: OrgsRepo; transact: Transac
     return toPage(rows.map((row) => ({ ...row, createdAt: row.created_at })), limit, presentAgentKey);
   }
 
-  async function remove(orgId: string, agentId: string, id: string): Promise<{ id: string; deleted: true }> {
+  async function remove(orgId: string, agentId: string, id: string, context: AuditContext): Promise<{ id: string; deleted: true }> {
     await agentOf(orgId, agentId);
-    const result = await repo.deleteAgentKey(orgId, agentId, id);
+    const result = await transact(async (repos) => {
+      const deleted = await repos.orgs.deleteAgentKey(orgId, agentId, id);
+      if (Number(deleted.numDeletedRows) > 0) await audit.record(context, { action: 'agent_key.revoked', orgId, target: id, details: { agentId } }, repos);
+      return deleted;
+    });
     if (Number(result.numDeletedRows) === 0) throw agentKeyNotFound();
     // Refused from the next request on, on every node.
     keyCache?.invalidate(keyTag(id));
@@ -83,7 +91,7 @@ export function createAgentKeysService(deps: { repo: OrgsRepo; transact: Transac
     const hash = hashSecret(token);
     const key = await lookupKey(keyCache, hash, async () => {
       const row = await repo.findAgentKeyByHash(hash);
-      return row && { id: row.id, orgId: row.org_id, agentId: row.agent_id, lastUsedAt: row.last_used_at, revoked: row.revoked_at !== null };
+      return row && { id: row.id, orgId: row.org_id, agentId: row.agent_id, lastFour: row.last_four, lastUsedAt: row.last_used_at, revoked: row.revoked_at !== null };
     });
     if (!key?.agentId) throw invalid('The agent key is not valid.');
     const now = clock.now();

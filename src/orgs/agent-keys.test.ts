@@ -22,7 +22,7 @@ describe.each(testDialects())('Operator API: agent keys on %s', (dialect) => {
   });
   afterAll(async () => t.close());
 
-  const service = () => createAgentKeysService({ repo: createOrgsRepo(t.database.db), transact: transactOn(t.database.db), clock: t.clock });
+  const service = () => createAgentKeysService({ repo: createOrgsRepo(t.database.db), transact: transactOn(t.database.db), clock: t.clock, audit: { record: async () => {} } });
 
   it('shows a new key once, stores only its hash, and lists keys without secrets', async () => {
     const res = await call('POST', `/api/org/agents/${agent.id}/keys`, org, { name: 'Claude Desktop' });

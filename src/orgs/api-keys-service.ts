@@ -10,6 +10,9 @@ import type { OrgsRepo } from './repo.js';
 import type { ApiKey, CreatedApiKey } from './schema.js';
 import { requiredText } from '../http/required-text.js';
 import { refuseAtOrgLimit } from '../http/tenant-limits.js';
+import type { AuditContext } from '../audit/context.js';
+import type { AuditRepo } from '../audit/repo.js';
+import type { AuditLog } from '../audit/service.js';
 
 /** An org API key as the API shows it: never the secret, only its last four characters. */
 export function presentApiKey(row: OrgApiKeysTable): ApiKey {
@@ -34,8 +37,8 @@ export async function issueApiKey(repo: Pick<OrgsRepo, 'insertApiKey'>, orgId: s
 }
 
 /** An org's API keys. A new one is counted against the org's limit of active keys and inserted in one transaction. */
-export function createApiKeysService(deps: { repo: OrgsRepo; transact: Transact<{ orgs: OrgsRepo }>; clock: Clock; keyCache?: KeyCache | undefined }) {
-  const { repo, transact, clock, keyCache } = deps;
+export function createApiKeysService(deps: { repo: OrgsRepo; transact: Transact<{ orgs: OrgsRepo; audit: AuditRepo }>; clock: Clock; keyCache?: KeyCache | undefined; audit: AuditLog }) {
+  const { repo, transact, clock, keyCache, audit } = deps;
 
   async function get(orgId: string, id: string): Promise<ApiKey> {
     const row = await repo.findApiKey(orgId, id);
@@ -44,11 +47,13 @@ export function createApiKeysService(deps: { repo: OrgsRepo; transact: Transact<
   }
 
   return {
-    create: (orgId: string, input: { name: string }) => {
+    create: (orgId: string, input: { name: string }, context: AuditContext) => {
       const name = requiredText(input.name, 'name', 'a name for the key');
       return transact(async (repos) => {
         await refuseAtOrgLimit(repos, orgId, 'apiKeys', () => repos.orgs.countActiveApiKeys(orgId));
-        return issueApiKey(repos.orgs, orgId, name, isoNow(clock));
+        const created = await issueApiKey(repos.orgs, orgId, name, isoNow(clock));
+        await audit.record(context, { action: 'api_key.created', orgId, target: created.id, details: { name, lastFour: created.lastFour } }, repos);
+        return created;
       });
     },
 
@@ -64,18 +69,21 @@ export function createApiKeysService(deps: { repo: OrgsRepo; transact: Transact<
     get,
 
     /** Idempotent: revoking a revoked key keeps its first revocation time. */
-    revoke: async (orgId: string, id: string): Promise<ApiKey> => {
-      await get(orgId, id);
+    revoke: async (orgId: string, id: string, context: AuditContext): Promise<ApiKey> => {
+      const before = await get(orgId, id);
       await repo.revokeApiKey(orgId, id, isoNow(clock));
       // Refused from the next request on, on every node.
       keyCache?.invalidate(keyTag(id));
+      if (before.revokedAt === null) await audit.record(context, { action: 'api_key.revoked', orgId, target: id, details: { name: before.name, lastFour: before.lastFour } });
       return get(orgId, id);
     },
 
-    remove: async (orgId: string, id: string): Promise<{ id: string; deleted: true }> => {
+    remove: async (orgId: string, id: string, context: AuditContext): Promise<{ id: string; deleted: true }> => {
+      const before = await repo.findApiKey(orgId, id);
       const result = await repo.deleteApiKey(orgId, id);
-      if (Number(result.numDeletedRows) === 0) throw apiKeyNotFound();
+      if (!before || Number(result.numDeletedRows) === 0) throw apiKeyNotFound();
       keyCache?.invalidate(keyTag(id));
+      await audit.record(context, { action: 'api_key.revoked', orgId, target: id, details: { name: before.name, lastFour: before.last_four, deleted: true } });
       return { id, deleted: true };
     },
   };

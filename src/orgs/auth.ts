@@ -26,11 +26,13 @@ import { hashSecret } from '../lib/hashing.js';
 import { bearerToken } from '../oauth/bearer.js';
 import type { UserRole } from '../db/tables.js';
 import { lookupKey, type KeyCache } from './key-cache.js';
+import { keyLabel, requestAuditContext, type AuditContext } from '../audit/context.js';
 import type { OrgsRepo } from './repo.js';
 
 export interface OrgPrincipal {
   orgId: string;
-  actor: { type: 'api_key' | 'user'; id: string };
+  /** `label`: the user's email, or the key's `svc_org_…abcd`, as the audit log names them. */
+  actor: { type: 'api_key' | 'user'; id: string; label: string };
   /** A signed-in user's role; an API key speaks for the organization and may do what an owner does. */
   role?: UserRole;
 }
@@ -73,7 +75,7 @@ export function createOrgAuth(deps: OrgAuthDeps) {
     const key = await lookupKey(keyCache, hash, async () => {
       const row = await repo.findApiKeyByHash(hash);
       revoked = row !== undefined && row.revoked_at !== null;
-      return row && { id: row.id, orgId: row.org_id, lastUsedAt: row.last_used_at, revoked };
+      return row && { id: row.id, orgId: row.org_id, lastFour: row.last_four, lastUsedAt: row.last_used_at, revoked };
     });
     if (!key) {
       // It joined another request's read: read again for the message (refusals only).
@@ -88,7 +90,7 @@ export function createOrgAuth(deps: OrgAuthDeps) {
       key.lastUsedAt = now.toISOString();
       await repo.touchApiKey(key.id, key.lastUsedAt);
     }
-    return { orgId: key.orgId, actor: { type: 'api_key', id: key.id } };
+    return { orgId: key.orgId, actor: { type: 'api_key', id: key.id, label: keyLabel(ORG_KEY_PREFIX, key.lastFour) } };
   }
 
   const require: onRequestAsyncHookHandler = async (request) => {
@@ -118,7 +120,10 @@ export function createOrgAuth(deps: OrgAuthDeps) {
     };
   };
 
-  return { require, requireOwner, principal: (request: FastifyRequest): OrgPrincipal => slot.get(request) };
+  /** Who made the request and from where, for the audit log (audit/context.ts). */
+  const auditContext = (request: FastifyRequest): AuditContext => requestAuditContext(request, slot.get(request).actor);
+
+  return { require, requireOwner, principal: (request: FastifyRequest): OrgPrincipal => slot.get(request), auditContext };
 }
 
 export type OrgAuth = ReturnType<typeof createOrgAuth>;

@@ -16,6 +16,8 @@ export interface CachedKey {
   orgId: string;
   /** Agent keys only. */
   agentId?: string;
+  /** The key's last four characters: how the audit log names it (never more of it). */
+  lastFour: string;
   /** Refreshed here when the key's `last_used_at` is written (at most once a minute). */
   lastUsedAt: string | null;
 }

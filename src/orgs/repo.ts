@@ -26,7 +26,7 @@ export function createOrgsRepo(db: Kysely<DB>) {
     // ── API keys ──
     insertApiKey: (row: OrgApiKeysTable) => db.insertInto('org_api_keys').values(row).execute(),
     findApiKeyByHash: (hash: string) =>
-      db.selectFrom('org_api_keys').select(['id', 'org_id', 'revoked_at', 'last_used_at']).where('key_hash', '=', hash).executeTakeFirst(),
+      db.selectFrom('org_api_keys').select(['id', 'org_id', 'last_four', 'revoked_at', 'last_used_at']).where('key_hash', '=', hash).executeTakeFirst(),
     touchApiKey: (id: string, at: string) => db.updateTable('org_api_keys').set({ last_used_at: at }).where('id', '=', id).execute(),
     findApiKey: (orgId: string, id: string) =>
       db.selectFrom('org_api_keys').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
@@ -67,7 +67,7 @@ export function createOrgsRepo(db: Kysely<DB>) {
     findAgentKey: (orgId: string, agentId: string, id: string) =>
       db.selectFrom('agent_keys').selectAll().where('org_id', '=', orgId).where('agent_id', '=', agentId).where('id', '=', id).executeTakeFirst(),
     findAgentKeyByHash: (hash: string) =>
-      db.selectFrom('agent_keys').select(['id', 'org_id', 'agent_id', 'revoked_at', 'last_used_at']).where('key_hash', '=', hash).executeTakeFirst(),
+      db.selectFrom('agent_keys').select(['id', 'org_id', 'agent_id', 'last_four', 'revoked_at', 'last_used_at']).where('key_hash', '=', hash).executeTakeFirst(),
     touchAgentKey: (id: string, at: string) => db.updateTable('agent_keys').set({ last_used_at: at }).where('id', '=', id).execute(),
     listAgentKeys: (orgId: string, agentId: string, limit: number, cursor: CursorPosition | undefined) =>
       db

@@ -23,7 +23,7 @@ export function registerOrgRoutes(app: App, deps: { orgAuth: OrgAuth; orgs: Orgs
     r.patch('/api/org/organization', {
       bodyLimit: ORG_BODY_LIMIT,
       schema: { ...operatorRoute, summary: 'Update your organization', description: 'Changes `name`, `defaultCountry` and/or `dailyTokenBudget`. A new default country applies to phone numbers written from then on, forms included; stored numbers stay as they are. `dailyTokenBudget` needs an org API key or an owner session (403 FORBIDDEN for a member).', body: OrganizationPatch, response: { 200: Envelope(Organization), ...errorResponses(400, 401, 403, 404, 413, 415) } },
-    }, async (request) => ok(await orgs.updateOrganization(orgOf(request), request.body, { owner: orgAuth.principal(request).role !== 'member' })));
+    }, async (request) => ok(await orgs.updateOrganization(orgOf(request), request.body, { owner: orgAuth.principal(request).role !== 'member' }, orgAuth.auditContext(request))));
 
     r.get('/api/org/limits', {
       schema: { ...operatorRoute, operationId: 'getOrgLimits', summary: 'Get your limits', description: 'Each limit of the organization (the most agents, forms, API keys, … it may have at once) and how much of it is used. A create past a limit is refused with 409 LIMIT_REACHED; the organization\'s Switchboard operator can raise it (docs/operator-api.md, Limits). Needs an org API key or a session.', response: { 200: Envelope(OrgLimits), ...errorResponses(401, 404) } },
@@ -35,7 +35,7 @@ export function registerOrgRoutes(app: App, deps: { orgAuth: OrgAuth; orgs: Orgs
       onRequest: ownsKeys,
       bodyLimit: ORG_BODY_LIMIT,
       schema: { ...operatorRoute, operationId: 'createApiKey', summary: 'Create an org API key', description: 'Creates a key for the Operator API. The key is in this response only; only its hash is stored. Needs an org API key or an owner session (403 FORBIDDEN for a member). 409 LIMIT_REACHED when the organization has as many active (not revoked) API keys as its limit allows (GET /api/org/limits).', body: ApiKeyCreate, response: { 201: Envelope(CreatedApiKey), ...errorResponses(403, 400, 401, 409, 413, 415) } },
-    }, async (request, reply) => reply.code(201).send(ok(await apiKeys.create(orgOf(request), request.body))));
+    }, async (request, reply) => reply.code(201).send(ok(await apiKeys.create(orgOf(request), request.body, orgAuth.auditContext(request)))));
 
     r.get('/api/org/api-keys', {
       onRequest: ownsKeys,
@@ -50,12 +50,12 @@ export function registerOrgRoutes(app: App, deps: { orgAuth: OrgAuth; orgs: Orgs
     r.post('/api/org/api-keys/:id/revoke', {
       onRequest: ownsKeys,
       schema: { ...operatorRoute, operationId: 'revokeApiKey', summary: 'Revoke an org API key', description: 'The key stops working at once; the record stays for the audit trail. Revoking twice is harmless. Needs an org API key or an owner session (403 FORBIDDEN for a member). 404 NOT_FOUND.', params: ApiKeyIdParams, response: { 200: Envelope(ApiKey), ...errorResponses(403, 401, 404) } },
-    }, async (request) => ok(await apiKeys.revoke(orgOf(request), request.params.id)));
+    }, async (request) => ok(await apiKeys.revoke(orgOf(request), request.params.id, orgAuth.auditContext(request))));
 
     r.delete('/api/org/api-keys/:id', {
       onRequest: ownsKeys,
       schema: { ...operatorRoute, operationId: 'deleteApiKey', summary: 'Delete an org API key', description: 'Revokes the key and removes its record. Needs an org API key or an owner session (403 FORBIDDEN for a member). 404 NOT_FOUND.', params: ApiKeyIdParams, response: { 200: Envelope(Deleted), ...errorResponses(403, 401, 404) } },
-    }, async (request) => ok(await apiKeys.remove(orgOf(request), request.params.id)));
+    }, async (request) => ok(await apiKeys.remove(orgOf(request), request.params.id, orgAuth.auditContext(request))));
 
     // ── Agents ──
     r.post('/api/org/agents', {
@@ -84,7 +84,7 @@ export function registerOrgRoutes(app: App, deps: { orgAuth: OrgAuth; orgs: Orgs
     r.post('/api/org/agents/:id/keys', {
       bodyLimit: ORG_BODY_LIMIT,
       schema: { ...operatorRoute, operationId: 'createAgentKey', summary: 'Create an agent key', description: 'A key (`svc_agt_…`) that lets an MCP client act as this agent: it reaches this agent\'s tools and nothing else. The key is in this response only; only its hash is stored. 404 AGENT_NOT_FOUND; 409 LIMIT_REACHED when the agent has as many keys as the organization\'s limit per agent allows (GET /api/org/limits).', params: AgentIdParams, body: AgentKeyCreate, response: { 201: Envelope(CreatedAgentKey), ...errorResponses(400, 401, 404, 409, 413, 415) } },
-    }, async (request, reply) => reply.code(201).send(ok(await agentKeys.create(orgOf(request), request.params.id, request.body))));
+    }, async (request, reply) => reply.code(201).send(ok(await agentKeys.create(orgOf(request), request.params.id, request.body, orgAuth.auditContext(request)))));
 
     r.get('/api/org/agents/:id/keys', {
       schema: { ...operatorRoute, operationId: 'listAgentKeys', summary: 'List an agent\'s keys', description: 'The agent\'s keys, newest first, paged with `limit` and `cursor`; secrets are never returned. 404 AGENT_NOT_FOUND.', params: AgentIdParams, querystring: PageQuery, response: { 200: Envelope(AgentKeyPage), ...errorResponses(400, 401, 404) } },
@@ -92,6 +92,6 @@ export function registerOrgRoutes(app: App, deps: { orgAuth: OrgAuth; orgs: Orgs
 
     r.delete('/api/org/agents/:id/keys/:keyId', {
       schema: { ...operatorRoute, operationId: 'deleteAgentKey', summary: 'Delete an agent key', description: 'The key stops working at once. 404 AGENT_NOT_FOUND, 404 NOT_FOUND.', params: AgentKeyIdParams, response: { 200: Envelope(Deleted), ...errorResponses(401, 404) } },
-    }, async (request) => ok(await agentKeys.remove(orgOf(request), request.params.id, request.params.keyId)));
+    }, async (request) => ok(await agentKeys.remove(orgOf(request), request.params.id, request.params.keyId, orgAuth.auditContext(request))));
   });
 }

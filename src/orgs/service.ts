@@ -14,6 +14,8 @@ import { orgNotFound } from './errors.js';
 import type { OrgsRepo } from './repo.js';
 import type { Branding, CreatedApiKey, Organization, OrganizationPatch } from './schema.js';
 import { requiredText } from '../http/required-text.js';
+import type { AuditContext } from '../audit/context.js';
+import type { AuditLog } from '../audit/service.js';
 
 export interface NewOrganization {
   name: string;
@@ -89,8 +91,10 @@ export function createOrgsService<R extends { orgs: OrgsRepo }>(deps: {
   tokensUsedOn: (orgId: string, day: string) => Promise<number>;
   /** The first operator's password hash, at the configured cost (lib/passwords.ts). */
   passwords: Pick<PasswordPolicy, 'hash'>;
+  /** Settings changes are recorded (org.settings_changed). */
+  audit: AuditLog;
 }) {
-  const { repo, transact, found, clock, changes, tokensUsedOn, passwords } = deps;
+  const { repo, transact, found, clock, changes, tokensUsedOn, passwords, audit } = deps;
 
   /**
    * The org, its first operator (an owner), the default pipeline and, with `issueKey`, a first API
@@ -173,7 +177,7 @@ export function createOrgsService<R extends { orgs: OrgsRepo }>(deps: {
    * The daily token budget is an owner's to set (`owner`: an org API key or an owner's session): it caps what the
    * organization spends on its model providers, as API keys and members are the owner's to manage.
    */
-  async function updateOrganization(orgId: string, patch: OrganizationPatch, actor: { owner: boolean }): Promise<Organization> {
+  async function updateOrganization(orgId: string, patch: OrganizationPatch, actor: { owner: boolean }, context: AuditContext): Promise<Organization> {
     if (patch.dailyTokenBudget !== undefined && !actor.owner) {
       throw new AppError('FORBIDDEN', 'Only an owner of the organization can set its daily model token budget. Ask an owner to do it.', { field: 'dailyTokenBudget' });
     }
@@ -184,6 +188,12 @@ export function createOrgsService<R extends { orgs: OrgsRepo }>(deps: {
     const before = await repo.findOrg(orgId);
     if (!before) throw orgNotFound();
     if (Object.keys(set).length > 0) await repo.updateOrg(orgId, set);
+    // What changed, old and new: a name, a country code, a budget (no personal data).
+    const changed: Record<string, string | number | null> = {};
+    if (set.name !== undefined && set.name !== before.name) Object.assign(changed, { nameFrom: before.name, nameTo: set.name });
+    if (set.default_country !== undefined && set.default_country !== before.default_country) Object.assign(changed, { defaultCountryFrom: before.default_country, defaultCountryTo: set.default_country });
+    if (set.daily_token_budget !== undefined && set.daily_token_budget !== before.daily_token_budget) Object.assign(changed, { dailyTokenBudgetFrom: before.daily_token_budget, dailyTokenBudgetTo: set.daily_token_budget });
+    if (Object.keys(changed).length > 0) await audit.record(context, { action: 'org.settings_changed', orgId, target: orgId, details: changed });
     if (set.default_country !== undefined && set.default_country !== before.default_country) changes.notify(orgId);
     return presentOrg({ ...before, ...set }, await tokensUsedOn(orgId, utcDay(clock)));
   }

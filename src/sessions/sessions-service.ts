@@ -143,7 +143,7 @@ export function createSessionsService(deps: { repo: SessionsRepo; clock: Clock; 
       if (!session) return undefined;
       checkCsrf(request, session);
       if (session.orgId === null) throw new AppError('FORBIDDEN', NO_ORGANIZATION);
-      return { orgId: session.orgId, actor: { type: 'user', id: session.userId }, role: session.role ?? 'member' };
+      return { orgId: session.orgId, actor: { type: 'user', id: session.userId, label: session.email }, role: session.role ?? 'member' };
     },
   };
 
@@ -153,7 +153,7 @@ export function createSessionsService(deps: { repo: SessionsRepo; clock: Clock; 
       const session = await fromRequest(request);
       if (!session) return undefined;
       checkCsrf(request, session);
-      return { userId: session.userId, developerId: session.developer?.id ?? null };
+      return { userId: session.userId, email: session.email, developerId: session.developer?.id ?? null };
     },
   };
 

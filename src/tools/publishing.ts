@@ -9,6 +9,8 @@ import { checkOAuthUrls } from './oauth-settings.js';
 import type { ToolChangeFeed } from './changes.js';
 import type { DefinitionColumns, ToolsRepo } from './repo.js';
 import type { ToolRecord } from './schema.js';
+import type { AuditContext } from '../audit/context.js';
+import type { AuditLog } from '../audit/service.js';
 
 interface PublishingDeps {
   repo: ToolsRepo;
@@ -18,6 +20,8 @@ interface PublishingDeps {
   present(row: ToolsTable): ToolRecord;
   /** Told after a publish or withdrawal commits (caches of agents' callable tools drop the tool). */
   liveChanges?: Pick<ToolChangeFeed, 'notify'> | undefined;
+  /** Recorded right after the change commits (the tools repo writes it in its own transaction). */
+  audit: AuditLog;
 }
 
 function definitionColumns(row: ToolsTable): DefinitionColumns {
@@ -31,9 +35,9 @@ function definitionColumns(row: ToolsTable): DefinitionColumns {
  * made: an already published tool stays as it is, a withdrawn one goes live again.
  */
 export function createPublishing(deps: PublishingDeps) {
-  const { repo, clock, endpointPolicy, ownedRow, liveChanges, present: presentTool } = deps;
+  const { repo, clock, endpointPolicy, ownedRow, liveChanges, present: presentTool, audit } = deps;
 
-  async function publish(developerId: string, toolId: string): Promise<ToolRecord> {
+  async function publish(developerId: string, toolId: string, context: AuditContext): Promise<ToolRecord> {
     const row = await ownedRow(developerId, toolId);
     // Re-checked on every publish: DNS may have changed since the endpoint was saved.
     const definition = definitionFromRow(row);
@@ -60,16 +64,18 @@ export function createPublishing(deps: PublishingDeps) {
       throw new AppError('CONFLICT', 'The tool changed while it was being published. Check the latest version and publish again.');
     }
     liveChanges?.notify(toolId);
+    await audit.record(context, { action: 'tool.published', developerId, target: toolId, details: { name: row.name, version: changes.version } });
     return presentTool({ ...row, ...changes });
   }
 
   /** Withdraws a tool from the catalog; its revisions are kept for when it is published again. */
-  async function unpublish(developerId: string, toolId: string): Promise<ToolRecord> {
+  async function unpublish(developerId: string, toolId: string, context: AuditContext): Promise<ToolRecord> {
     const row = await ownedRow(developerId, toolId);
     if (row.status === 'draft') return presentTool(row);
     const changes = { status: 'draft', published_revision_id: null, updated_at: isoNow(clock) };
     if ((await repo.updateTool(developerId, toolId, changes)) === 'missing') throw toolNotFound();
     liveChanges?.notify(toolId);
+    await audit.record(context, { action: 'tool.withdrawn', developerId, target: toolId, details: { name: row.name, version: Number(row.version) } });
     return presentTool({ ...row, ...changes });
   }
 

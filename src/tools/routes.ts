@@ -185,7 +185,7 @@ export function registerToolRoutes(app: App, deps: { tools: ToolsService; develo
           response: { 200: Envelope(ToolRecord), ...errorResponses(400, 401, 403, 404, 409) },
         },
       },
-      async (request) => ok(await tools.publish(auth.principal(request).developerId, request.params.tool_id)),
+      async (request) => ok(await tools.publish(auth.principal(request).developerId, request.params.tool_id, auth.auditContext(request))),
     );
 
     scope.post(
@@ -202,7 +202,7 @@ export function registerToolRoutes(app: App, deps: { tools: ToolsService; develo
           response: { 200: Envelope(ToolRecord), ...errorResponses(400, 401, 403, 404) },
         },
       },
-      async (request) => ok(await tools.unpublish(auth.principal(request).developerId, request.params.tool_id)),
+      async (request) => ok(await tools.unpublish(auth.principal(request).developerId, request.params.tool_id, auth.auditContext(request))),
     );
   });
 }

@@ -1,4 +1,5 @@
 import type { ToolsTable } from '../db/tables.js';
+import type { AuditLog } from '../audit/service.js';
 import type { Transact } from '../db/transaction-runner.js';
 import { decodeCursor, toPage } from '../http/cursor.js';
 import { isoNow, type Clock } from '../lib/clock.js';
@@ -29,6 +30,8 @@ export interface ToolsServiceDeps {
   redirectUri: string;
   /** Told after a tool's live revision changes (publish, withdrawal, deletion): the tool caches of invocation/ subscribe. */
   liveChanges?: Pick<ToolChangeFeed, 'notify'> | undefined;
+  /** Tools published and withdrawn (tool.published, tool.withdrawn). */
+  audit: AuditLog;
 }
 
 /**

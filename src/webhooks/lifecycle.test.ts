@@ -1,3 +1,4 @@
+import { CLI_AUDIT } from '../audit/context.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,7 +54,7 @@ describe.each(testDialects())('webhook worker lifecycle on %s', (dialect) => {
 
   it('delivers after a restart what was committed before it, on the timer of a serving node; close() stops it', async () => {
     const before = await node({ SECRETS_KEY: OLD_KEY });
-    const hook = await before.webhooks.create(org.orgId, { url: receiver.url('/restart'), events: ['contact.created'] });
+    const hook = await before.webhooks.create(org.orgId, { url: receiver.url('/restart'), events: ['contact.created'] }, CLI_AUDIT);
     await transactOn(database.db)((repos) => recordWebhookEvent(repos, { orgId: org.orgId, type: 'contact.created', data: { n: 1 } }, clock.now().toISOString()));
     // The node goes away before delivering (no worker running): the delivery waits in the database.
     await before.close();
@@ -77,7 +78,7 @@ describe.each(testDialects())('webhook worker lifecycle on %s', (dialect) => {
   it('a node with WEBHOOK_DELIVERY=off queues events but sends none; a node with it on sends them', async () => {
     const fresh = await createOrgWithKey(database, clock);
     const quiet = await node({ SECRETS_KEY: OLD_KEY, WEBHOOK_DELIVERY: 'off' }, { pollMs: 20 });
-    await quiet.webhooks.create(fresh.orgId, { url: receiver.url('/queued-only'), events: ['contact.created'] });
+    await quiet.webhooks.create(fresh.orgId, { url: receiver.url('/queued-only'), events: ['contact.created'] }, CLI_AUDIT);
     receiver.reset();
     await transactOn(database.db)((repos) => recordWebhookEvent(repos, { orgId: fresh.orgId, type: 'contact.created', data: { n: 1 } }, clock.now().toISOString()));
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -93,7 +94,7 @@ describe.each(testDialects())('webhook worker lifecycle on %s', (dialect) => {
   it('on its timer, keeps delivering to a fast endpoint while a slow one\'s attempt is in flight, without waiting for the next poll', async () => {
     const setup = await node({ SECRETS_KEY: OLD_KEY });
     const fresh = await createOrgWithKey(database, clock);
-    for (const path of ['/slow', '/fast']) await setup.webhooks.create(fresh.orgId, { url: receiver.url(path), events: ['submission.created'] });
+    for (const path of ['/slow', '/fast']) await setup.webhooks.create(fresh.orgId, { url: receiver.url(path), events: ['submission.created'] }, CLI_AUDIT);
     const done: string[] = [];
     receiver.respond((request, response) => {
       const finish = () => {
@@ -120,7 +121,7 @@ describe.each(testDialects())('webhook worker lifecycle on %s', (dialect) => {
   });
 
   it('secrets rotate re-seals signing secrets under the new key; deliveries are still signed with the same secret', async () => {
-    const hook = await (await node({ SECRETS_KEY: OLD_KEY })).webhooks.create(org.orgId, { url: receiver.url('/rotated'), events: ['opportunity.created'] });
+    const hook = await (await node({ SECRETS_KEY: OLD_KEY })).webhooks.create(org.orgId, { url: receiver.url('/rotated'), events: ['opportunity.created'] }, CLI_AUDIT);
     const result = await (await node({ SECRETS_KEY: NEW_KEY, SECRETS_KEY_PREVIOUS: OLD_KEY })).credentialRotation.rotate();
     expect(result.failed).toEqual([]);
     expect(result.reencrypted).toBeGreaterThanOrEqual(2);

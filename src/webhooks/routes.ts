@@ -19,7 +19,7 @@ export function registerWebhookRoutes(app: App, deps: { orgAuth: OrgAuth; webhoo
       ...owner,
       bodyLimit: ORG_BODY_LIMIT,
       schema: { ...operatorRoute, operationId: 'createWebhook', summary: 'Add a webhook', description: `Events of the chosen types are POSTed to the URL, signed (docs/webhooks.md). The signing secret (\`whsec_…\`) is in this answer only. ${WHO} 400 ENDPOINT_NOT_ALLOWED for a URL that is not https:// or not public; 409 LIMIT_REACHED when the organization has as many webhooks as its limit allows (${ORG_LIMITS.limits.webhooks.default} unless raised: GET /api/org/limits).`, body: WebhookCreate, response: { 201: Envelope(CreatedWebhook), ...errorResponses(400, 401, 403, 409, 413, 415) } },
-    }, async (request, reply) => reply.code(201).send(ok(await webhooks.create(orgOf(request), request.body))));
+    }, async (request, reply) => reply.code(201).send(ok(await webhooks.create(orgOf(request), request.body, orgAuth.auditContext(request)))));
 
     r.get('/api/org/webhooks', {
       ...owner,
@@ -40,12 +40,12 @@ export function registerWebhookRoutes(app: App, deps: { orgAuth: OrgAuth; webhoo
     r.delete('/api/org/webhooks/:webhook_id', {
       ...owner,
       schema: { ...operatorRoute, operationId: 'deleteWebhook', summary: 'Delete a webhook', description: `Removes it, its pending deliveries and its delivery log. ${WHO} 404 NOT_FOUND.`, params: WebhookIdParams, response: { 200: Envelope(Deleted), ...errorResponses(401, 403, 404) } },
-    }, async (request) => ok(await webhooks.remove(orgOf(request), request.params.webhook_id)));
+    }, async (request) => ok(await webhooks.remove(orgOf(request), request.params.webhook_id, orgAuth.auditContext(request))));
 
     r.post('/api/org/webhooks/:webhook_id/secret', {
       ...owner,
       schema: { ...operatorRoute, operationId: 'rotateWebhookSecret', summary: 'Rotate a webhook\'s signing secret', description: `A new secret signs every delivery from now on (the old one stops at once); it is in this answer only. ${WHO} 404 NOT_FOUND.`, params: WebhookIdParams, response: { 200: Envelope(CreatedWebhook), ...errorResponses(401, 403, 404) } },
-    }, async (request) => ok(await webhooks.rotateSecret(orgOf(request), request.params.webhook_id)));
+    }, async (request) => ok(await webhooks.rotateSecret(orgOf(request), request.params.webhook_id, orgAuth.auditContext(request))));
 
     r.post('/api/org/webhooks/:webhook_id/test', {
       ...owner,

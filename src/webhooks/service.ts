@@ -14,6 +14,9 @@ import { newDelivery } from './outbox.js';
 import type { DeliveryRow, EndpointChanges, WebhooksRepo } from './repo.js';
 import { type CreatedWebhook, type SubscribableEventType, type Webhook, type WebhookCreate, type WebhookDelivery, type WebhookPatch } from './schema.js';
 import { newSigningSecret, sealSigningSecret } from './secret.js';
+import type { AuditContext } from '../audit/context.js';
+import type { AuditRepo } from '../audit/repo.js';
+import type { AuditLog } from '../audit/service.js';
 
 export function presentWebhook(row: WebhookEndpointsTable): Webhook {
   return {
@@ -70,7 +73,9 @@ const distinct = (events: SubscribableEventType[]) => [...new Set(events)];
 export function createWebhooksService(deps: {
   repo: WebhooksRepo;
   /** `orgs` locks the org's row for the webhooks limit (http/tenant-limits.ts). */
-  transact: Transact<{ webhooks: WebhooksRepo; orgs: LimitLock }>;
+  transact: Transact<{ webhooks: WebhooksRepo; orgs: LimitLock; audit: AuditRepo }>;
+  /** Webhooks created and deleted, secrets rotated. */
+  audit: AuditLog;
   keys: KeyRing;
   clock: Clock;
   /** The tool endpoints' save-time policy (TOOL_ALLOW_PRIVATE_ENDPOINTS, the same resolver). */
@@ -78,7 +83,7 @@ export function createWebhooksService(deps: {
   worker: Pick<DeliveryWorker, 'deliverNow'>;
   leaseMs: number;
 }) {
-  const { repo, transact, keys, clock, endpointPolicy, worker } = deps;
+  const { repo, transact, keys, clock, endpointPolicy, worker, audit } = deps;
 
   async function found(orgId: string, id: string): Promise<WebhookEndpointsTable> {
     const row = await repo.findEndpoint(orgId, id);
@@ -93,7 +98,7 @@ export function createWebhooksService(deps: {
     return row;
   }
 
-  async function create(orgId: string, input: WebhookCreate): Promise<CreatedWebhook> {
+  async function create(orgId: string, input: WebhookCreate, context: AuditContext): Promise<CreatedWebhook> {
     const now = isoNow(clock);
     const id = newId('wh');
     const secret = newSigningSecret();
@@ -114,6 +119,7 @@ export function createWebhooksService(deps: {
     await transact(async (repos) => {
       await refuseAtOrgLimit(repos, orgId, 'webhooks', () => repos.webhooks.countEndpoints(orgId));
       await repos.webhooks.insertEndpoint(row);
+      await audit.record(context, { action: 'webhook.created', orgId, target: id, details: { url: row.url, events: distinct(input.events) } }, repos);
     });
     return { ...presentWebhook(row), secret };
   }
@@ -130,16 +136,24 @@ export function createWebhooksService(deps: {
     return presentWebhook({ ...row, ...set });
   }
 
-  async function rotateSecret(orgId: string, id: string): Promise<CreatedWebhook> {
+  async function rotateSecret(orgId: string, id: string, context: AuditContext): Promise<CreatedWebhook> {
     const row = await found(orgId, id);
     const secret = newSigningSecret();
     const set: EndpointChanges = { ...sealSigningSecret(keys, id, secret), updated_at: isoNow(clock) };
-    await repo.updateEndpoint(orgId, id, set);
+    await transact(async (repos) => {
+      await repos.webhooks.updateEndpoint(orgId, id, set);
+      await audit.record(context, { action: 'webhook.secret_rotated', orgId, target: id, details: { url: row.url } }, repos);
+    });
     return { ...presentWebhook({ ...row, ...set }), secret };
   }
 
-  async function remove(orgId: string, id: string): Promise<{ id: string; deleted: true }> {
-    const result = await repo.deleteEndpoint(orgId, id);
+  async function remove(orgId: string, id: string, context: AuditContext): Promise<{ id: string; deleted: true }> {
+    const row = await found(orgId, id);
+    const result = await transact(async (repos) => {
+      const deleted = await repos.webhooks.deleteEndpoint(orgId, id);
+      if (deleted.numDeletedRows !== 0n) await audit.record(context, { action: 'webhook.deleted', orgId, target: id, details: { url: row.url } }, repos);
+      return deleted;
+    });
     if (result.numDeletedRows === 0n) throw webhookNotFound();
     return { id, deleted: true };
   }

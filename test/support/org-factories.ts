@@ -1,3 +1,5 @@
+import pino from 'pino';
+import { createAuditService } from '../../src/audit/service.js';
 import type { App } from '../../src/http/app-type.js';
 import type { Database } from '../../src/db/database.js';
 import { randomBase62 } from '../../src/lib/ids.js';
@@ -27,7 +29,7 @@ export interface OrgWithKey {
  */
 export function orgsServiceOn(database: Database, clock: Clock): OrgsService {
   const repos = new Repos(database.db);
-  return createOrgsService({ repo: repos.orgs, transact: transactOn(database.db), found: foundOrg, clock, changes: createOrgChangeFeed(), tokensUsedOn: repos.conversations.tokensUsedOn, passwords: createPasswordPolicy(new Set(), TEST_PASSWORD_HASH_COST) });
+  return createOrgsService({ repo: repos.orgs, transact: transactOn(database.db), found: foundOrg, clock, changes: createOrgChangeFeed(), tokensUsedOn: repos.conversations.tokensUsedOn, passwords: createPasswordPolicy(new Set(), TEST_PASSWORD_HASH_COST), audit: createAuditService({ repo: repos.audit, clock, log: pino({ level: 'silent' }) }) });
 }
 
 /**

@@ -54,6 +54,7 @@ export const signedInRoutes: RouteObject[] = [
                   { path: 'members', lazy: page(() => import('./pages/Members')) },
                   { path: 'webhooks', lazy: page(() => import('./pages/webhooks/Webhooks')) },
                   { path: 'webhooks/:id', lazy: page(() => import('./pages/webhooks/Deliveries')) },
+                  { path: 'audit-log', lazy: page(() => import('./pages/audit/OrgAuditLog')) },
                 ],
               },
             ],

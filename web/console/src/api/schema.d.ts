@@ -61,6 +61,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/dev/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read your audit log
+         * @description Your sign-ins, app secrets rotated, tools published and withdrawn. Newest first, paged; append-only, kept 400 days. Console session only.
+         */
+        get: operations["listDeveloperAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/catalog/tools": {
         parameters: {
             query?: never;
@@ -345,6 +365,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/org/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the audit log
+         * @description Who did each sensitive action, from where, on what, when. Newest first, paged; append-only, kept 400 days. Owners and org API keys only (403 for a member).
+         */
+        get: operations["listOrgAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/dev/limits": {
         parameters: {
             query?: never;
@@ -439,6 +479,26 @@ export interface paths {
          * @description Ends the session on the server and clears the cookie. Needs X-CSRF-Token.
          */
         post: operations["signOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/signout-all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out everywhere
+         * @description Ends every session of the signed-in person, on every device, this one too, and clears the cookie. Needs X-CSRF-Token.
+         */
+        post: operations["signOutEverywhere"];
         delete?: never;
         options?: never;
         head?: never;
@@ -602,7 +662,11 @@ export interface paths {
         delete: operations["removeMember"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a member's role
+         * @description `owner` or `member`. 409 CONFLICT for the last owner. 404 NOT_FOUND. Owners only: a member's session gets 403 FORBIDDEN.
+         */
+        patch: operations["changeMemberRole"];
         trace?: never;
     };
     "/api/org/invitations": {
@@ -2461,6 +2525,42 @@ export interface components {
             /** @description The scopes the app may be granted at the token endpoint: one or more of tools:read, tools:write, tools:publish. */
             scopes?: ("tools:read" | "tools:write" | "tools:publish")[];
         };
+        AuditEntry: {
+            /** @description `aud_…` */
+            id: string;
+            actor: {
+                /** @enum {string} */
+                type: "user" | "api_key" | "agent_key" | "cli" | "system";
+                /** @description `usr_…`, `key_…`, `akey_…`, `app_…`; null for the CLI. */
+                id: string | null;
+                /** @description An email or `svc_org_…abcd`; never a secret. */
+                label: string | null;
+            };
+            ip: string | null;
+            userAgent: string | null;
+            /** @enum {string} */
+            action: "auth.signin" | "auth.signin_failed" | "auth.signout_all" | "auth.password_changed" | "auth.password_reset" | "member.invited" | "member.joined" | "member.removed" | "member.role_changed" | "api_key.created" | "api_key.revoked" | "agent_key.created" | "agent_key.revoked" | "installation.credentials_set" | "model_provider.key_set" | "webhook.created" | "webhook.secret_rotated" | "webhook.deleted" | "form.consent_changed" | "org.settings_changed" | "org.retention_changed" | "contact.erased" | "contact.exported" | "app.secret_rotated" | "tool.published" | "tool.withdrawn";
+            target: {
+                type: string;
+                id: string;
+            } | null;
+            /** @description Names, roles, versions; never a secret. */
+            details: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            createdAt: string;
+        };
+        AuditEntryPage: {
+            items: components["schemas"]["AuditEntry"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        AuditEntryPageResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AuditEntryPage"];
+        };
         AuthorizationServerMetadata: {
             issuer: string;
             authorization_endpoint: string;
@@ -3695,6 +3795,15 @@ export interface components {
             success: true;
             data: components["schemas"]["MemberList"];
         };
+        MemberResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Member"];
+        };
+        MemberRoleBody: {
+            /** @description `owner` also manages members, invitations and API keys. */
+            role?: "owner" | "member";
+        };
         ModelProvider: {
             /** @description `mp_…` */
             id: string;
@@ -4913,6 +5022,70 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuthorizationServerMetadata"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listDeveloperAuditLog: {
+        parameters: {
+            query?: {
+                /** @description An actor id, or a type (`cli`). */
+                actor?: string;
+                /** @description An action, e.g. `api_key.created`. */
+                action?: string;
+                /** @description A target id. */
+                target?: string;
+                /** @description At or after this time. */
+                from?: string;
+                /** @description Before this time. */
+                to?: string;
+                /** @description Page size, 1–100. */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEntryPageResponse"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             500: components["responses"]["InternalError"];
@@ -6189,6 +6362,70 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listOrgAuditLog: {
+        parameters: {
+            query?: {
+                /** @description An actor id, or a type (`cli`). */
+                actor?: string;
+                /** @description An action, e.g. `api_key.created`. */
+                action?: string;
+                /** @description A target id. */
+                target?: string;
+                /** @description At or after this time. */
+                from?: string;
+                /** @description Before this time. */
+                to?: string;
+                /** @description Page size, 1–100. */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEntryPageResponse"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getDeveloperLimits: {
         parameters: {
             query?: never;
@@ -6428,6 +6665,46 @@ export interface operations {
         };
     };
     signOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedOutResponse"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    signOutEverywhere: {
         parameters: {
             query?: never;
             header?: never;
@@ -7052,6 +7329,101 @@ export interface operations {
             };
             /** @description Conflicts with the current state. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    changeMemberRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The member's user id (`usr_…`).
+                 * @example usr_3kTMd92nqLx0aPz8Vb1c
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberRoleBody"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberResponse"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Content-Type is not accepted. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

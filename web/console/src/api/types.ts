@@ -144,3 +144,4 @@ export type WebhookInput = Schemas['WebhookCreate'];
 export type WebhookPatch = Schemas['WebhookPatch'];
 export type WebhookEventType = WebhookInput['events'][number];
 export type WebhookDelivery = Schemas['WebhookDelivery'];
+export type AuditEntry = Schemas['AuditEntry'];

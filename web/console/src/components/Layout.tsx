@@ -34,6 +34,7 @@ const NAV: NavItem[] = [
   { to: '/api-keys', label: 'API keys', ownerOnly: true },
   { to: '/members', label: 'Members', ownerOnly: true },
   { to: '/webhooks', label: 'Webhooks', ownerOnly: true },
+  { to: '/audit-log', label: 'Audit log', ownerOnly: true },
   { to: '/settings', label: 'Settings' },
 ];
 
@@ -42,6 +43,7 @@ const DEVELOPER_NAV: NavItem[] = [
   { to: '/developer', label: 'Overview', end: true },
   { to: '/developer/apps', label: 'Apps' },
   { to: '/developer/tools', label: 'Tools' },
+  { to: '/developer/audit-log', label: 'Audit log' },
   { to: '/catalog', label: 'Public catalog', external: true },
 ];
 

@@ -13,4 +13,5 @@ export const developerRoutes: RouteObject[] = [
   { path: 'developer/tools/new', lazy: page(() => import('./tools/ToolEdit')) },
   { path: 'developer/tools/:id/edit', lazy: page(() => import('./tools/ToolEdit')) },
   { path: 'developer/tools/:id', lazy: page(() => import('./tools/ToolPage')) },
+  { path: 'developer/audit-log', lazy: page(() => import('../audit/DeveloperAuditLog')) },
 ];
