@@ -8,6 +8,7 @@ import { idPattern } from '../lib/ids.js';
 import type { OrgLimit } from '../http/tenant-limits.js';
 import { agentKeyNotFound, agentNotFound, apiKeyNotFound } from './errors.js';
 import { WEEKDAYS } from './office-hours.js';
+import { MAX_RETENTION_DAYS, MAX_WEBHOOK_BODIES_DAYS } from './retention.js';
 
 /** Wire schemas of the Operator API's organization resources: the organization itself, API keys and agents. */
 
@@ -18,6 +19,31 @@ export const PageQuery = Type.Object(ListQuery, { additionalProperties: false })
 
 // ── The organization ──
 
+const RETENTION_TEXTS = {
+  submissionsDays: 'Days a submission keeps its values, UTM, IP and user agent; then they are cleared (the row stays, so form counts do not change).',
+  conversationsDays: 'Days an agent conversation is kept after its last message; then it is deleted with its messages.',
+  callLogDays: 'Days a tool call stays in the call log; then it is deleted.',
+  webhookBodiesDays: `Days a webhook delivery keeps its request and response bodies (never more than ${MAX_WEBHOOK_BODIES_DAYS}); the delivery row stays.`,
+};
+
+export const Retention = named('Retention', Type.Object({
+  submissionsDays: Type.Union([Type.Integer(), Type.Null()], { description: RETENTION_TEXTS.submissionsDays }),
+  conversationsDays: Type.Union([Type.Integer(), Type.Null()], { description: RETENTION_TEXTS.conversationsDays }),
+  callLogDays: Type.Union([Type.Integer(), Type.Null()], { description: RETENTION_TEXTS.callLogDays }),
+  webhookBodiesDays: Type.Union([Type.Integer(), Type.Null()], { description: RETENTION_TEXTS.webhookBodiesDays }),
+}, { description: 'How long personal data is kept (docs/privacy.md, Retention); null keeps it.' }));
+export type Retention = Static<typeof Retention>;
+
+const days = (maximum: number, description: string) => Type.Union([Type.Integer({ minimum: 1, maximum }), Type.Null()], { description: `${description} 1–${maximum}; null keeps them.` });
+
+export const RetentionPatch = named('RetentionPatch', ChangesBody({
+  submissionsDays: days(MAX_RETENTION_DAYS, RETENTION_TEXTS.submissionsDays),
+  conversationsDays: days(MAX_RETENTION_DAYS, RETENTION_TEXTS.conversationsDays),
+  callLogDays: days(MAX_RETENTION_DAYS, RETENTION_TEXTS.callLogDays),
+  webhookBodiesDays: days(MAX_WEBHOOK_BODIES_DAYS, RETENTION_TEXTS.webhookBodiesDays),
+}, { description: 'Only the fields given change; null clears one. Owners only (403 FORBIDDEN for a member).' }));
+export type RetentionPatch = Static<typeof RetentionPatch>;
+
 export const Organization = named('Organization', Type.Object({
   id: Type.String({ description: '`org_…`' }),
   name: Type.String(),
@@ -27,6 +53,7 @@ export const Organization = named('Organization', Type.Object({
     description: 'The most model tokens (input + output) the organization\'s agent conversations may use per UTC day; null: no limit. Only an owner may change it. docs/conversations.md.',
   }),
   tokensUsedToday: Type.Integer({ description: 'The tokens its conversation turns have used since 00:00 UTC today.' }),
+  retention: Retention,
 }));
 export type Organization = Static<typeof Organization>;
 
@@ -45,6 +72,7 @@ export const OrganizationPatch = named('OrganizationPatch', ChangesBody({
     description: 'The most model tokens (input + output) the organization\'s agent conversations may use per UTC day, 1–1,000,000,000; null removes the limit. Owners only (403 FORBIDDEN for a member). A turn that would start with the day\'s budget used up is refused with 429 RATE_LIMIT_EXCEEDED until 00:00 UTC.',
     examples: [2_000_000],
   }),
+  retention: RetentionPatch,
 }));
 export type OrganizationPatch = Static<typeof OrganizationPatch>;
 

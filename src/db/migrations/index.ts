@@ -19,6 +19,7 @@ import * as oauthConnections from './20261129T0000_oauth_connections.js';
 import * as mcpAuthorization from './20261129T0100_mcp_authorization.js';
 import * as notifications from './20261129T0200_notifications.js';
 import * as handoff from './20261129T0300_handoff.js';
+import * as retention from './20261129T0600_retention.js';
 
 /**
  * Every migration, by name. Names sort by time; a landed migration is never edited:
@@ -45,4 +46,5 @@ export const migrations: Record<string, Migration> = {
   '20261129T0100_mcp_authorization': mcpAuthorization,
   '20261129T0200_notifications': notifications,
   '20261129T0300_handoff': handoff,
+  '20261129T0600_retention': retention,
 };
