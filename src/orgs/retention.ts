@@ -1,16 +1,12 @@
 import type { OrgsTable } from '../db/tables.js';
 import type { Retention, RetentionPatch } from './schema.js';
+export { MAX_RETENTION_DAYS, MAX_WEBHOOK_BODIES_DAYS } from './schema.js';
 
 /**
  * An organization's retention settings (issue 36, part 3; docs/privacy.md, "Retention"): how many days it keeps
  * each kind of personal data; null keeps it as before. Stored in four columns of `orgs`; the expiry purger applies
  * them (src/retention-purges.ts), each through the repo of the feature that owns the rows.
  */
-
-/** Ten years: far past any legal need, and still a date the databases compute without trouble. */
-export const MAX_RETENTION_DAYS = 3650;
-/** Webhook delivery bodies are forgotten after 7 days anyway (webhooks/service.ts, DELIVERY_BODY_TTL_MS): a setting can only shorten that. */
-export const MAX_WEBHOOK_BODIES_DAYS = 7;
 
 /** Each wire field and its column of `orgs`. */
 export const RETENTION_COLUMNS = {

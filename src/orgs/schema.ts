@@ -8,7 +8,6 @@ import { idPattern } from '../lib/ids.js';
 import type { OrgLimit } from '../http/tenant-limits.js';
 import { agentKeyNotFound, agentNotFound, apiKeyNotFound } from './errors.js';
 import { WEEKDAYS } from './office-hours.js';
-import { MAX_RETENTION_DAYS, MAX_WEBHOOK_BODIES_DAYS } from './retention.js';
 
 /** Wire schemas of the Operator API's organization resources: the organization itself, API keys and agents. */
 
@@ -19,28 +18,33 @@ export const PageQuery = Type.Object(ListQuery, { additionalProperties: false })
 
 // ── The organization ──
 
-const RETENTION_TEXTS = {
-  submissionsDays: 'Days a submission keeps its values, UTM, IP and user agent; then they are cleared (the row stays, so form counts do not change).',
-  conversationsDays: 'Days an agent conversation is kept after its last message; then it is deleted with its messages.',
-  callLogDays: 'Days a tool call stays in the call log; then it is deleted.',
-  webhookBodiesDays: `Days a webhook delivery keeps its request and response bodies (never more than ${MAX_WEBHOOK_BODIES_DAYS}); the delivery row stays.`,
-};
+/** Ten years: far past any legal need. */
+export const MAX_RETENTION_DAYS = 3650;
+/** Webhook delivery bodies are forgotten after 7 days anyway (webhooks/service.ts): a setting can only shorten that. */
+export const MAX_WEBHOOK_BODIES_DAYS = 7;
+
+const RETENTION_FIELDS = 'submissionsDays: a submission\'s values, UTM, IP and user agent are cleared (the row stays, so form counts do not change); conversationsDays: conversations with their messages, by last activity; callLogDays: the tool call log; webhookBodiesDays: webhook delivery bodies (the rows stay).';
 
 export const Retention = named('Retention', Type.Object({
-  submissionsDays: Type.Union([Type.Integer(), Type.Null()], { description: RETENTION_TEXTS.submissionsDays }),
-  conversationsDays: Type.Union([Type.Integer(), Type.Null()], { description: RETENTION_TEXTS.conversationsDays }),
-  callLogDays: Type.Union([Type.Integer(), Type.Null()], { description: RETENTION_TEXTS.callLogDays }),
-  webhookBodiesDays: Type.Union([Type.Integer(), Type.Null()], { description: RETENTION_TEXTS.webhookBodiesDays }),
-}, { description: 'How long personal data is kept (docs/privacy.md, Retention); null keeps it.' }));
+  submissionsDays: Type.Union([Type.Integer(), Type.Null()]),
+  conversationsDays: Type.Union([Type.Integer(), Type.Null()]),
+  callLogDays: Type.Union([Type.Integer(), Type.Null()]),
+  webhookBodiesDays: Type.Union([Type.Integer(), Type.Null()]),
+}, { description: `Days personal data is kept; null: kept until deleted. ${RETENTION_FIELDS} docs/privacy.md.` }));
 export type Retention = Static<typeof Retention>;
 
-const days = (maximum: number, description: string) => Type.Union([Type.Integer({ minimum: 1, maximum }), Type.Null()], { description: `${description} 1–${maximum}; null keeps them.` });
+const days = (name: string, maximum: number) => {
+  const errorMessage = `must be a whole number of days from 1 to ${maximum}, or null to keep them`;
+  return named(name, Type.Union([Type.Integer({ minimum: 1, maximum, errorMessage }), Type.Null({ errorMessage })], { errorMessage }));
+};
+
+const RetentionDays = days('RetentionDays', MAX_RETENTION_DAYS);
 
 export const RetentionPatch = named('RetentionPatch', ChangesBody({
-  submissionsDays: days(MAX_RETENTION_DAYS, RETENTION_TEXTS.submissionsDays),
-  conversationsDays: days(MAX_RETENTION_DAYS, RETENTION_TEXTS.conversationsDays),
-  callLogDays: days(MAX_RETENTION_DAYS, RETENTION_TEXTS.callLogDays),
-  webhookBodiesDays: days(MAX_WEBHOOK_BODIES_DAYS, RETENTION_TEXTS.webhookBodiesDays),
+  submissionsDays: RetentionDays,
+  conversationsDays: RetentionDays,
+  callLogDays: RetentionDays,
+  webhookBodiesDays: days('WebhookBodiesDays', MAX_WEBHOOK_BODIES_DAYS),
 }, { description: 'Only the fields given change; null clears one. Owners only (403 FORBIDDEN for a member).' }));
 export type RetentionPatch = Static<typeof RetentionPatch>;
 
