@@ -77,6 +77,7 @@ import { rotateWebhookSecrets } from './webhooks/rotation.js';
 import { createNotificationsService } from './notifications/service.js';
 import { createNotificationWorker, type NotificationSchedule } from './notifications/worker.js';
 import { expiredNotices } from './notifications/purge.js';
+import { retentionPurges } from './retention-purges.js';
 import { createTenantLimits, DEVELOPER_LIMITS, ORG_LIMITS } from './http/tenant-limits.js';
 import { orgNotFound } from './orgs/errors.js';
 import { developerNotFound } from './developers/errors.js';
@@ -410,7 +411,8 @@ export async function createServices(config: Config, infrastructure: ServicesInf
   // ── Expired rows ──
   // Every table with an expiry, or it grows forever (the token endpoint writes a row per request).
   // Runs on every node that serves; close() stops it before the database is closed.
-  const purges: ExpiryPurge[] = [expiredAccessTokens(repos.oauth), expiredIdempotencyKeys(repos.forms), ...expiredSessions(repos.sessions), ...expiredOperatorRows(repos.operators), expiredDeliveryBodies(repos.webhooks), expiredChatSessions(repos.chat), expiredOAuthStates(repos.connections), ...mcpAuthPurges(repos.mcpAuth), expiredNotices(repos.notifications), expiredAuditEntries(repos.audit)];
+  // Then each organization's retention settings (issue 36; docs/privacy.md): bounded batches per run.
+  const purges: ExpiryPurge[] = [expiredAccessTokens(repos.oauth), expiredIdempotencyKeys(repos.forms), ...expiredSessions(repos.sessions), ...expiredOperatorRows(repos.operators), expiredDeliveryBodies(repos.webhooks), expiredChatSessions(repos.chat), expiredOAuthStates(repos.connections), ...mcpAuthPurges(repos.mcpAuth), expiredNotices(repos.notifications), expiredAuditEntries(repos.audit), ...retentionPurges(repos)];
   const purger = infrastructure.expiryPurge ? createExpiryPurger({ purges, clock, log, schedule: infrastructure.expiryPurge }) : undefined;
   purger?.start();
 

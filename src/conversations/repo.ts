@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { CursorPosition } from '../http/cursor.js';
-import { newestFirst } from '../db/query-helpers.js';
+import { newestFirst, skipLockedOnPostgres } from '../db/query-helpers.js';
 import type { ConversationMessagesTable, ConversationsTable, DB } from '../db/tables.js';
 import type { ConversationRow } from './present.js';
 
@@ -192,6 +192,31 @@ export function createConversationsRepo(db: Kysely<DB>) {
     releaseTurn: (orgId: string, id: string, startedAt: string) =>
       db.updateTable('conversations').set({ turn_started_at: null, turn_reserved_tokens: 0 })
         .where('org_id', '=', orgId).where('id', '=', id).where('turn_started_at', '=', startedAt).execute(),
+
+    // ── Retention (src/retention-purges.ts) ──
+    /**
+     * One bounded step of deleting conversations last active before `before` (none with a turn running) in the
+     * organizations whose `retention_conversations_days` is `days`: up to `limit` of their messages first, then up
+     * to `limit` of them that have no message left (a conversation's delete cascades to its chat session only).
+     * So no statement touches more than `limit` rows of either table, however long the conversations are.
+     */
+    deletePastRetention: async (days: number, before: string, limit: number): Promise<number> => {
+      const expired = () => db.selectFrom('conversations').select('conversations.id')
+        .where('conversations.org_id', 'in', db.selectFrom('orgs').select('id').where('retention_conversations_days', '=', days))
+        .where('conversations.updated_at', '<', before)
+        .where('conversations.turn_started_at', 'is', null);
+      const messages = await db.deleteFrom('conversation_messages')
+        .where('id', 'in', skipLockedOnPostgres(db, db.selectFrom('conversation_messages').select('id')
+          .where('conversation_id', 'in', expired().limit(limit))
+          .limit(limit)))
+        .executeTakeFirst();
+      const conversations = await db.deleteFrom('conversations')
+        .where('id', 'in', skipLockedOnPostgres(db, expired()
+          .where((eb) => eb.not(eb.exists(eb.selectFrom('conversation_messages').select('conversation_messages.id').whereRef('conversation_messages.conversation_id', '=', 'conversations.id'))))
+          .limit(limit)))
+        .executeTakeFirst();
+      return Number(messages.numDeletedRows) + Number(conversations.numDeletedRows);
+    },
   };
 }
 

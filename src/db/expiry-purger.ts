@@ -8,6 +8,11 @@ export interface ExpiryPurge {
   name: string;
   /** Deletes up to `limit` rows that have expired at `now`; resolves to how many it deleted. */
   purgeBatch(now: Date, limit: number): Promise<number>;
+  /**
+   * The most batches of this table in one run; the rest waits for the next run. Absent: until the table is clean.
+   * For tables where a setting can expire a large backlog at once (retention: src/retention-purges.ts).
+   */
+  maxBatchesPerRun?: number;
 }
 
 export interface PurgeSchedule {
@@ -51,11 +56,12 @@ export function createExpiryPurger(deps: {
   async function purgeTable(purge: ExpiryPurge): Promise<number> {
     let deleted = 0;
     try {
-      for (;;) {
+      for (let batches = 1; ; batches++) {
         const count = await purge.purgeBatch(clock.now(), schedule.batchSize);
         deleted += count;
         // A short batch means the table is clean (or, on PostgreSQL, another node holds the rest).
         if (count < schedule.batchSize) return deleted;
+        if (purge.maxBatchesPerRun !== undefined && batches >= purge.maxBatchesPerRun) return deleted;
         await pause(schedule.pauseMs);
         if (stopped) return deleted;
       }

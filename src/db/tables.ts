@@ -97,6 +97,11 @@ export interface OrgsTable {
   daily_token_budget: number | null;
   /** The operator's overrides of the organization's limits, JSON `{"forms": 200}` (http/tenant-limits.ts); null: the defaults. */
   limits: string | null;
+  /** Retention (orgs/retention.ts): days to keep submissions' values, conversations, the call log, webhook delivery bodies; null: as long as before. */
+  retention_submissions_days: number | null;
+  retention_conversations_days: number | null;
+  retention_call_log_days: number | null;
+  retention_webhook_bodies_days: number | null;
 }
 
 /** A person who signs in (docs/accounts.md): an operator of one organization, a developer, or both. */
@@ -331,11 +336,13 @@ export interface SubmissionsTable {
   ip: string | null;
   user_agent: string | null;
   created_at: string;
+  /** When retention cleared its values, UTM, IP and user agent (the row stays for the form's counts); null: not cleared. */
+  values_cleared_at: string | null;
 }
 
 export const SUBMISSION_COLUMNS: Record<keyof SubmissionsTable, true> = {
   id: true, org_id: true, form_id: true, contact_id: true, opportunity_id: true, field_values: true, custom: true, consent_version: true, metadata: true, ip: true,
-  user_agent: true, created_at: true,
+  user_agent: true, created_at: true, values_cleared_at: true,
 };
 
 export interface IdempotencyKeysTable {

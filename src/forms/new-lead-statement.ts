@@ -39,7 +39,8 @@ function leadTemplate(withNote: boolean, withOpportunity: boolean): QueryTemplat
     contact: CONTACT_COLUMNS,
     ...(withNote ? { note: without(NOTE_COLUMNS, 'contact_id') } : {}),
     ...(withOpportunity ? { opportunity: without(OPPORTUNITY_COLUMNS, 'contact_id') } : {}),
-    submission: without(SUBMISSION_COLUMNS, 'contact_id', 'opportunity_id'),
+    // A new submission is never cleared yet: values_cleared_at stays null (the column's default).
+    submission: without(SUBMISSION_COLUMNS, 'contact_id', 'opportunity_id', 'values_cleared_at'),
     fingerprint: true,
     outbox: WEBHOOK_OUTBOX_COLUMNS,
     notice: LEAD_NOTICE_COLUMNS,

@@ -153,6 +153,25 @@ export function createFormsRepo(db: Kysely<DB>) {
         .executeTakeFirst();
       return Number(result.numDeletedRows);
     },
+
+    // ── Retention (src/retention-purges.ts) ──
+    /**
+     * Clears the values, UTM, IP and user agent of up to `limit` submissions made before `before` in the organizations
+     * whose `retention_submissions_days` is `days`. The rows stay (form analytics count them, the contact keeps its
+     * history and the consent version it agreed to). Through submissions_retention_idx: only rows not cleared yet.
+     */
+    clearSubmissionsPastRetention: async (days: number, before: string, now: string, limit: number): Promise<number> => {
+      const batch = skipLockedOnPostgres(db, db.selectFrom('submissions').select('id')
+        .where('values_cleared_at', 'is', null)
+        .where('org_id', 'in', db.selectFrom('orgs').select('id').where('retention_submissions_days', '=', days))
+        .where('created_at', '<', before)
+        .limit(limit));
+      const result = await db.updateTable('submissions')
+        .set({ field_values: '{}', custom: '{}', metadata: '{}', ip: null, user_agent: null, values_cleared_at: now })
+        .where('id', 'in', batch)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
   };
 }
 

@@ -128,6 +128,7 @@ function submissionRow(form: LiveForm, checked: CheckedSubmission, context: Subm
     ip: context.ip,
     user_agent: context.userAgent === null ? null : context.userAgent.slice(0, LIMITS.userAgent),
     created_at: createdAt,
+    values_cleared_at: null,
   };
 }
 

@@ -80,7 +80,9 @@ const BY_STATUS: Record<number, [ErrorCode, string]> = {
 function fromFastifyError(error: FastifyError): AppError {
   if (error.validation) {
     const details = describeValidationErrors(error.validation as never, error.validationContext ?? 'body');
-    return new AppError('VALIDATION_ERROR', summarize(details), { details, ...(details.length === 1 && details[0] ? { field: details[0].path } : {}) });
+    // One field, even when a union (a number or null) reports each of its branches on it.
+    const field = details[0] !== undefined && details.every((d) => d.path === details[0]!.path) ? details[0].path : undefined;
+    return new AppError('VALIDATION_ERROR', summarize(details), { details, ...(field !== undefined ? { field } : {}) });
   }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

@@ -86,6 +86,7 @@ export function describeValidationErrors(errors: ErrorObject[], part: string): E
 /** Drops the noise Ajv adds for unions (anyOf) when a more specific error exists. */
 export function summarize(details: ErrorDetail[]): string {
   const useful = details.filter((d) => d.message !== 'must match a schema in anyOf' && d.message !== 'must match exactly one schema in oneOf');
-  const list = (useful.length > 0 ? useful : details).slice(0, 3).map((d) => `${d.path} ${d.message}`);
+  // A union's branches that carry one errorMessage say it once.
+  const list = [...new Set((useful.length > 0 ? useful : details).map((d) => `${d.path} ${d.message}`))].slice(0, 3);
   return `Invalid request: ${list.join('; ')}${details.length > 3 ? '; …' : ''}.`;
 }

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { TOOL_CALL_COLUMNS, type DB, type InstallationCredentialsTable, type InstallationsTable, type ToolCallsTable } from '../db/tables.js';
 import { queryTemplate, type QueryTemplate } from '../db/query-template.js';
-import { isUniqueViolation, newestFirst, type CursorPosition } from '../db/query-helpers.js';
+import { isUniqueViolation, newestFirst, skipLockedOnPostgres, type CursorPosition } from '../db/query-helpers.js';
 
 export interface CallFilters {
   agentId?: string | undefined;
@@ -185,6 +185,19 @@ export function createInvocationRepo(db: Kysely<DB>) {
     toolCallTimings: (toolId: string, from: string) =>
       db.selectFrom('tool_calls').select(['created_at', 'outcome', 'duration_ms'])
         .where('tool_id', '=', toolId).where('created_at', '>=', from).where('path', '!=', 'test').execute(),
+
+    /**
+     * Retention (src/retention-purges.ts): up to `limit` calls logged before `before` by the organizations whose
+     * `retention_call_log_days` is `days` (through tool_calls_org_created_idx); resolves to how many.
+     */
+    deleteCallsPastRetention: async (days: number, before: string, limit: number): Promise<number> => {
+      const batch = skipLockedOnPostgres(db, db.selectFrom('tool_calls').select('id')
+        .where('org_id', 'in', db.selectFrom('orgs').select('id').where('retention_call_log_days', '=', days))
+        .where('created_at', '<', before)
+        .limit(limit));
+      const result = await db.deleteFrom('tool_calls').where('id', 'in', batch).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
   };
 }
 

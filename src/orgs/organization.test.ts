@@ -36,7 +36,7 @@ describe.each(testDialects())('Operator API: the organization on %s', (dialect) 
     const res = await call('GET', '/api/org/organization', org);
     expect(res.statusCode).toBe(200);
     const row = await stored(org.orgId);
-    expect(res.json()).toEqual({ success: true, data: { id: org.orgId, name: 'Acme Dental', defaultCountry: 'US', createdAt: row.created_at, dailyTokenBudget: null, tokensUsedToday: 0 } });
+    expect(res.json()).toEqual({ success: true, data: { id: org.orgId, name: 'Acme Dental', defaultCountry: 'US', createdAt: row.created_at, dailyTokenBudget: null, tokensUsedToday: 0, retention: { submissionsDays: null, conversationsDays: null, callLogDays: null, webhookBodiesDays: null } } });
   });
 
   it('changes the name and the default country, each alone or together', async () => {

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { CursorPosition } from '../http/cursor.js';
 import type { AgentKeysTable, AgentsTable, DB, OrgApiKeysTable, OrgsTable } from '../db/tables.js';
 import { countOf, lockedOnPostgres, newestFirst } from '../db/query-helpers.js';
+import type { RetentionColumn } from './retention.js';
 
 /** Kysely queries for organizations, operators, org API keys and agents. Every query on org data takes the org id. */
 export function createOrgsRepo(db: Kysely<DB>) {
@@ -17,8 +18,11 @@ export function createOrgsRepo(db: Kysely<DB>) {
     /** The same, the org's row locked until the transaction ends (PostgreSQL): a unit's count and insert run alone. */
     lockLimits: async (id: string) => (await lockedOnPostgres(db, db.selectFrom('orgs').select('limits').where('id', '=', id)).executeTakeFirst())?.limits,
     saveLimits: (id: string, limits: string | null) => db.updateTable('orgs').set({ limits }).where('id', '=', id).executeTakeFirst(),
-    updateOrg: (id: string, changes: Partial<Pick<OrgsTable, 'name' | 'default_country' | 'daily_token_budget'>>) =>
+    updateOrg: (id: string, changes: Partial<Pick<OrgsTable, 'name' | 'default_country' | 'daily_token_budget' | RetentionColumn>>) =>
       db.updateTable('orgs').set(changes).where('id', '=', id).executeTakeFirst(),
+    /** The distinct values of one retention setting, for the expiry purger (src/retention-purges.ts): a handful of numbers. */
+    retentionDaysInUse: async (column: RetentionColumn): Promise<number[]> =>
+      (await db.selectFrom('orgs').select(column).distinct().where(column, 'is not', null).execute()).map((row) => Number(row[column])),
 
     // Operators are the operators feature's rows (operators/repo.ts writes them); the org's sign-up only checks an email.
     findUserByEmail: (email: string) => db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst(),

@@ -17,12 +17,12 @@ export function registerOrgRoutes(app: App, deps: { orgAuth: OrgAuth; orgs: Orgs
   registerOperatorScope(app, orgAuth, (r, orgOf) => {
     // ── The organization ──
     r.get('/api/org/organization', {
-      schema: { ...operatorRoute, summary: 'Get your organization', description: 'The organization the credentials belong to: its name, the default country national phone numbers are read in, and its daily model token budget with today\'s use.', response: { 200: Envelope(Organization), ...errorResponses(401, 404) } },
+      schema: { ...operatorRoute, summary: 'Get your organization', description: 'The organization the credentials belong to: its name, the default country national phone numbers are read in, its daily model token budget with today\'s use, and how long it keeps personal data (`retention`).', response: { 200: Envelope(Organization), ...errorResponses(401, 404) } },
     }, async (request) => ok(await orgs.getOrganization(orgOf(request))));
 
     r.patch('/api/org/organization', {
       bodyLimit: ORG_BODY_LIMIT,
-      schema: { ...operatorRoute, summary: 'Update your organization', description: 'Changes `name`, `defaultCountry` and/or `dailyTokenBudget`. A new default country applies to phone numbers written from then on, forms included; stored numbers stay as they are. `dailyTokenBudget` needs an org API key or an owner session (403 FORBIDDEN for a member).', body: OrganizationPatch, response: { 200: Envelope(Organization), ...errorResponses(400, 401, 403, 404, 413, 415) } },
+      schema: { ...operatorRoute, summary: 'Update your organization', description: 'Changes `name`, `defaultCountry`, `dailyTokenBudget` and/or `retention`. A new default country applies to phone numbers written from then on, forms included; stored numbers stay as they are. `dailyTokenBudget` and `retention` need an org API key or an owner session (403 FORBIDDEN for a member).', body: OrganizationPatch, response: { 200: Envelope(Organization), ...errorResponses(400, 401, 403, 404, 413, 415) } },
     }, async (request) => ok(await orgs.updateOrganization(orgOf(request), request.body, { owner: orgAuth.principal(request).role !== 'member' }, orgAuth.auditContext(request))));
 
     r.get('/api/org/limits', {

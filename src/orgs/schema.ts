@@ -18,6 +18,36 @@ export const PageQuery = Type.Object(ListQuery, { additionalProperties: false })
 
 // ── The organization ──
 
+/** Ten years: far past any legal need. */
+export const MAX_RETENTION_DAYS = 3650;
+/** Webhook delivery bodies are forgotten after 7 days anyway (webhooks/service.ts): a setting can only shorten that. */
+export const MAX_WEBHOOK_BODIES_DAYS = 7;
+
+const RETENTION_FIELDS = 'submissionsDays: a submission\'s values, UTM, IP and user agent are cleared (the row stays, so form counts do not change); conversationsDays: conversations with their messages, by last activity; callLogDays: the tool call log; webhookBodiesDays: webhook delivery bodies (the rows stay).';
+
+export const Retention = named('Retention', Type.Object({
+  submissionsDays: Type.Union([Type.Integer(), Type.Null()]),
+  conversationsDays: Type.Union([Type.Integer(), Type.Null()]),
+  callLogDays: Type.Union([Type.Integer(), Type.Null()]),
+  webhookBodiesDays: Type.Union([Type.Integer(), Type.Null()]),
+}, { description: `Days personal data is kept; null: kept until deleted. ${RETENTION_FIELDS} docs/privacy.md.` }));
+export type Retention = Static<typeof Retention>;
+
+const days = (name: string, maximum: number) => {
+  const errorMessage = `must be a whole number of days from 1 to ${maximum}, or null to keep them`;
+  return named(name, Type.Union([Type.Integer({ minimum: 1, maximum, errorMessage }), Type.Null({ errorMessage })], { errorMessage }));
+};
+
+const RetentionDays = days('RetentionDays', MAX_RETENTION_DAYS);
+
+export const RetentionPatch = named('RetentionPatch', ChangesBody({
+  submissionsDays: RetentionDays,
+  conversationsDays: RetentionDays,
+  callLogDays: RetentionDays,
+  webhookBodiesDays: days('WebhookBodiesDays', MAX_WEBHOOK_BODIES_DAYS),
+}, { description: 'Only the fields given change; null clears one. Owners only (403 FORBIDDEN for a member).' }));
+export type RetentionPatch = Static<typeof RetentionPatch>;
+
 export const Organization = named('Organization', Type.Object({
   id: Type.String({ description: '`org_…`' }),
   name: Type.String(),
@@ -27,6 +57,7 @@ export const Organization = named('Organization', Type.Object({
     description: 'The most model tokens (input + output) the organization\'s agent conversations may use per UTC day; null: no limit. Only an owner may change it. docs/conversations.md.',
   }),
   tokensUsedToday: Type.Integer({ description: 'The tokens its conversation turns have used since 00:00 UTC today.' }),
+  retention: Retention,
 }));
 export type Organization = Static<typeof Organization>;
 
@@ -45,6 +76,7 @@ export const OrganizationPatch = named('OrganizationPatch', ChangesBody({
     description: 'The most model tokens (input + output) the organization\'s agent conversations may use per UTC day, 1–1,000,000,000; null removes the limit. Owners only (403 FORBIDDEN for a member). A turn that would start with the day\'s budget used up is refused with 429 RATE_LIMIT_EXCEEDED until 00:00 UTC.',
     examples: [2_000_000],
   }),
+  retention: RetentionPatch,
 }));
 export type OrganizationPatch = Static<typeof OrganizationPatch>;
 

@@ -16,6 +16,7 @@ import type { Branding, CreatedApiKey, Organization, OrganizationPatch } from '.
 import { requiredText } from '../http/required-text.js';
 import type { AuditContext } from '../audit/context.js';
 import type { AuditLog } from '../audit/service.js';
+import { NO_RETENTION, presentRetention, retentionChanges, type RetentionColumn } from './retention.js';
 
 export interface NewOrganization {
   name: string;
@@ -58,7 +59,7 @@ export function checkDefaultCountry(raw: string): string {
 }
 
 function presentOrg(row: OrgsTable, tokensUsedToday: number): Organization {
-  return { id: row.id, name: row.name, defaultCountry: row.default_country, createdAt: row.created_at, dailyTokenBudget: row.daily_token_budget, tokensUsedToday };
+  return { id: row.id, name: row.name, defaultCountry: row.default_country, createdAt: row.created_at, dailyTokenBudget: row.daily_token_budget, tokensUsedToday, retention: presentRetention(row) };
 }
 
 /** A new org as `found` sees it: its row, written already, and its first operator, an owner, to write (`users` is operators/'). */
@@ -118,7 +119,7 @@ export function createOrgsService<R extends { orgs: OrgsRepo }>(deps: {
     try {
       return await transact(async (repos) => {
       const now = isoNow(clock);
-      const org: OrgsTable = { id: newId('org'), name, default_country: country, created_at: now, daily_token_budget: null, limits: null };
+      const org: OrgsTable = { id: newId('org'), name, default_country: country, created_at: now, daily_token_budget: null, limits: null, ...NO_RETENTION };
       await repos.orgs.insertOrg(org);
       const operator: UsersTable = { id: newId('usr'), org_id: org.id, email: email.value, name: operatorName, password_hash: passwordHash, role: 'owner', created_at: now };
       await found(repos, { org, owner: operator });
@@ -175,16 +176,21 @@ export function createOrgsService<R extends { orgs: OrgsRepo }>(deps: {
   /**
    * Changes only what is given. A new default country drops the org's cached live forms, which read phones with it.
    * The daily token budget is an owner's to set (`owner`: an org API key or an owner's session): it caps what the
-   * organization spends on its model providers, as API keys and members are the owner's to manage.
+   * organization spends on its model providers, as API keys and members are the owner's to manage. So is retention:
+   * how long the organization keeps personal data (docs/privacy.md).
    */
   async function updateOrganization(orgId: string, patch: OrganizationPatch, actor: { owner: boolean }, context: AuditContext): Promise<Organization> {
     if (patch.dailyTokenBudget !== undefined && !actor.owner) {
       throw new AppError('FORBIDDEN', 'Only an owner of the organization can set its daily model token budget. Ask an owner to do it.', { field: 'dailyTokenBudget' });
     }
-    const set: Partial<Pick<OrgsTable, 'name' | 'default_country' | 'daily_token_budget'>> = {};
+    if (patch.retention !== undefined && !actor.owner) {
+      throw new AppError('FORBIDDEN', 'Only an owner of the organization can change how long its data is kept. Ask an owner to do it.', { field: 'retention' });
+    }
+    const set: Partial<Pick<OrgsTable, 'name' | 'default_country' | 'daily_token_budget' | RetentionColumn>> = {};
     if (patch.name !== undefined) set.name = requiredText(patch.name, 'name', 'an organization name');
     if (patch.defaultCountry !== undefined) set.default_country = checkDefaultCountry(patch.defaultCountry);
     if (patch.dailyTokenBudget !== undefined) set.daily_token_budget = patch.dailyTokenBudget;
+    if (patch.retention !== undefined) Object.assign(set, retentionChanges(patch.retention));
     const before = await repo.findOrg(orgId);
     if (!before) throw orgNotFound();
     if (Object.keys(set).length > 0) await repo.updateOrg(orgId, set);
@@ -195,7 +201,13 @@ export function createOrgsService<R extends { orgs: OrgsRepo }>(deps: {
     if (set.daily_token_budget !== undefined && set.daily_token_budget !== before.daily_token_budget) Object.assign(changed, { dailyTokenBudgetFrom: before.daily_token_budget, dailyTokenBudgetTo: set.daily_token_budget });
     if (Object.keys(changed).length > 0) await audit.record(context, { action: 'org.settings_changed', orgId, target: orgId, details: changed });
     if (set.default_country !== undefined && set.default_country !== before.default_country) changes.notify(orgId);
-    return presentOrg({ ...before, ...set }, await tokensUsedOn(orgId, utcDay(clock)));
+    const after = { ...before, ...set };
+    // How long personal data is kept: each setting that changed, old and new (numbers of days or null).
+    const kept: Record<string, number | null> = {};
+    const [was, now] = [presentRetention(before), presentRetention(after)];
+    for (const key of Object.keys(now) as (keyof typeof now)[]) if (was[key] !== now[key]) Object.assign(kept, { [`${key}From`]: was[key], [`${key}To`]: now[key] });
+    if (Object.keys(kept).length > 0) await audit.record(context, { action: 'org.retention_changed', orgId, target: orgId, details: kept });
+    return presentOrg(after, await tokensUsedOn(orgId, utcDay(clock)));
   }
 
   /** The most model tokens the org's conversations may use per UTC day; null: no limit (or no such org). */

@@ -1,6 +1,6 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
 import type { CursorPosition } from '../http/cursor.js';
-import { countOf, newestFirst } from '../db/query-helpers.js';
+import { countOf, newestFirst, skipLockedOnPostgres } from '../db/query-helpers.js';
 import { queryTemplate } from '../db/query-template.js';
 import { WEBHOOK_OUTBOX_COLUMNS, type DB, type WebhookOutboxTable, type WebhookDeliveriesTable, type WebhookDeliveryStatus, type WebhookEndpointsTable, type WebhookEventsTable } from '../db/tables.js';
 import { subscriptionsFingerprint } from './outbox-ctes.js';
@@ -224,6 +224,21 @@ export function createWebhooksRepo(db: Kysely<DB>) {
           order by created_at limit ${limit} ${lock}
         )`.execute(db);
       return Number(result.numAffectedRows ?? 0n);
+    },
+    /**
+     * Retention (src/retention-purges.ts): forgets the bodies of up to `limit` settled deliveries made before `before`
+     * for the organizations whose `retention_webhook_bodies_days` is `days` (a pending one still needs its body to retry).
+     * Through webhook_deliveries_org_bodies_idx; the rows stay.
+     */
+    forgetBodiesPastRetention: async (days: number, before: string, limit: number): Promise<number> => {
+      const batch = skipLockedOnPostgres(db, db.selectFrom('webhook_deliveries').select('id')
+        .where('org_id', 'in', db.selectFrom('orgs').select('id').where('retention_webhook_bodies_days', '=', days))
+        .where('request_body', 'is not', null)
+        .where('created_at', '<', before)
+        .where('status', '!=', 'pending')
+        .limit(limit));
+      const result = await db.updateTable('webhook_deliveries').set({ request_body: null, response_body: null }).where('id', 'in', batch).executeTakeFirst();
+      return Number(result.numUpdatedRows);
     },
   };
 }

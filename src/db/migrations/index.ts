@@ -20,6 +20,7 @@ import * as mcpAuthorization from './20261129T0100_mcp_authorization.js';
 import * as notifications from './20261129T0200_notifications.js';
 import * as handoff from './20261129T0300_handoff.js';
 import * as auditLog from './20261129T0400_audit_log.js';
+import * as retention from './20261129T0600_retention.js';
 
 /**
  * Every migration, by name. Names sort by time; a landed migration is never edited:
@@ -47,4 +48,5 @@ export const migrations: Record<string, Migration> = {
   '20261129T0200_notifications': notifications,
   '20261129T0300_handoff': handoff,
   '20261129T0400_audit_log': auditLog,
+  '20261129T0600_retention': retention,
 };

@@ -722,7 +722,7 @@ export interface paths {
         };
         /**
          * Get your organization
-         * @description The organization the credentials belong to: its name, the default country national phone numbers are read in, and its daily model token budget with today's use.
+         * @description The organization the credentials belong to: its name, the default country national phone numbers are read in, its daily model token budget with today's use, and how long it keeps personal data (`retention`).
          */
         get: operations["getApiOrgOrganization"];
         put?: never;
@@ -732,7 +732,7 @@ export interface paths {
         head?: never;
         /**
          * Update your organization
-         * @description Changes `name`, `defaultCountry` and/or `dailyTokenBudget`. A new default country applies to phone numbers written from then on, forms included; stored numbers stay as they are. `dailyTokenBudget` needs an org API key or an owner session (403 FORBIDDEN for a member).
+         * @description Changes `name`, `defaultCountry`, `dailyTokenBudget` and/or `retention`. A new default country applies to phone numbers written from then on, forms included; stored numbers stay as they are. `dailyTokenBudget` and `retention` need an org API key or an owner session (403 FORBIDDEN for a member).
          */
         patch: operations["patchApiOrgOrganization"];
         trace?: never;
@@ -4096,6 +4096,7 @@ export interface components {
             dailyTokenBudget: number | null;
             /** @description The tokens its conversation turns have used since 00:00 UTC today. */
             tokensUsedToday: number;
+            retention: components["schemas"]["Retention"];
         };
         OrganizationPatch: {
             /** @description The organization's name. */
@@ -4110,6 +4111,7 @@ export interface components {
              * @example 2000000
              */
             dailyTokenBudget?: number | null;
+            retention?: components["schemas"]["RetentionPatch"];
         };
         OrganizationResponse: {
             /** @enum {boolean} */
@@ -4259,6 +4261,21 @@ export interface components {
             /** @enum {boolean} */
             success: true;
             data: components["schemas"]["ResetRequested"];
+        };
+        /** @description Days personal data is kept; null: kept until deleted. submissionsDays: a submission's values, UTM, IP and user agent are cleared (the row stays, so form counts do not change); conversationsDays: conversations with their messages, by last activity; callLogDays: the tool call log; webhookBodiesDays: webhook delivery bodies (the rows stay). docs/privacy.md. */
+        Retention: {
+            submissionsDays: number | null;
+            conversationsDays: number | null;
+            callLogDays: number | null;
+            webhookBodiesDays: number | null;
+        };
+        RetentionDays: number | null;
+        /** @description Only the fields given change; null clears one. Owners only (403 FORBIDDEN for a member). */
+        RetentionPatch: {
+            submissionsDays?: components["schemas"]["RetentionDays"];
+            conversationsDays?: components["schemas"]["RetentionDays"];
+            callLogDays?: components["schemas"]["RetentionDays"];
+            webhookBodiesDays?: components["schemas"]["WebhookBodiesDays"];
         };
         RevokeRequest: {
             token: string;
@@ -4853,6 +4870,7 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        WebhookBodiesDays: number | null;
         WebhookCreate: {
             /**
              * @description Where events are POSTed: https://, a public address (TOOL_ALLOW_PRIVATE_ENDPOINTS=1 allows private ones in development), no user name or fragment.

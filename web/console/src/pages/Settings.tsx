@@ -19,6 +19,7 @@ export default function SettingsPage() {
       {session.organization ? <OrganizationSettings /> : null}
       {session.organization ? <ModelProvidersLink /> : null}
       {session.organization ? <TokenBudget isOwner={session.user.role === 'owner'} /> : null}
+      {session.organization ? <DataRetention isOwner={session.user.role === 'owner'} /> : null}
       {session.organization ? <Notifications /> : null}
       <PasswordSettings email={session.user.email} />
     </Page>
@@ -97,6 +98,102 @@ function TokenBudgetForm({ organization, isOwner, onSaved }: { organization: Org
         </form>
       ) : (
         <p className="hint">Only an owner can change the daily token budget.</p>
+      )}
+    </section>
+  );
+}
+
+type RetentionField = keyof Organization['retention'];
+
+/** The four retention settings: the input's label, its hint, and the most days it takes (the API's bounds). */
+const RETENTION: { field: RetentionField; label: string; hint: string; max: number }[] = [
+  { field: 'submissionsDays', label: 'Keep form submissions for (days)', hint: 'Then what the visitor sent, their IP and browser are cleared; the form still counts the submission. Empty: keep them.', max: 3650 },
+  { field: 'conversationsDays', label: 'Keep conversations for (days)', hint: 'Counted from the last message; then the conversation and its messages are deleted. Empty: keep them.', max: 3650 },
+  { field: 'callLogDays', label: 'Keep the tool call log for (days)', hint: 'Then each call’s record is deleted. Empty: keep them.', max: 3650 },
+  { field: 'webhookBodiesDays', label: 'Keep webhook delivery bodies for (days)', hint: 'At most 7 days. Then what was sent and answered is cleared; the delivery stays in the log. Empty: 7 days.', max: 7 },
+];
+
+/** Settings → Data retention: how long personal data is kept (docs/privacy.md). Owners change it, members see it. */
+function DataRetention({ isOwner }: { isOwner: boolean }) {
+  const client = useQueryClient();
+  const organization = useQuery({ queryKey: queryKeys.organization, queryFn: () => api.get<Organization>('/api/org/organization') });
+  if (organization.isPending) return <Loading />;
+  if (organization.isError) return <LoadError error={organization.error} retry={() => void organization.refetch()} />;
+  return <DataRetentionForm retention={organization.data.retention} isOwner={isOwner} onSaved={(saved) => client.setQueryData(queryKeys.organization, saved)} />;
+}
+
+const apiField = (field: RetentionField) => `retention.${field}`;
+
+function DataRetentionForm({ retention, isOwner, onSaved }: { retention: Organization['retention']; isOwner: boolean; onSaved: (saved: Organization) => void }) {
+  const notify = useNotify();
+  const formRef = useRef<HTMLFormElement>(null);
+  const [values, setValues] = useState<Record<RetentionField, string>>(() => ({
+    submissionsDays: retention.submissionsDays === null ? '' : String(retention.submissionsDays),
+    conversationsDays: retention.conversationsDays === null ? '' : String(retention.conversationsDays),
+    callLogDays: retention.callLogDays === null ? '' : String(retention.callLogDays),
+    webhookBodiesDays: retention.webhookBodiesDays === null ? '' : String(retention.webhookBodiesDays),
+  }));
+  const daysOf = (text: string) => (text.trim() === '' ? null : Number(text.trim()));
+  const save = useMutation({
+    mutationFn: () => api.patch<Organization>('/api/org/organization', {
+      retention: Object.fromEntries(RETENTION.map(({ field }) => [field, daysOf(values[field])])),
+    }),
+    onSuccess: (saved) => {
+      onSaved(saved);
+      notify('Data retention saved.');
+    },
+    onError: () => errors.focusApiError(formRef.current),
+  });
+  const errors = useFormErrors(RETENTION.map(({ field }) => apiField(field)), save.error);
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (save.isPending) return;
+    const ok = errors.check(formRef.current, Object.fromEntries(RETENTION.map(({ field, max }) => {
+      const text = values[field].trim();
+      const valid = text === '' || (/^\d+$/.test(text) && Number(text) >= 1 && Number(text) <= max);
+      return [apiField(field), valid ? null : `Enter a whole number of days from 1 to ${numberFormat.format(max)}, or leave it empty.`];
+    })));
+    if (ok) save.mutate();
+  }
+  return (
+    <section className="card" aria-labelledby="retention-title">
+      <h2 id="retention-title">Data retention</h2>
+      <p>How long Switchboard keeps personal data of your visitors and leads. Older data is removed automatically, a few minutes after you save. Contacts, notes and deals stay until you delete them.</p>
+      {isOwner ? (
+        <form ref={formRef} onSubmit={submit} noValidate>
+          {RETENTION.map(({ field, label, hint, max }) => (
+            <TextField
+              key={field}
+              label={label}
+              name={apiField(field)}
+              type="number"
+              inputMode="numeric"
+              min={1}
+              max={max}
+              className="narrow"
+              hint={hint}
+              value={values[field]}
+              onChange={(e) => setValues((current) => ({ ...current, [field]: e.target.value }))}
+              error={errors.error(apiField(field))}
+            />
+          ))}
+          <FormError error={errors.general} />
+          <button type="submit" className="button primary" aria-disabled={save.isPending}>
+            {save.isPending ? 'Saving…' : 'Save retention'}
+          </button>
+        </form>
+      ) : (
+        <>
+          <dl>
+            {RETENTION.map(({ field, label }) => (
+              <div key={field}>
+                <dt>{label.replace(' (days)', '')}</dt>
+                <dd>{retention[field] === null ? (field === 'webhookBodiesDays' ? '7 days' : 'Until deleted') : `${numberFormat.format(retention[field])} days`}</dd>
+              </div>
+            ))}
+          </dl>
+          <p className="hint">Only an owner can change how long data is kept.</p>
+        </>
       )}
     </section>
   );
