@@ -23,6 +23,7 @@ import { createChatRepo, type ChatRepo } from './chat/repo.js';
 import { createConnectionsRepo, type ConnectionsRepo } from './connections/repo.js';
 import { createMcpAuthRepo, type McpAuthRepo } from './mcp-auth/repo.js';
 import { createNotificationsRepo, type NotificationsRepo } from './notifications/repo.js';
+import { createPrivacyRepo, type PrivacyRepo } from './privacy/repo.js';
 
 /**
  * Every feature's repo over one database handle: the pool (what services use outside
@@ -54,6 +55,7 @@ export class Repos {
   #connections?: ConnectionsRepo;
   #mcpAuth?: McpAuthRepo;
   #notifications?: NotificationsRepo;
+  #privacy?: PrivacyRepo;
 
   constructor(private readonly db: Kysely<DB>) {}
 
@@ -79,6 +81,7 @@ export class Repos {
   get connections(): ConnectionsRepo { return (this.#connections ??= createConnectionsRepo(this.db)); }
   get mcpAuth(): McpAuthRepo { return (this.#mcpAuth ??= createMcpAuthRepo(this.db)); }
   get notifications(): NotificationsRepo { return (this.#notifications ??= createNotificationsRepo(this.db)); }
+  get privacy(): PrivacyRepo { return (this.#privacy ??= createPrivacyRepo(this.db)); }
 }
 
 /** Units of work each in a transaction of its own, handed every repo bound to it. */

@@ -18,6 +18,7 @@ import * as tenantLimits from './20261128T0100_tenant_limits.js';
 import * as oauthConnections from './20261129T0000_oauth_connections.js';
 import * as mcpAuthorization from './20261129T0100_mcp_authorization.js';
 import * as notifications from './20261129T0200_notifications.js';
+import * as erasure from './20261129T0500_erasure.js';
 import * as handoff from './20261129T0300_handoff.js';
 
 /**
@@ -45,4 +46,5 @@ export const migrations: Record<string, Migration> = {
   '20261129T0100_mcp_authorization': mcpAuthorization,
   '20261129T0200_notifications': notifications,
   '20261129T0300_handoff': handoff,
+  '20261129T0500_erasure': erasure,
 };
