@@ -1145,6 +1145,46 @@ export interface paths {
         patch: operations["updateOpportunity"];
         trace?: never;
     };
+    "/api/org/contacts/{id}/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a person
+         * @description Removes the contact's data everywhere (docs/privacy.md) in one transaction; opportunities stay, marked `contactErased`; emits `contact.erased`. Again: the first erasure, `alreadyErased: true`. Needs an org API key or an owner session (403 FORBIDDEN for a member). 404 CONTACT_NOT_FOUND.
+         */
+        post: operations["eraseContact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org/contacts/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a person
+         * @description Everything held about the contact, as one document: what an erasure removes, with each consent text agreed to. Needs an org API key or an owner session (403 FORBIDDEN for a member). 404 CONTACT_NOT_FOUND (an erased contact too).
+         */
+        get: operations["exportContact"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/org/model-providers": {
         parameters: {
             query?: never;
@@ -3217,6 +3257,28 @@ export interface components {
             success: true;
             data: components["schemas"]["EndpointVerdict"];
         };
+        Erasure: {
+            contactId: string;
+            /** Format: date-time */
+            erasedAt: string;
+            /** @description An earlier call erased it: nothing was done now. */
+            alreadyErased: boolean;
+            removed: {
+                notes: number;
+                /** @description Anonymized: the rows stay for the form's counts. */
+                submissions: number;
+                /** @description Kept, marked `contactErased`, the person's name, email and phone taken out. */
+                opportunities: number;
+                conversations: number;
+                webhookEvents: number;
+                notifications: number;
+            };
+        };
+        ErasureResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Erasure"];
+        };
         /** @description The shape of every error outside the OAuth endpoints. */
         ErrorBody: {
             /** @enum {boolean} */
@@ -3882,6 +3944,8 @@ export interface components {
             };
             /** @description The form submission that opened it, if any. */
             submissionId: string | null;
+            /** @description Its contact was erased (POST /api/org/contacts/{id}/erase): the contact is gone, the opportunity stays. */
+            contactErased: boolean;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -4030,6 +4094,103 @@ export interface components {
              * @example someone@example.com
              */
             email: string;
+        };
+        PersonExport: {
+            /** Format: date-time */
+            exportedAt: string;
+            contact: components["schemas"]["Contact"];
+            notes: components["schemas"]["Note"][];
+            opportunities: components["schemas"]["Opportunity"][];
+            submissions: {
+                id: string;
+                formId: string;
+                formTitle: string | null;
+                opportunityId: string | null;
+                conversationId: string | null;
+                values: {
+                    [key: string]: unknown;
+                };
+                custom: {
+                    [key: string]: unknown;
+                };
+                metadata: {
+                    [key: string]: unknown;
+                };
+                ip: string | null;
+                userAgent: string | null;
+                consentVersion: string;
+                /** Format: date-time */
+                createdAt: string;
+            }[];
+            consents: {
+                formId: string;
+                formTitle: string | null;
+                version: string;
+                /** @description The consent text of that version, as shown. */
+                text: string | null;
+                /** Format: date-time */
+                agreedAt: string;
+                submissionId: string;
+            }[];
+            conversations: {
+                id: string;
+                agentId: string;
+                source: string;
+                pageUrl: string | null;
+                utm: {
+                    [key: string]: unknown;
+                };
+                /** Format: date-time */
+                createdAt: string;
+                messages: {
+                    seq: number;
+                    role: string;
+                    content: string | null;
+                    toolName: string | null;
+                    /** @description JSON text (a lead card: the values). */
+                    toolArguments: string | null;
+                    toolResult: string | null;
+                    /** Format: date-time */
+                    createdAt: string;
+                }[];
+            }[];
+            webhookEvents: {
+                id: string;
+                type: string;
+                /** Format: date-time */
+                createdAt: string;
+                /** @description Still in the outbox: no delivery yet. */
+                queued: boolean;
+                data: {
+                    [key: string]: unknown;
+                };
+                deliveries: {
+                    id: string;
+                    endpointId: string;
+                    status: string;
+                    requestBody: string | null;
+                    responseBody: string | null;
+                    /** Format: date-time */
+                    createdAt: string;
+                }[];
+            }[];
+            notifications: {
+                kind: string;
+                status: string;
+                /** @description The member emailed (`usr_…`). */
+                recipientId: string;
+                /** Format: date-time */
+                createdAt: string;
+                sentAt: string | null;
+                payload: {
+                    [key: string]: unknown;
+                };
+            }[];
+        };
+        PersonExportResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["PersonExport"];
         };
         Pipeline: {
             /** @description `pipe_…` */
@@ -4751,7 +4912,7 @@ export interface components {
              */
             url: string;
             /** @description The event types to send; at least one. */
-            events: ("submission.created" | "contact.created" | "contact.updated" | "opportunity.created" | "opportunity.stage_changed" | "tool_call.failed" | "installation.connection_failed" | "installation.connection_restored" | "conversation.handoff_requested" | "conversation.closed")[];
+            events: ("submission.created" | "contact.created" | "contact.updated" | "contact.erased" | "opportunity.created" | "opportunity.stage_changed" | "tool_call.failed" | "installation.connection_failed" | "installation.connection_restored" | "conversation.handoff_requested" | "conversation.closed")[];
             /** @description What it is for, up to 500 characters. */
             description?: string;
         };
@@ -4813,7 +4974,7 @@ export interface components {
              */
             url?: string;
             /** @description The event types to send; at least one. */
-            events?: ("submission.created" | "contact.created" | "contact.updated" | "opportunity.created" | "opportunity.stage_changed" | "tool_call.failed" | "installation.connection_failed" | "installation.connection_restored" | "conversation.handoff_requested" | "conversation.closed")[];
+            events?: ("submission.created" | "contact.created" | "contact.updated" | "contact.erased" | "opportunity.created" | "opportunity.stage_changed" | "tool_call.failed" | "installation.connection_failed" | "installation.connection_restored" | "conversation.handoff_requested" | "conversation.closed")[];
             /** @description true re-enables a disabled endpoint (its failure count starts over); false pauses it. */
             enabled?: boolean;
             description?: string | null;
@@ -9777,6 +9938,116 @@ export interface operations {
             };
             /** @description A record the request refers to does not exist. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    eraseContact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The contact id (`ct_…`).
+                 * @example ct_3kTMd92nqLx0aPz8Vb1c
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureResponse"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportContact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The contact id (`ct_…`).
+                 * @example ct_3kTMd92nqLx0aPz8Vb1c
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonExportResponse"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
