@@ -29,9 +29,10 @@ import { named, nameOf } from './schema-name.js';
  * authorization code and refresh grants. 368 KB once hand-off added six operations (the Inbox's take over, release,
  * close and live events; a visitor's request for a person and event stream), an agent its hand-off settings, and
  * conversations and their messages a status, an assignee and authors. 373 KB once lead notifications added a form's
- * `notify` and a member's notification settings (two operations).
+ * `notify` and a member's notification settings (two operations). 380 KB once privacy added erasing and exporting a
+ * person (two operations, the export document) and an opportunity's `contactErased`.
  */
-const SIZE_BUDGET_BYTES = 376_000;
+const SIZE_BUDGET_BYTES = 383_000;
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 interface Operation {

@@ -17,7 +17,7 @@ export function registerPrivacyRoutes(app: App, deps: { orgAuth: OrgAuth; privac
       ...owner,
       schema: {
         ...operatorRoute, operationId: 'eraseContact', summary: 'Erase a person',
-        description: `Removes the contact's data everywhere (docs/privacy.md) in one transaction; opportunities stay, marked \`contactErased\`; emits \`contact.erased\`. Again: the first erasure, \`alreadyErased: true\`. ${WHO} 404 CONTACT_NOT_FOUND.`,
+        description: `Removes the person's data everywhere, in one transaction (docs/privacy.md); emits \`contact.erased\`. Again: \`alreadyErased\`. ${WHO} 404 CONTACT_NOT_FOUND.`,
         params: ContactIdParams, response: { 200: Envelope(Erasure), ...errorResponses(401, 403, 404) },
       },
     }, async (request) => ok(await privacy.erase(orgAuth.principal(request), request.params.id, { ip: request.ip, userAgent: request.headers['user-agent'] ?? null })));
@@ -26,7 +26,7 @@ export function registerPrivacyRoutes(app: App, deps: { orgAuth: OrgAuth; privac
       ...owner,
       schema: {
         ...operatorRoute, operationId: 'exportContact', summary: 'Export a person',
-        description: `Everything held about the contact, as one document: what an erasure removes, with each consent text agreed to. ${WHO} 404 CONTACT_NOT_FOUND (an erased contact too).`,
+        description: `Everything held about the person, with each consent agreed to (docs/privacy.md). ${WHO} 404 CONTACT_NOT_FOUND.`,
         params: ContactIdParams, response: { 200: Envelope(PersonExport), ...errorResponses(401, 403, 404) },
       },
     }, async (request) => ok(await privacy.export(orgAuth.principal(request), request.params.id, { ip: request.ip, userAgent: request.headers['user-agent'] ?? null })));

@@ -11,11 +11,11 @@ const Json = Type.Record(Type.String(), Type.Unknown());
 export const Erasure = named('Erasure', Type.Object({
   contactId: Type.String(),
   erasedAt: DateTime,
-  alreadyErased: Type.Boolean({ description: 'An earlier call erased it: nothing was done now.' }),
+  alreadyErased: Type.Boolean(),
   removed: Type.Object({
     notes: Type.Integer(),
-    submissions: Type.Integer({ description: 'Anonymized: the rows stay for the form\'s counts.' }),
-    opportunities: Type.Integer({ description: 'Kept, marked `contactErased`, the person\'s name, email and phone taken out.' }),
+    submissions: Type.Integer(),
+    opportunities: Type.Integer(),
     conversations: Type.Integer(),
     webhookEvents: Type.Integer(),
     notifications: Type.Integer(),
@@ -42,7 +42,7 @@ const Consent = Type.Object({
   formId: Type.String(),
   formTitle: NullableString,
   version: Type.String(),
-  text: Type.Union([Type.String(), Type.Null()], { description: 'The consent text of that version, as shown.' }),
+  text: NullableString,
   agreedAt: DateTime,
   submissionId: Type.String(),
 });
@@ -52,7 +52,7 @@ const ExportedMessage = Type.Object({
   role: Type.String(),
   content: NullableString,
   toolName: NullableString,
-  toolArguments: Type.Union([Type.String(), Type.Null()], { description: 'JSON text (a lead card: the values).' }),
+  toolArguments: NullableString,
   toolResult: NullableString,
   createdAt: DateTime,
 });
@@ -80,7 +80,7 @@ const ExportedWebhookEvent = Type.Object({
   id: Type.String(),
   type: Type.String(),
   createdAt: DateTime,
-  queued: Type.Boolean({ description: 'Still in the outbox: no delivery yet.' }),
+  queued: Type.Boolean(),
   data: Json,
   deliveries: Type.Array(ExportedDelivery),
 });
@@ -88,7 +88,7 @@ const ExportedWebhookEvent = Type.Object({
 const ExportedNotification = Type.Object({
   kind: Type.String(),
   status: Type.String(),
-  recipientId: Type.String({ description: 'The member emailed (`usr_…`).' }),
+  recipientId: Type.String(),
   createdAt: DateTime,
   sentAt: NullableString,
   payload: Json,

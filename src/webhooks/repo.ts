@@ -222,10 +222,11 @@ export function createWebhooksRepo(db: Kysely<DB>) {
      */
     eraseMentions: async (orgId: string, ids: readonly string[], now: string): Promise<{ events: number; deliveries: number }> => {
       const needles = ids.map((id) => JSON.stringify(id));
-      const lock = postgres ? sql`for update` : sql``;
-      const outbox = await sql<{ id: string; events: string }>`
-        select id, events from webhook_outbox where org_id = ${orgId} and ${containsAny('events', needles)} order by id ${lock}`.execute(db);
-      for (const row of outbox.rows) {
+      const outbox = await db.selectFrom('webhook_outbox').select(['id', 'events'])
+        .where('org_id', '=', orgId).where(containsAny('events', needles)).orderBy('id')
+        .$if(postgres, (qb) => qb.forUpdate())
+        .execute();
+      for (const row of outbox) {
         const kept = (JSON.parse(row.events) as Array<{ data: unknown }>).filter((event) => !needles.some((needle) => JSON.stringify(event.data).includes(needle)));
         if (kept.length === 0) await db.deleteFrom('webhook_outbox').where('id', '=', row.id).execute();
         else await db.updateTable('webhook_outbox').set({ events: JSON.stringify(kept) }).where('id', '=', row.id).execute();

@@ -1156,7 +1156,7 @@ export interface paths {
         put?: never;
         /**
          * Erase a person
-         * @description Removes the contact's data everywhere (docs/privacy.md) in one transaction; opportunities stay, marked `contactErased`; emits `contact.erased`. Again: the first erasure, `alreadyErased: true`. Needs an org API key or an owner session (403 FORBIDDEN for a member). 404 CONTACT_NOT_FOUND.
+         * @description Removes the person's data everywhere, in one transaction (docs/privacy.md); emits `contact.erased`. Again: `alreadyErased`. Needs an org API key or an owner session (403 FORBIDDEN for a member). 404 CONTACT_NOT_FOUND.
          */
         post: operations["eraseContact"];
         delete?: never;
@@ -1174,7 +1174,7 @@ export interface paths {
         };
         /**
          * Export a person
-         * @description Everything held about the contact, as one document: what an erasure removes, with each consent text agreed to. Needs an org API key or an owner session (403 FORBIDDEN for a member). 404 CONTACT_NOT_FOUND (an erased contact too).
+         * @description Everything held about the person, with each consent agreed to (docs/privacy.md). Needs an org API key or an owner session (403 FORBIDDEN for a member). 404 CONTACT_NOT_FOUND.
          */
         get: operations["exportContact"];
         put?: never;
@@ -3261,13 +3261,10 @@ export interface components {
             contactId: string;
             /** Format: date-time */
             erasedAt: string;
-            /** @description An earlier call erased it: nothing was done now. */
             alreadyErased: boolean;
             removed: {
                 notes: number;
-                /** @description Anonymized: the rows stay for the form's counts. */
                 submissions: number;
-                /** @description Kept, marked `contactErased`, the person's name, email and phone taken out. */
                 opportunities: number;
                 conversations: number;
                 webhookEvents: number;
@@ -4126,7 +4123,6 @@ export interface components {
                 formId: string;
                 formTitle: string | null;
                 version: string;
-                /** @description The consent text of that version, as shown. */
                 text: string | null;
                 /** Format: date-time */
                 agreedAt: string;
@@ -4147,7 +4143,6 @@ export interface components {
                     role: string;
                     content: string | null;
                     toolName: string | null;
-                    /** @description JSON text (a lead card: the values). */
                     toolArguments: string | null;
                     toolResult: string | null;
                     /** Format: date-time */
@@ -4159,7 +4154,6 @@ export interface components {
                 type: string;
                 /** Format: date-time */
                 createdAt: string;
-                /** @description Still in the outbox: no delivery yet. */
                 queued: boolean;
                 data: {
                     [key: string]: unknown;
@@ -4177,7 +4171,6 @@ export interface components {
             notifications: {
                 kind: string;
                 status: string;
-                /** @description The member emailed (`usr_…`). */
                 recipientId: string;
                 /** Format: date-time */
                 createdAt: string;
