@@ -27,7 +27,7 @@ export async function benchErase(options: { databaseUrl?: string } = {}): Promis
   await migrateToLatest(database.db);
   const config = loadConfig({ ...TEST_ENV, DATA_DIR: dir });
   const clock = new TestClock();
-  const services = await createServices(config, { database, log: pino({ level: 'silent' }), clock, redis: false });
+  const services = await createServices(config, { database, log: pino({ level: process.env.BENCH_LOG ?? 'silent' }), clock, redis: false });
   const app = await buildApp({ config, database, clock, services });
   await app.ready();
   const org = await createOrgWithKey(database, clock);
