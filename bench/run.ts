@@ -2,6 +2,7 @@ import { execSync } from 'node:child_process';
 import { benchConsole } from './console.js';
 import { benchConversations } from './conversations.js';
 import { benchDeveloperApi } from './developer-api.js';
+import { benchErase } from './erase.js';
 import { benchForms } from './forms.js';
 import { benchIdleStreams } from './idle-streams.js';
 import { printGrid, printTable, type Row } from './lib.js';
@@ -11,7 +12,7 @@ import { benchWebhooks } from './webhooks.js';
 /**
  * `npm run bench`: every benchmark, each against a bare Fastify baseline measured in the same run.
  * BENCH_SECONDS sets the length of each run (default 10); BENCH_DATABASE_URL adds PostgreSQL rows;
- * BENCH_ONLY=developer|forms|tools|conversations|webhooks|streams|console runs one group. The servers inherit the environment, so SQLITE_SYNCHRONOUS=full
+ * BENCH_ONLY=developer|forms|tools|conversations|webhooks|streams|console|erase runs one group (erase: only when named). The servers inherit the environment, so SQLITE_SYNCHRONOUS=full
  * (or any other setting) applies to them.
  */
 // The servers under test run the compiled build, as `npm start` does.
@@ -42,6 +43,11 @@ if (!only || only === 'conversations') {
   conversations.push(...(await benchConversations()));
   if (databaseUrl) conversations.push(...(await benchConversations({ databaseUrl })));
 }
+const erasures: string[][] = [];
+if (only === 'erase') {
+  erasures.push(...(await benchErase()));
+  if (databaseUrl) erasures.push(...(await benchErase({ databaseUrl })));
+}
 const streams: string[][] = [];
 if (!only || only === 'streams') {
   streams.push(...(await benchIdleStreams()));
@@ -55,6 +61,10 @@ printTable(rows);
 if (conversations.length) {
   console.log('\nAgent conversations, against a scripted model and tool endpoint on loopback (bench/conversations.ts)\n');
   printGrid(['scenario', 'figures', 'goal'], conversations);
+}
+if (erasures.length) {
+  console.log('\nErasing a person (bench/erase.ts)\n');
+  printGrid(['scenario', 'figures', 'goal'], erasures);
 }
 if (streams.length) {
   console.log('\nIdle chat widget streams on one node (bench/idle-streams.ts)\n');

@@ -36,6 +36,7 @@ import { registerCatalogRoutes } from './catalog/routes.js';
 import { registerCatalogPages } from './catalog/pages.js';
 import { registerOrgRoutes } from './orgs/routes.js';
 import { registerCrmRecordRoutes } from './crm/records-routes.js';
+import { registerPrivacyRoutes } from './privacy/routes.js';
 import { registerCrmSettingsRoutes } from './crm/settings-routes.js';
 import { registerPublicFormRoutes } from './forms/public-routes.js';
 import { registerFormRoutes } from './forms/routes.js';
@@ -234,6 +235,7 @@ function registerRoutes(app: App, services: Services, deps: Pick<AppDeps, 'webAs
   registerOrgRoutes(app, { orgAuth, orgs: services.orgs, limits: services.orgLimits, apiKeys: services.apiKeys, agents: services.agents, agentKeys: services.agentKeys });
   registerCrmSettingsRoutes(app, { orgAuth, customFields: services.customFields, pipelines: services.pipelines });
   registerCrmRecordRoutes(app, { orgAuth, contacts: services.contacts, opportunities: services.opportunities });
+  registerPrivacyRoutes(app, { orgAuth, privacy: services.privacy });
   registerModelRoutes(app, { orgAuth, models: services.models });
   registerWebhookRoutes(app, { orgAuth, webhooks: services.webhooks });
   registerNotificationRoutes(app, { orgAuth, notifications: services.notifications });

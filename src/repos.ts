@@ -24,6 +24,7 @@ import { createChatRepo, type ChatRepo } from './chat/repo.js';
 import { createConnectionsRepo, type ConnectionsRepo } from './connections/repo.js';
 import { createMcpAuthRepo, type McpAuthRepo } from './mcp-auth/repo.js';
 import { createNotificationsRepo, type NotificationsRepo } from './notifications/repo.js';
+import { createPrivacyRepo, type PrivacyRepo } from './privacy/repo.js';
 
 /**
  * Every feature's repo over one database handle: the pool (what services use outside
@@ -56,6 +57,7 @@ export class Repos {
   #mcpAuth?: McpAuthRepo;
   #notifications?: NotificationsRepo;
   #audit?: AuditRepo;
+  #privacy?: PrivacyRepo;
 
   constructor(private readonly db: Kysely<DB>) {}
 
@@ -82,6 +84,7 @@ export class Repos {
   get mcpAuth(): McpAuthRepo { return (this.#mcpAuth ??= createMcpAuthRepo(this.db)); }
   get notifications(): NotificationsRepo { return (this.#notifications ??= createNotificationsRepo(this.db)); }
   get audit(): AuditRepo { return (this.#audit ??= createAuditRepo(this.db)); }
+  get privacy(): PrivacyRepo { return (this.#privacy ??= createPrivacyRepo(this.db)); }
 }
 
 /** Units of work each in a transaction of its own, handed every repo bound to it. */

@@ -37,6 +37,8 @@ import { createAgentKeysService } from './orgs/agent-keys-service.js';
 import { createApiKeysService } from './orgs/api-keys-service.js';
 import { createKeyCache } from './orgs/key-cache.js';
 import { createCrmService } from './crm/service.js';
+import { createPrivacyService } from './privacy/service.js';
+import { tombstoneHasher } from './privacy/tombstone.js';
 import { createContactsService } from './crm/contacts-service.js';
 import { createCustomFieldsService } from './crm/custom-fields-service.js';
 import { createOpportunitiesService } from './crm/opportunities-service.js';
@@ -257,6 +259,8 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     changes,
   });
   const contacts = createContactsService({ repo: repos.contacts, customFields: repos.customFields, crm, orgs, transact, clock });
+  // Erasing and exporting a person (docs/privacy.md): each feature's repo erases its own tables, in one transaction.
+  const privacy = createPrivacyService({ repos, transact, hasher: tombstoneHasher(keys.current.key), clock, audit });
   const opportunities = createOpportunitiesService({ repo: repos.opportunities, customFields: repos.customFields, crm, orgs, transact, clock });
 
   // ── Tool calls ──
@@ -469,6 +473,7 @@ export async function createServices(config: Config, infrastructure: ServicesInf
     customFields,
     pipelines,
     contacts,
+    privacy,
     opportunities,
     toolHttp,
     callLog,

@@ -149,6 +149,8 @@ export function createLeadCapture(deps: {
           // The notification email (the lead form's notify) says where the visitor was, and that the chat brought them.
           pageUrl: conversation.pageUrl,
           via: 'chat',
+          // The submission names its conversation: erasing the person finds their chats by it (privacy/).
+          conversationId: conversation.id,
         });
       } catch (error) {
         throw refusal(lead, error);

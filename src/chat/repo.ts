@@ -5,6 +5,9 @@ import type { ChatSessionsTable, DB } from '../db/tables.js';
 /** Kysely queries of the chat widget's visitor sessions; it writes chat_sessions only. */
 export function createChatRepo(db: Kysely<DB>) {
   return {
+    /** Erasing a person (privacy/): the visitor sessions of their conversations end. */
+    endSessionsOf: (orgId: string, conversationIds: readonly string[]) =>
+      conversationIds.length === 0 ? Promise.resolve() : db.deleteFrom('chat_sessions').where('org_id', '=', orgId).where('conversation_id', 'in', [...conversationIds]).execute().then(() => undefined),
     insertSession: (row: ChatSessionsTable) => db.insertInto('chat_sessions').values(row).execute(),
     findSessionByHash: (tokenHash: string) => db.selectFrom('chat_sessions').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst(),
     /** Each use extends the session (sliding idle expiry). */

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { CursorPosition } from '../http/cursor.js';
 import { newestFirst, skipLockedOnPostgres } from '../db/query-helpers.js';
 import type { ConversationMessagesTable, ConversationsTable, DB } from '../db/tables.js';
@@ -14,6 +14,26 @@ export function createConversationsRepo(db: Kysely<DB>) {
     .select('users.name as assignee_name');
 
   return {
+    /**
+     * Erasing a person (privacy/): the conversations stay (counts, tokens, status) without a word of theirs: every
+     * message's text, every tool call's arguments and result (a lead card's values), the page URL and UTM.
+     */
+    eraseConversations: async (orgId: string, ids: readonly string[]): Promise<number> => {
+      if (ids.length === 0) return 0;
+      const own = await db.selectFrom('conversations').select('id').where('org_id', '=', orgId).where('id', 'in', [...ids]).execute();
+      if (own.length === 0) return 0;
+      const owned = own.map((row) => row.id);
+      await db.updateTable('conversation_messages')
+        .set({
+          content: null,
+          tool_arguments: sql<string | null>`case when tool_arguments is null then null else '{}' end`,
+          tool_result: sql<string | null>`case when tool_result is null then null else '{}' end`,
+        })
+        .where('conversation_id', 'in', owned)
+        .execute();
+      await db.updateTable('conversations').set({ page_url: null, utm: null }).where('org_id', '=', orgId).where('id', 'in', owned).execute();
+      return owned.length;
+    },
     insertConversation: (row: ConversationsTable) => db.insertInto('conversations').values(row).execute(),
     findConversation: (orgId: string, id: string): Promise<ConversationRow | undefined> =>
       withAssignee().where('conversations.org_id', '=', orgId).where('conversations.id', '=', id).executeTakeFirst(),

@@ -23,7 +23,8 @@ export function presentNote(row: NotesTable): Note {
   return { id: row.id, body: row.body, source: row.source, submissionId: row.submission_id, createdAt: row.created_at };
 }
 
-export function presentOpportunity(row: OpportunitiesTable): Opportunity {
+/** `contact_erased`: as the opportunities repo reads it (1: the contact was erased); a row without it is a live contact's. */
+export function presentOpportunity(row: OpportunitiesTable & { contact_erased?: number | undefined }): Opportunity {
   return {
     id: row.id,
     contactId: row.contact_id,
@@ -33,6 +34,7 @@ export function presentOpportunity(row: OpportunitiesTable): Opportunity {
     source: row.source,
     custom: json(row.custom),
     submissionId: row.submission_id,
+    contactErased: Number(row.contact_erased ?? 0) === 1,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -155,6 +155,7 @@ export const Opportunity = named('Opportunity', Type.Object({
   source: Type.String(),
   custom: StoredCustom,
   submissionId: Type.Union([Type.String(), Type.Null()], { description: 'The form submission that opened it, if any.' }),
+  contactErased: Type.Boolean({ description: 'Its contact was erased (POST /api/org/contacts/{id}/erase): the contact is gone, the opportunity stays.' }),
   createdAt: DateTime,
   updatedAt: DateTime,
 }));

@@ -102,6 +102,9 @@ function openSqlite(file: string, synchronous: SqliteSynchronous, limits: Databa
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
   sqlite.pragma('foreign_keys = ON');
+  // Deleted and overwritten content is zeroed, in pages and on the freelist: an erased person (privacy/) leaves no
+  // readable trace in the file once the WAL is checkpointed (docs/privacy.md).
+  sqlite.pragma('secure_delete = ON');
   // Checkpoints run on a worker thread (see sqlite-checkpointer.ts), which sets how far the WAL may grow
   // before this connection steps in.
   const connectionLock = new FifoLock();

@@ -83,3 +83,14 @@ export async function countOf<DB, TB extends keyof DB>(query: SelectQueryBuilder
   const row = (await query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()) as { n: number | string | bigint };
   return Number(row.n);
 }
+
+/**
+ * `column` contains any of `needles` as a substring: LIKE on both dialects, with `%`, `_` and `\` of each needle
+ * escaped. With no needles, false. For finding ids inside JSON text (privacy/'s erasure: `"ct_…"` with its quotes).
+ */
+export function containsAny(column: string, needles: readonly string[]): RawBuilder<boolean> {
+  if (needles.length === 0) return sql<boolean>`1 = 0`;
+  const ref = sql.ref(column);
+  const terms = needles.map((needle) => sql`${ref} like ${`%${needle.replace(/[\\%_]/g, '\\$&')}%`} escape '\\'`);
+  return sql<boolean>`(${sql.join(terms, sql` or `)})`;
+}

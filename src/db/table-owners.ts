@@ -30,6 +30,8 @@ export const TABLE_OWNERS: { readonly [Table in keyof DB]: TableOwner } = {
   pipelines: 'crm',
   stages: 'crm',
   contacts: 'crm',
+  // The tombstone of an erased contact: written by the contacts repo in the erasure's transaction (privacy/).
+  contact_erasures: 'crm',
   notes: 'crm',
   opportunities: 'crm',
   forms: 'forms',

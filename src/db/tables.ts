@@ -338,12 +338,26 @@ export interface SubmissionsTable {
   created_at: string;
   /** When retention cleared its values, UTM, IP and user agent (the row stays for the form's counts); null: not cleared. */
   values_cleared_at: string | null;
+  /** A chat widget lead card's submission: the conversation it came from (privacy/ finds the person's chats by it); null otherwise. */
+  conversation_id: string | null;
 }
 
 export const SUBMISSION_COLUMNS: Record<keyof SubmissionsTable, true> = {
   id: true, org_id: true, form_id: true, contact_id: true, opportunity_id: true, field_values: true, custom: true, consent_version: true, metadata: true, ip: true,
-  user_agent: true, created_at: true, values_cleared_at: true,
+  user_agent: true, created_at: true, values_cleared_at: true, conversation_id: true,
 };
+
+/**
+ * The tombstone of an erased contact (privacy/): the contact's row stays as an empty stub for its opportunities and
+ * anonymized submissions; this row marks it erased. Hashes: HMAC-SHA256 (privacy/tombstone.ts), never the values.
+ */
+export interface ContactErasuresTable {
+  contact_id: string;
+  org_id: string;
+  email_hash: string | null;
+  phone_hash: string | null;
+  erased_at: string;
+}
 
 export interface IdempotencyKeysTable {
   form_id: string;
@@ -777,6 +791,7 @@ export interface DB {
   pipelines: PipelinesTable;
   stages: StagesTable;
   contacts: ContactsTable;
+  contact_erasures: ContactErasuresTable;
   notes: NotesTable;
   opportunities: OpportunitiesTable;
   forms: FormsTable;

@@ -58,9 +58,9 @@ function leadTemplate(withNote: boolean, withOpportunity: boolean): QueryTemplat
       ${crm.note}
       ${crm.opportunity}
       , s as (
-        insert into submissions (id, org_id, form_id, contact_id, opportunity_id, field_values, custom, consent_version, metadata, ip, user_agent, created_at)
+        insert into submissions (id, org_id, form_id, contact_id, opportunity_id, field_values, custom, consent_version, metadata, ip, user_agent, created_at, conversation_id)
         select ${s.id}, ${s.org_id}, ${s.form_id}, c.id, ${crm.opportunityId}, ${s.field_values}, ${s.custom},
-               ${s.consent_version}, ${s.metadata}, ${s.ip}, ${s.user_agent}, ${s.created_at} from c)
+               ${s.consent_version}, ${s.metadata}, ${s.ip}, ${s.user_agent}, ${s.created_at}, ${s.conversation_id} from c)
       ${outboxCte(outbox!, sql`exists (select 1 from c)`)}
       ${leadNoticeCte(notice!, sql`exists (select 1 from c)`)}
       select (select id from c) as contact_id, (select current from w) as current`;

@@ -71,6 +71,17 @@ export function createFormsRepo(db: Kysely<DB>) {
 
     // ── Submissions ──
     insertSubmission: (row: SubmissionsTable) => insertSubmission(db, row),
+    /**
+     * An erased contact's submissions (privacy/): their values, custom values, UTM metadata, IP and user agent go;
+     * the rows stay (form, time, consent version, contact stub, opportunity), so the form's counts do not change.
+     */
+    anonymizeSubmissionsOf: async (orgId: string, contactId: string): Promise<number> => {
+      const result = await db.updateTable('submissions')
+        .set({ field_values: '{}', custom: '{}', metadata: '{}', ip: null, user_agent: null })
+        .where('org_id', '=', orgId).where('contact_id', '=', contactId)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
     listSubmissions: (orgId: string, formId: string, limit: number, after: CursorPosition | undefined) => {
       const query = db
         .selectFrom('submissions as s')

@@ -137,7 +137,7 @@ describe.each(testDialects())('submission webhook events on %s', (dialect) => {
     const rows = (email: string, formId: string) => {
       const now = t.clock.now().toISOString();
       const contact = newContactRow({ orgId: org.orgId, email }, { email, phone: null }, 'form', now);
-      const submission = { id: newTimeOrderedId('sub', now), org_id: org.orgId, form_id: formId, contact_id: contact.id, opportunity_id: null, field_values: '{}', custom: '{}', consent_version: '1', metadata: '{}', ip: null, user_agent: null, created_at: now, values_cleared_at: null };
+      const submission = { id: newTimeOrderedId('sub', now), org_id: org.orgId, form_id: formId, contact_id: contact.id, opportunity_id: null, field_values: '{}', custom: '{}', consent_version: '1', metadata: '{}', ip: null, user_agent: null, created_at: now, values_cleared_at: null, conversation_id: null };
       return { contact, note: null, opportunity: null, submission, notice: null };
     };
     const contactCreated = (lead: ReturnType<typeof rows>) => (subscriptions: Subscriptions) =>

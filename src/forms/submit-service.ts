@@ -30,6 +30,8 @@ export interface SubmitContext {
   pageUrl?: string | null | undefined;
   /** `chat`: the chat widget's lead card (the notification email says so). */
   via?: 'form' | 'chat' | undefined;
+  /** The chat widget conversation a lead card came from: kept on the submission so an erasure finds the person's chats. */
+  conversationId?: string | undefined;
 }
 
 export interface SubmitOutcome {
@@ -129,6 +131,7 @@ function submissionRow(form: LiveForm, checked: CheckedSubmission, context: Subm
     user_agent: context.userAgent === null ? null : context.userAgent.slice(0, LIMITS.userAgent),
     created_at: createdAt,
     values_cleared_at: null,
+    conversation_id: context.conversationId ?? null,
   };
 }
 

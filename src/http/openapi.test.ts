@@ -31,9 +31,10 @@ import { named, nameOf } from './schema-name.js';
  * conversations and their messages a status, an assignee and authors. 373 KB once lead notifications added a form's
  * `notify` and a member's notification settings (two operations). 382 KB once the audit log added its two pages
  * (/api/org/audit-log, /api/dev/audit-log: 4.5 KB of paths, 2 KB of schemas) and the actions it records that had no
- * route, sign out everywhere and a member's role (2.4 KB).
+ * route, sign out everywhere and a member's role (2.4 KB). 388 KB with privacy's erasing and exporting a person (two
+ * operations, the export document: 2.5 KB) and an opportunity's `contactErased`.
  */
-const SIZE_BUDGET_BYTES = 384_000;
+const SIZE_BUDGET_BYTES = 388_000;
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 interface Operation {

@@ -2,6 +2,7 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
 import { queryTemplate } from '../db/query-template.js';
 import type { DB, NotificationOutboxTable, NotificationPreferencesTable } from '../db/tables.js';
 import { LEAD_NOTICE_COLUMNS, leadNoticeInsert, type LeadNoticeRow } from './outbox-sql.js';
+import { containsAny } from '../db/query-helpers.js';
 
 /** A claimed notice with what its email needs: the recipient's address and name, the org's name. */
 export interface ClaimedNotice {
@@ -36,6 +37,14 @@ export function createNotificationsRepo(db: Kysely<DB>) {
 
   return {
     // ── The outbox (in the producer's transaction) ──
+    /**
+     * Erasing a person (privacy/): every email of the org whose payload names one of `ids` (the contact, its
+     * submissions, its conversations; JSON-quoted) goes, sent or not. A send in flight then marks nothing.
+     */
+    deleteNoticesMentioning: async (orgId: string, ids: readonly string[]): Promise<number> => {
+      const result = await db.deleteFrom('notification_outbox').where('org_id', '=', orgId).where(containsAny('payload', ids.map((id) => JSON.stringify(id)))).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
     insertLeadNotice: async (row: LeadNoticeRow): Promise<void> => {
       await insertLeadNotice(db, row);
     },

@@ -144,7 +144,8 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
         Object.assign(changes, { status: 'failed', next_attempt_at: null });
       }
     }
-    await repo.updateDelivery(delivery.id, changes);
+    // Only while still pending: a delivery settled meanwhile (its contact erased) keeps no body of this attempt.
+    await repo.recordAttempt(delivery.id, changes);
     if (verdict.kind === 'succeeded') await repo.noteEndpointSuccess(delivery.endpoint_id);
     else await noteFailure(delivery, at, changes.last_error ?? '', verdict.kind === 'retry' && changes.status === 'failed');
   }

@@ -1,6 +1,6 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
 import type { CursorPosition } from '../http/cursor.js';
-import { countOf, newestFirst, skipLockedOnPostgres } from '../db/query-helpers.js';
+import { containsAny, countOf, newestFirst, skipLockedOnPostgres } from '../db/query-helpers.js';
 import { queryTemplate } from '../db/query-template.js';
 import { WEBHOOK_OUTBOX_COLUMNS, type DB, type WebhookOutboxTable, type WebhookDeliveriesTable, type WebhookDeliveryStatus, type WebhookEndpointsTable, type WebhookEventsTable } from '../db/tables.js';
 import { subscriptionsFingerprint } from './outbox-ctes.js';
@@ -162,7 +162,12 @@ export function createWebhooksRepo(db: Kysely<DB>) {
         .orderBy('d.created_at')
         .orderBy('d.id')
         .execute(),
-    updateDelivery: (id: string, changes: DeliveryChanges) => db.updateTable('webhook_deliveries').set(changes).where('id', '=', id).execute(),
+    /**
+     * An attempt's outcome, written only while the delivery is still pending: one settled meanwhile (its contact
+     * erased, privacy/) keeps no body of an attempt that was in flight.
+     */
+    recordAttempt: (id: string, changes: DeliveryChanges) =>
+      db.updateTable('webhook_deliveries').set(changes).where('id', '=', id).where('status', '=', 'pending').execute(),
     /** The endpoint's failure streak: starts it at `now` unless one runs; answers its start. */
     noteEndpointFailure: async (id: string, now: string): Promise<string | undefined> => {
       await db.updateTable('webhook_endpoints').set({ failing_since: now }).where('id', '=', id).where('failing_since', 'is', null).execute();
@@ -205,6 +210,44 @@ export function createWebhooksRepo(db: Kysely<DB>) {
     insertEventWithDelivery: async (event: WebhookEventsTable, delivery: WebhookDeliveriesTable) => {
       await db.insertInto('webhook_events').values(event).execute();
       await db.insertInto('webhook_deliveries').values(delivery).execute();
+    },
+
+    // ── Erasure (privacy/, in its transaction) ──
+    /**
+     * Every webhook body of the org that names one of `ids` (the contact, its submissions and opportunities, its
+     * conversations; matched JSON-quoted) loses the person: events still in the outbox are dropped from their row
+     * (a row left empty goes); stored events keep their type and time with `{}` as data; their deliveries forget
+     * request and response bodies, and those not yet sent are settled `failed` (never sent). The outbox first:
+     * on PostgreSQL a dispatch moving those rows holds them, so the events it wrote are seen by the next statements.
+     */
+    eraseMentions: async (orgId: string, ids: readonly string[], now: string): Promise<{ events: number; deliveries: number }> => {
+      const needles = ids.map((id) => JSON.stringify(id));
+      const outbox = await db.selectFrom('webhook_outbox').select(['id', 'events'])
+        .where('org_id', '=', orgId).where(containsAny('events', needles)).orderBy('id')
+        .$if(postgres, (qb) => qb.forUpdate())
+        .execute();
+      for (const row of outbox) {
+        const kept = (JSON.parse(row.events) as Array<{ data: unknown }>).filter((event) => !needles.some((needle) => JSON.stringify(event.data).includes(needle)));
+        if (kept.length === 0) await db.deleteFrom('webhook_outbox').where('id', '=', row.id).execute();
+        else await db.updateTable('webhook_outbox').set({ events: JSON.stringify(kept) }).where('id', '=', row.id).execute();
+      }
+      const events = (await db.updateTable('webhook_events').set({ payload: '{}' })
+        .where('org_id', '=', orgId).where(containsAny('payload', needles))
+        .returning('id').execute()).map((row) => row.id);
+      if (events.length === 0) return { events: 0, deliveries: 0 };
+      const deliveries = await db.updateTable('webhook_deliveries')
+        .set({
+          request_body: null,
+          response_body: null,
+          status: sql<WebhookDeliveryStatus>`case when status = 'pending' then 'failed' else status end`,
+          last_error: sql<string | null>`case when status = 'pending' then 'Not sent: its contact was erased.' else last_error end`,
+          next_attempt_at: null,
+          locked_until: null,
+          updated_at: now,
+        })
+        .where('org_id', '=', orgId).where('event_id', 'in', events)
+        .executeTakeFirst();
+      return { events: events.length, deliveries: Number(deliveries.numUpdatedRows) };
     },
 
     // ── `secrets rotate` ──

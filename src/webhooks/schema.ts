@@ -13,6 +13,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'submission.created',
   'contact.created',
   'contact.updated',
+  'contact.erased',
   'opportunity.created',
   'opportunity.stage_changed',
   'tool_call.failed',

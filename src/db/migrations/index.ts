@@ -20,6 +20,7 @@ import * as mcpAuthorization from './20261129T0100_mcp_authorization.js';
 import * as notifications from './20261129T0200_notifications.js';
 import * as handoff from './20261129T0300_handoff.js';
 import * as auditLog from './20261129T0400_audit_log.js';
+import * as erasure from './20261129T0500_erasure.js';
 import * as retention from './20261129T0600_retention.js';
 
 /**
@@ -48,5 +49,6 @@ export const migrations: Record<string, Migration> = {
   '20261129T0200_notifications': notifications,
   '20261129T0300_handoff': handoff,
   '20261129T0400_audit_log': auditLog,
+  '20261129T0500_erasure': erasure,
   '20261129T0600_retention': retention,
 };

@@ -1209,6 +1209,46 @@ export interface paths {
         patch: operations["updateOpportunity"];
         trace?: never;
     };
+    "/api/org/contacts/{id}/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a person
+         * @description Removes the person's data everywhere, in one transaction (docs/privacy.md); emits `contact.erased`. Again: `alreadyErased`. Needs an org API key or an owner session (403 FORBIDDEN for a member). 404 CONTACT_NOT_FOUND.
+         */
+        post: operations["eraseContact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org/contacts/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a person
+         * @description Everything held about the person, with each consent agreed to (docs/privacy.md). Needs an org API key or an owner session (403 FORBIDDEN for a member). 404 CONTACT_NOT_FOUND.
+         */
+        get: operations["exportContact"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/org/model-providers": {
         parameters: {
             query?: never;
@@ -3317,6 +3357,25 @@ export interface components {
             success: true;
             data: components["schemas"]["EndpointVerdict"];
         };
+        Erasure: {
+            contactId: string;
+            /** Format: date-time */
+            erasedAt: string;
+            alreadyErased: boolean;
+            removed: {
+                notes: number;
+                submissions: number;
+                opportunities: number;
+                conversations: number;
+                webhookEvents: number;
+                notifications: number;
+            };
+        };
+        ErasureResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Erasure"];
+        };
         /** @description The shape of every error outside the OAuth endpoints. */
         ErrorBody: {
             /** @enum {boolean} */
@@ -3991,6 +4050,8 @@ export interface components {
             };
             /** @description The form submission that opened it, if any. */
             submissionId: string | null;
+            /** @description Its contact was erased (POST /api/org/contacts/{id}/erase): the contact is gone, the opportunity stays. */
+            contactErased: boolean;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -4141,6 +4202,99 @@ export interface components {
              * @example someone@example.com
              */
             email: string;
+        };
+        PersonExport: {
+            /** Format: date-time */
+            exportedAt: string;
+            contact: components["schemas"]["Contact"];
+            notes: components["schemas"]["Note"][];
+            opportunities: components["schemas"]["Opportunity"][];
+            submissions: {
+                id: string;
+                formId: string;
+                formTitle: string | null;
+                opportunityId: string | null;
+                conversationId: string | null;
+                values: {
+                    [key: string]: unknown;
+                };
+                custom: {
+                    [key: string]: unknown;
+                };
+                metadata: {
+                    [key: string]: unknown;
+                };
+                ip: string | null;
+                userAgent: string | null;
+                consentVersion: string;
+                /** Format: date-time */
+                createdAt: string;
+            }[];
+            consents: {
+                formId: string;
+                formTitle: string | null;
+                version: string;
+                text: string | null;
+                /** Format: date-time */
+                agreedAt: string;
+                submissionId: string;
+            }[];
+            conversations: {
+                id: string;
+                agentId: string;
+                source: string;
+                pageUrl: string | null;
+                utm: {
+                    [key: string]: unknown;
+                };
+                /** Format: date-time */
+                createdAt: string;
+                messages: {
+                    seq: number;
+                    role: string;
+                    content: string | null;
+                    toolName: string | null;
+                    toolArguments: string | null;
+                    toolResult: string | null;
+                    /** Format: date-time */
+                    createdAt: string;
+                }[];
+            }[];
+            webhookEvents: {
+                id: string;
+                type: string;
+                /** Format: date-time */
+                createdAt: string;
+                queued: boolean;
+                data: {
+                    [key: string]: unknown;
+                };
+                deliveries: {
+                    id: string;
+                    endpointId: string;
+                    status: string;
+                    requestBody: string | null;
+                    responseBody: string | null;
+                    /** Format: date-time */
+                    createdAt: string;
+                }[];
+            }[];
+            notifications: {
+                kind: string;
+                status: string;
+                recipientId: string;
+                /** Format: date-time */
+                createdAt: string;
+                sentAt: string | null;
+                payload: {
+                    [key: string]: unknown;
+                };
+            }[];
+        };
+        PersonExportResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["PersonExport"];
         };
         Pipeline: {
             /** @description `pipe_…` */
@@ -4878,7 +5032,7 @@ export interface components {
              */
             url: string;
             /** @description The event types to send; at least one. */
-            events: ("submission.created" | "contact.created" | "contact.updated" | "opportunity.created" | "opportunity.stage_changed" | "tool_call.failed" | "installation.connection_failed" | "installation.connection_restored" | "conversation.handoff_requested" | "conversation.closed")[];
+            events: ("submission.created" | "contact.created" | "contact.updated" | "contact.erased" | "opportunity.created" | "opportunity.stage_changed" | "tool_call.failed" | "installation.connection_failed" | "installation.connection_restored" | "conversation.handoff_requested" | "conversation.closed")[];
             /** @description What it is for, up to 500 characters. */
             description?: string;
         };
@@ -4940,7 +5094,7 @@ export interface components {
              */
             url?: string;
             /** @description The event types to send; at least one. */
-            events?: ("submission.created" | "contact.created" | "contact.updated" | "opportunity.created" | "opportunity.stage_changed" | "tool_call.failed" | "installation.connection_failed" | "installation.connection_restored" | "conversation.handoff_requested" | "conversation.closed")[];
+            events?: ("submission.created" | "contact.created" | "contact.updated" | "contact.erased" | "opportunity.created" | "opportunity.stage_changed" | "tool_call.failed" | "installation.connection_failed" | "installation.connection_restored" | "conversation.handoff_requested" | "conversation.closed")[];
             /** @description true re-enables a disabled endpoint (its failure count starts over); false pauses it. */
             enabled?: boolean;
             description?: string | null;
@@ -10167,6 +10321,116 @@ export interface operations {
             };
             /** @description A record the request refers to does not exist. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    eraseContact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The contact id (`ct_…`).
+                 * @example ct_3kTMd92nqLx0aPz8Vb1c
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureResponse"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportContact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The contact id (`ct_…`).
+                 * @example ct_3kTMd92nqLx0aPz8Vb1c
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonExportResponse"];
+                };
+            };
+            /** @description Credentials are missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credentials do not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,10 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
-import { Link, useParams } from 'react-router';
+import { Link, useNavigate, useParams } from 'react-router';
 import { api, seg } from '../../api/client';
 import { Page } from '../../components/Page';
 import { QueryState } from '../../components/QueryState';
-import { FormError, TextArea } from '../../components/fields';
+import { ModalDialog } from '../../components/dialogs';
+import { useSession } from '../../api/session';
+import { FormError, TextArea, TextField } from '../../components/fields';
 import { useNotify } from '../../lib/notices';
 import { crmKeys, fetchContact, fetchCustomFields, fetchForms, fetchPipelines } from './api';
 import type { ContactDetail, ContactSubmission, Note } from '../../api/types';
@@ -68,6 +70,8 @@ function ContactView({ contact }: { contact: ContactDetail }) {
         </section>
 
         <Notes contactId={contact.id} notes={contact.notes} />
+
+        <PersonalData contact={contact} name={name} />
 
         <section className="card crm-section" aria-labelledby="contact-opportunities">
           <h2 id="contact-opportunities">Opportunities</h2>
@@ -239,5 +243,94 @@ function SubmissionItem({ submission }: { submission: ContactSubmission }) {
         </div>
       </dl>
     </li>
+  );
+}
+
+/** The person's requests (owners only): their data as a file, and erasing them after typing their email or phone. */
+function PersonalData({ contact, name }: { contact: ContactDetail; name: string }) {
+  const session = useSession();
+  const notify = useNotify();
+  const navigate = useNavigate();
+  const client = useQueryClient();
+  const [open, setOpen] = useState(false);
+  const [typed, setTyped] = useState('');
+  const [mismatch, setMismatch] = useState(false);
+  const download = useMutation({
+    mutationFn: () => api.get<unknown>(`/api/org/contacts/${seg(contact.id)}/export`),
+    onSuccess: (data) => {
+      const url = URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }));
+      const link = document.createElement('a');
+      link.href = url;
+      link.download = `contact-${contact.id}.json`;
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(url), 1000);
+      notify('Data downloaded.');
+    },
+    onError: (error) => notify(error.message),
+  });
+  const erase = useMutation({
+    mutationFn: () => api.post<unknown>(`/api/org/contacts/${seg(contact.id)}/erase`),
+    onSuccess: () => {
+      setOpen(false);
+      client.removeQueries({ queryKey: crmKeys.contact(contact.id) });
+      void client.invalidateQueries({ queryKey: crmKeys.all });
+      notify(`${name} was erased.`);
+      navigate('/contacts');
+    },
+  });
+  if (session.data?.user.role !== 'owner') return null;
+  const identities = [contact.email, contact.phone].filter((value): value is string => Boolean(value));
+  const matches = (value: string) => identities.some((identity) => identity.toLowerCase() === value.trim().toLowerCase());
+  const confirm = (event: FormEvent) => {
+    event.preventDefault();
+    if (erase.isPending) return;
+    if (!matches(typed)) {
+      setMismatch(true);
+      return;
+    }
+    erase.mutate();
+  };
+  return (
+    <section className="card crm-section" aria-labelledby="contact-personal-data">
+      <h2 id="contact-personal-data">Personal data</h2>
+      <p className="muted">For a request to see or erase what you hold about this person.</p>
+      <div className="actions">
+        <button type="button" className="button" aria-disabled={download.isPending || undefined} onClick={() => (download.isPending ? undefined : download.mutate())}>
+          {download.isPending ? 'Preparing…' : 'Download data'}
+        </button>
+        <button type="button" className="button danger-outline" onClick={() => { setTyped(''); setMismatch(false); erase.reset(); setOpen(true); }}>
+          Erase
+        </button>
+      </div>
+      <ModalDialog title={`Erase ${name}?`} role="alertdialog" isOpen={open} isDismissable={!erase.isPending} onOpenChange={(next) => (erase.isPending ? undefined : setOpen(next))}>
+        {(close) => (
+          <form onSubmit={confirm} noValidate>
+            <p>
+              This removes their details, notes, form answers and chats everywhere, and cannot be undone. Opportunities stay, marked as an erased contact.
+            </p>
+            <TextField
+              label={`Type their ${identities.length > 1 ? 'email or phone' : contact.email ? 'email' : 'phone'} to confirm`}
+              name="confirm"
+              autoComplete="off"
+              value={typed}
+              onChange={(e) => {
+                setTyped(e.target.value);
+                if (mismatch) setMismatch(false);
+              }}
+              error={mismatch ? `That is not ${identities.join(' or ')}. Type it exactly.` : undefined}
+            />
+            <FormError error={erase.error} />
+            <div className="actions">
+              <button type="submit" className="button danger" aria-disabled={erase.isPending || undefined}>
+                {erase.isPending ? 'Erasing…' : 'Erase for good'}
+              </button>
+              <button type="button" className="button" onClick={() => (erase.isPending ? undefined : close())}>
+                Cancel
+              </button>
+            </div>
+          </form>
+        )}
+      </ModalDialog>
+    </section>
   );
 }

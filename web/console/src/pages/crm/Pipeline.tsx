@@ -253,7 +253,10 @@ function Card({
       <button type="button" className="crm-card-title" onClick={onOpen} aria-haspopup="dialog">
         {opportunity.title}
       </button>
-      <p className="muted crm-small crm-card-meta">Added {formatDateTime(opportunity.createdAt)}</p>
+      <p className="muted crm-small crm-card-meta">
+        Added {formatDateTime(opportunity.createdAt)}
+        {opportunity.contactErased ? ' · Contact erased' : null}
+      </p>
       {targets.length > 0 ? (
         <MenuTrigger>
           <Button className="button small crm-move" data-move-button aria-label={`Move to stage: ${opportunity.title}`}>
@@ -294,7 +297,7 @@ function OpportunityDetail({ id, pipeline, cached, close }: { id: string; pipeli
   const contact = useQuery({
     queryKey: crmKeys.contact(opportunity?.contactId ?? ''),
     queryFn: ({ signal }) => fetchContact(opportunity!.contactId, signal),
-    enabled: Boolean(opportunity),
+    enabled: Boolean(opportunity) && !opportunity?.contactErased,
   });
   const fields = useQuery({ queryKey: crmKeys.customFields, queryFn: ({ signal }) => fetchCustomFields(signal) });
 
@@ -335,7 +338,9 @@ function OpportunityDetail({ id, pipeline, cached, close }: { id: string; pipeli
         <dd>{opportunity.pipelineId === pipeline.id ? (stage?.name ?? '—') : 'In another pipeline'}</dd>
         <dt>Contact</dt>
         <dd>
-          {contact.data ? (
+          {opportunity.contactErased ? (
+            'Erased (their data was removed on request)'
+          ) : contact.data ? (
             <Link to={`/contacts/${encodeURIComponent(opportunity.contactId)}`}>{contactName(contact.data)}</Link>
           ) : contact.isError ? (
             <Link to={`/contacts/${encodeURIComponent(opportunity.contactId)}`}>Open the contact</Link>

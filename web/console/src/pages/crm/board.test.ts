@@ -17,6 +17,7 @@ const opp = (id: string, stageId: string, title = id): Opportunity => ({
   source: 'form',
   custom: {},
   submissionId: null,
+  contactErased: false,
   createdAt: '2026-11-01T00:00:00.000Z',
   updatedAt: '2026-11-01T00:00:00.000Z',
 });
