@@ -1,7 +1,7 @@
 import react from '@vitejs/plugin-react';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 
 /**
  * The console: built into dist/web/console (served under /app by the server), every script and
@@ -18,10 +18,31 @@ const target = process.env.SWITCHBOARD_URL ?? 'http://127.0.0.1:3000';
  */
 const reactRouterProduction = resolve(repo, 'node_modules/react-router/dist/production/index.mjs');
 
+/**
+ * React Router's production build keeps every component it defines, used or not: `React.forwardRef(…)`,
+ * `React.memo(…)` and `React.createContext(…)` are calls the bundler must assume have effects, and each is followed
+ * by a `X.displayName = "…"` write (a name for React's developer tools, unread in production). Marking those calls
+ * pure and dropping the names lets the unused ones go (`<Form>`, `<ScrollRestoration>`, `HistoryRouter`, the
+ * framework's context…). Only React Router's production files are touched (docs/benchmarks.md, issue 37).
+ */
+const reactRouterUnusedComponents = (): Plugin => ({
+  name: 'switchboard:react-router-unused-components',
+  apply: 'build',
+  transform: {
+    filter: { id: /[\\/]react-router[\\/]dist[\\/]production[\\/].*\.mjs$/ },
+    handler: (code) => ({
+      code: code
+        .replace(/\b(React\d*\.(?:forwardRef|memo|createContext)\()/g, '/* @__PURE__ */ $1')
+        .replace(/^[A-Za-z_$][\w$]*\.displayName = "[^"\n]*";$/gm, ''),
+      map: null,
+    }),
+  },
+});
+
 export default defineConfig(({ command }) => ({
   root: here,
   base: '/app/',
-  plugins: [react()],
+  plugins: [react(), reactRouterUnusedComponents()],
   resolve: { alias: command === 'build' ? [{ find: /^react-router$/, replacement: reactRouterProduction }] : [] },
   build: {
     outDir: resolve(repo, 'dist/web/console'),
