@@ -56,6 +56,22 @@ export default defineConfig(({ command }) => ({
     modulePreload: { polyfill: false },
     sourcemap: false,
     reportCompressedSize: false,
+    rolldownOptions: {
+      output: {
+        // The sign-in page's form helpers in one chunk instead of five of a few hundred bytes each (each file costs
+        // its own request, its imports and a compression that starts from nothing); the pages that share them take
+        // the few they do not use with them (docs/benchmarks.md, issue 37).
+        codeSplitting: {
+          groups: [
+            {
+              name: 'forms',
+              test: /[\\/]web[\\/]console[\\/]src[\\/](components[\\/]fields|lib[\\/](errors|format|useAction|useFormErrors))\.tsx?$/,
+              includeDependenciesRecursively: false,
+            },
+          ],
+        },
+      },
+    },
   },
   server: {
     host: '127.0.0.1',
