@@ -19,21 +19,24 @@ const target = process.env.SWITCHBOARD_URL ?? 'http://127.0.0.1:3000';
 const reactRouterProduction = resolve(repo, 'node_modules/react-router/dist/production/index.mjs');
 
 /**
- * React Router's production build keeps every component it defines, used or not: `React.forwardRef(…)`,
- * `React.memo(…)` and `React.createContext(…)` are calls the bundler must assume have effects, and each is followed
- * by a `X.displayName = "…"` write (a name for React's developer tools, unread in production). Marking those calls
- * pure and dropping the names lets the unused ones go (`<Form>`, `<ScrollRestoration>`, `HistoryRouter`, the
- * framework's context…). Only React Router's production files are touched (docs/benchmarks.md, issue 37).
+ * What React Router's production build carries that the console never runs (docs/benchmarks.md, issue 37):
+ * - every component it defines, used or not: `React.forwardRef(…)`, `React.memo(…)` and `React.createContext(…)` are
+ *   calls the bundler must assume have effects, each followed by a `X.displayName = "…"` write (a name for React's
+ *   developer tools). Marked pure, without the names, the unused ones go (`<Form>`, `<ScrollRestoration>`…);
+ * - its console warnings for developers (a route path with a stray `*`, a <Navigate> in a static render…), a fifth
+ *   of its strings: their calls marked pure, they go with their messages. `npm run dev:console` keeps them.
+ * Only React Router's production files are touched; its thrown errors (`invariant`) stay.
  */
-const reactRouterUnusedComponents = (): Plugin => ({
-  name: 'switchboard:react-router-unused-components',
+const reactRouterForProduction = (): Plugin => ({
+  name: 'switchboard:react-router-for-production',
   apply: 'build',
   transform: {
     filter: { id: /[\\/]react-router[\\/]dist[\\/]production[\\/].*\.mjs$/ },
     handler: (code) => ({
       code: code
         .replace(/\b(React\d*\.(?:forwardRef|memo|createContext)\()/g, '/* @__PURE__ */ $1')
-        .replace(/^[A-Za-z_$][\w$]*\.displayName = "[^"\n]*";$/gm, ''),
+        .replace(/^[A-Za-z_$][\w$]*\.displayName = "[^"\n]*";$/gm, '')
+        .replace(/(?<!function )\b(warning|warningOnce|warnOnce)\(/g, '/* @__PURE__ */ $1('),
       map: null,
     }),
   },
@@ -42,7 +45,7 @@ const reactRouterUnusedComponents = (): Plugin => ({
 export default defineConfig(({ command }) => ({
   root: here,
   base: '/app/',
-  plugins: [react(), reactRouterUnusedComponents()],
+  plugins: [react(), reactRouterForProduction()],
   resolve: { alias: command === 'build' ? [{ find: /^react-router$/, replacement: reactRouterProduction }] : [] },
   build: {
     outDir: resolve(repo, 'dist/web/console'),
