@@ -25,7 +25,11 @@ const reactRouterProduction = resolve(repo, 'node_modules/react-router/dist/prod
  *   developer tools). Marked pure, without the names, the unused ones go (`<Form>`, `<ScrollRestoration>`…);
  * - its console warnings for developers (a route path with a stray `*`, a <Navigate> in a static render…), a fifth
  *   of its strings: their calls marked pure, they go with their messages. `npm run dev:console` keeps them.
- * Only React Router's production files are touched; its thrown errors (`invariant`) stay.
+ * - framework mode's prefetching of a link's page (`<PrefetchPageLinks>`, route modules, the manifest): a `<Link>`
+ *   renders it only under framework mode's context (`usePrefetchBehavior` answers false without it), which a data
+ *   router like the console's never has.
+ * Only React Router's production files are touched; its thrown errors (`invariant`) stay. A pattern that stops
+ * matching in a later version only leaves the code in (`scripts/console-size.mjs` then tells).
  */
 const reactRouterForProduction = (): Plugin => ({
   name: 'switchboard:react-router-for-production',
@@ -36,7 +40,8 @@ const reactRouterForProduction = (): Plugin => ({
       code: code
         .replace(/\b(React\d*\.(?:forwardRef|memo|createContext)\()/g, '/* @__PURE__ */ $1')
         .replace(/^[A-Za-z_$][\w$]*\.displayName = "[^"\n]*";$/gm, '')
-        .replace(/(?<!function )\b(warning|warningOnce|warnOnce)\(/g, '/* @__PURE__ */ $1('),
+        .replace(/(?<!function )\b(warning|warningOnce|warnOnce)\(/g, '/* @__PURE__ */ $1(')
+        .replace(/\/\* @__PURE__ \*\/ React\d*\.createElement\(PrefetchPageLinks, \{ page: href \}\)/, 'null'),
       map: null,
     }),
   },
