@@ -4,9 +4,10 @@ import type { Session } from './types';
 
 /**
  * The session through TanStack Query, for the signed-in pages (loaded with them, not with sign-in): the rest
- * is api/session-state.ts, re-exported here.
+ * is api/session-state.ts and api/areas.ts, re-exported here.
  */
 export * from './session-state';
+export * from './areas';
 
 export const SESSION_KEY = ['session'] as const;
 

@@ -1,7 +1,8 @@
 import { useRef, useState, type FormEvent } from 'react';
 import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
 import { api } from '../../api/client';
-import { homeOf, startSession, useKnownSession } from '../../api/session-state';
+import { homeOf } from '../../api/areas';
+import { startSession, useKnownSession } from '../../api/session-state';
 import type { Session } from '../../api/types';
 import { FormError, TextField } from '../../components/fields';
 import { Page } from '../../components/Page';
