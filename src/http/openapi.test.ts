@@ -32,9 +32,11 @@ import { named, nameOf } from './schema-name.js';
  * `notify` and a member's notification settings (two operations). 382 KB once the audit log added its two pages
  * (/api/org/audit-log, /api/dev/audit-log: 4.5 KB of paths, 2 KB of schemas) and the actions it records that had no
  * route, sign out everywhere and a member's role (2.4 KB). 388 KB with privacy's erasing and exporting a person (two
- * operations, the export document: 2.5 KB) and an opportunity's `contactErased`.
+ * operations, the export document: 2.5 KB) and an opportunity's `contactErased`. 396 KB with an organization's
+ * `retention` (its schema in the organization's answer and patch) and every operation's declared `security` (the
+ * linters' rule, src/http/openapi-lint.test.ts).
  */
-const SIZE_BUDGET_BYTES = 388_000;
+const SIZE_BUDGET_BYTES = 396_000;
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 interface Operation {

@@ -55,7 +55,7 @@ describe('the developer portal’s apps and areas, in Chromium', () => {
     // A newcomer's Overview says the next step; the developer navigation has the portal's pages.
     const steps = page.getByRole('region', { name: 'Get started' });
     await poll(() => steps.getByRole('link', { name: 'Go to Apps' }).count()).toBe(1);
-    expect(await mainLinks(page)).toEqual(['Overview', 'Apps', 'Tools', 'Public catalog', 'Settings']);
+    expect(await mainLinks(page)).toEqual(['Overview', 'Apps', 'Tools', 'Audit log', 'Public catalog', 'Settings']);
     expect(await page.getByRole('navigation', { name: 'Switch area' }).count()).toBe(0);
     await visited(page, 'developer overview, newcomer', 'overview-newcomer');
     await nav(page, 'Apps');
@@ -164,7 +164,7 @@ describe('the developer portal’s apps and areas, in Chromium', () => {
     const context = await newContext();
     const page = await newPage(context);
     await signUp(page, app, BOTH);
-    expect(await mainLinks(page)).toEqual(['Forms', 'Contacts', 'Pipelines', 'Custom fields', 'Agents', 'Tools', 'Inbox', 'Conversations', 'API keys', 'Members', 'Webhooks', 'Settings']);
+    expect(await mainLinks(page)).toEqual(['Forms', 'Contacts', 'Pipelines', 'Custom fields', 'Agents', 'Tools', 'Inbox', 'Conversations', 'API keys', 'Members', 'Webhooks', 'Audit log', 'Settings']);
     expect(await page.getByRole('navigation', { name: 'Switch area' }).count()).toBe(0);
 
     // The account menu leads to the Developer page, where they become one.
@@ -182,7 +182,7 @@ describe('the developer portal’s apps and areas, in Chromium', () => {
     const area = page.getByRole('navigation', { name: 'Switch area' });
     await poll(() => area.getByRole('link').allTextContents()).toEqual(['Business', 'Developer']);
     expect(await area.getByRole('link', { name: 'Developer' }).getAttribute('aria-current')).toBe('true');
-    expect(await mainLinks(page)).toEqual(['Overview', 'Apps', 'Tools', 'Public catalog', 'Settings']);
+    expect(await mainLinks(page)).toEqual(['Overview', 'Apps', 'Tools', 'Audit log', 'Public catalog', 'Settings']);
     await visited(page, 'developer overview, both', 'overview-both');
 
     // By keyboard: focus the switch's Business link and press Enter.
@@ -200,7 +200,7 @@ describe('the developer portal’s apps and areas, in Chromium', () => {
     await page.waitForURL(`${app}/app/developer`);
     await nav(page, 'Settings');
     await poll(() => h1(page).textContent()).toBe('Settings');
-    expect(await mainLinks(page)).toEqual(['Overview', 'Apps', 'Tools', 'Public catalog', 'Settings']);
+    expect(await mainLinks(page)).toEqual(['Overview', 'Apps', 'Tools', 'Audit log', 'Public catalog', 'Settings']);
     // The choice is remembered in this browser: the console's start page is the developer area now.
     await page.goto(`${app}/app/`);
     await page.waitForURL(`${app}/app/developer`);

@@ -66,7 +66,7 @@ describe('the console for a developer, in Chromium', () => {
 
     // The navigation offers the developer pages only; an operator page sends them back.
     const links = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
-    expect(links).toEqual(['Overview', 'Apps', 'Tools', 'Public catalog', 'Settings']);
+    expect(links).toEqual(['Overview', 'Apps', 'Tools', 'Audit log', 'Public catalog', 'Settings']);
     await page.goto(`${app}/app/forms`);
     await page.waitForURL(`${app}/app/developer`);
     await nav(page, 'Settings');
@@ -94,7 +94,7 @@ describe('the console for a developer, in Chromium', () => {
     await poll(() => page.getByRole('heading', { name: 'Olive Tools', level: 2 }).count()).toBe(1);
     // Both now: the developer pages here, the operator pages one switch away (console-developer-apps.browser.test.ts).
     const links = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
-    expect(links).toEqual(['Overview', 'Apps', 'Tools', 'Public catalog', 'Settings']);
+    expect(links).toEqual(['Overview', 'Apps', 'Tools', 'Audit log', 'Public catalog', 'Settings']);
     const area = await page.getByRole('navigation', { name: 'Switch area' }).getByRole('link').allTextContents();
     expect(area).toEqual(['Business', 'Developer']);
     await context.close();

@@ -1,15 +1,9 @@
-import type { ComponentType } from 'react';
 import { Outlet, createBrowserRouter, isRouteErrorResponse, useRouteError, type RouteObject } from 'react-router';
 import { AuthLayout } from './components/AuthLayout';
 import { NotFound } from './components/NotFound';
 import { Page } from './components/Page';
+import { page, queries } from './lib/lazy-page';
 import { NoticesProvider } from './lib/notices';
-
-/** Each page is its own chunk, loaded when first visited. */
-export const page = (load: () => Promise<{ default: ComponentType }>): RouteObject['lazy'] => async () => ({ Component: (await load()).default });
-
-/** The query cache's provider (lib/query-root.tsx) over the pages that use TanStack Query; sign-in, sign-up and a reset request use none. */
-export const queries = page(() => import('./lib/query-root'));
 
 /** Notices outlive a navigation (the layouts show them). */
 function Root() {

@@ -7,7 +7,7 @@ import { crmRoutes } from './pages/crm/routes';
 import { developerRoutes } from './pages/developer/routes';
 import { inboxRoutes } from './pages/inbox/routes';
 import { toolsRoutes } from './pages/tools/routes';
-import { page, queries } from './routes';
+import { page, queries } from './lib/lazy-page';
 
 /**
  * The signed-in pages' routes (the shell, every operator and developer page), a chunk of their own: added under
