@@ -10,6 +10,7 @@ import { presentContact, presentNote, presentOpportunity } from '../crm/present.
 import type { Transact } from '../db/transaction-runner.js';
 import type { FormsRepo } from '../forms/repo.js';
 import type { Clock } from '../lib/clock.js';
+import { isPlainObject } from '../lib/json.js';
 import type { NotificationsRepo } from '../notifications/repo.js';
 import type { OrgPrincipal } from '../orgs/auth.js';
 import { recordWebhookEvent } from '../webhooks/outbox.js';
@@ -35,7 +36,7 @@ export interface PrivacyRepos {
 const json = (text: string | null): Record<string, unknown> => {
   if (text === null) return {};
   const value: unknown = JSON.parse(text);
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
+  return isPlainObject(value) ? value : { value };
 };
 
 /**
