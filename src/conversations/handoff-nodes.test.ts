@@ -83,7 +83,8 @@ describe.skipIf(!databaseUrl || !redisUrl)('hand-off on two nodes (PostgreSQL an
     const reply = await onB(`/api/org/conversations/${id}/messages`, { content: 'Hello from node B.', role: 'operator' });
     expect(reply.status).toBe(201);
     const heard = await stream.next((e) => e.type === 'message' && e.data.content === 'Hello from node B.', 3000);
-    expect(Date.now() - started).toBeLessThan(1000);
+    // Pushed from node B to node A's stream: well under a second when quiet; room for a loaded CI machine.
+    expect(Date.now() - started).toBeLessThan(2500);
     expect(heard.data).toMatchObject({ role: 'operator', author: { name: 'Team' } });
     expect((await stream.next((e) => e.type === 'status' && e.data.status === 'human')).data.assigneeName).toBe(org.operator.name);
     await inbox.next((e) => e.type === 'message' && e.data.conversationId === id && e.data.message.content === 'Hello from node B.');

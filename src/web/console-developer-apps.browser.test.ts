@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBrowserHarness, h1, nav, poll, signUp, signUpDeveloper } from '../../test/support/browser.js';
+import { createBrowserHarness, h1, mainLinks, nav, poll, signUp, signUpDeveloper } from '../../test/support/browser.js';
 import { createServingTestContext, type TestContext } from '../../test/support/context.js';
 
 const DEV = { name: 'Dana Tools', email: 'dana@apps.example', password: 'violet kettle marathon' };
@@ -44,7 +44,6 @@ describe('the developer portal’s apps and areas, in Chromium', () => {
   }
 
   const toolsStatus = async (token: string) => (await fetch(`${app}/api/dev/tools`, { headers: { authorization: `Bearer ${token}` } })).status;
-  const mainLinks = (page: Page) => page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
 
   it('registers an app with its secret shown once, rotates it with grace, narrows its scopes and deletes it', async () => {
     const context = await newContext();
@@ -55,7 +54,7 @@ describe('the developer portal’s apps and areas, in Chromium', () => {
     // A newcomer's Overview says the next step; the developer navigation has the portal's pages.
     const steps = page.getByRole('region', { name: 'Get started' });
     await poll(() => steps.getByRole('link', { name: 'Go to Apps' }).count()).toBe(1);
-    expect(await mainLinks(page)).toEqual(['Overview', 'Apps', 'Tools', 'Audit log', 'Public catalog', 'Settings']);
+    await poll(() => mainLinks(page)).toEqual(['Overview', 'Apps', 'Tools', 'Audit log', 'Public catalog', 'Settings']);
     expect(await page.getByRole('navigation', { name: 'Switch area' }).count()).toBe(0);
     await visited(page, 'developer overview, newcomer', 'overview-newcomer');
     await nav(page, 'Apps');
@@ -164,7 +163,7 @@ describe('the developer portal’s apps and areas, in Chromium', () => {
     const context = await newContext();
     const page = await newPage(context);
     await signUp(page, app, BOTH);
-    expect(await mainLinks(page)).toEqual(['Forms', 'Contacts', 'Pipelines', 'Custom fields', 'Agents', 'Tools', 'Inbox', 'Conversations', 'API keys', 'Members', 'Webhooks', 'Audit log', 'Settings']);
+    await poll(() => mainLinks(page)).toEqual(['Forms', 'Contacts', 'Pipelines', 'Custom fields', 'Agents', 'Tools', 'Inbox', 'Conversations', 'API keys', 'Members', 'Webhooks', 'Audit log', 'Settings']);
     expect(await page.getByRole('navigation', { name: 'Switch area' }).count()).toBe(0);
 
     // The account menu leads to the Developer page, where they become one.
@@ -182,7 +181,7 @@ describe('the developer portal’s apps and areas, in Chromium', () => {
     const area = page.getByRole('navigation', { name: 'Switch area' });
     await poll(() => area.getByRole('link').allTextContents()).toEqual(['Business', 'Developer']);
     expect(await area.getByRole('link', { name: 'Developer' }).getAttribute('aria-current')).toBe('true');
-    expect(await mainLinks(page)).toEqual(['Overview', 'Apps', 'Tools', 'Audit log', 'Public catalog', 'Settings']);
+    await poll(() => mainLinks(page)).toEqual(['Overview', 'Apps', 'Tools', 'Audit log', 'Public catalog', 'Settings']);
     await visited(page, 'developer overview, both', 'overview-both');
 
     // By keyboard: focus the switch's Business link and press Enter.
@@ -194,13 +193,13 @@ describe('the developer portal’s apps and areas, in Chromium', () => {
     // Settings belongs to both: it keeps the area last chosen.
     await nav(page, 'Settings');
     await poll(() => h1(page).textContent()).toBe('Settings');
-    expect(await mainLinks(page)).toContain('Forms');
+    await poll(() => mainLinks(page)).toContain('Forms');
 
     await area.getByRole('link', { name: 'Developer' }).click();
     await page.waitForURL(`${app}/app/developer`);
     await nav(page, 'Settings');
     await poll(() => h1(page).textContent()).toBe('Settings');
-    expect(await mainLinks(page)).toEqual(['Overview', 'Apps', 'Tools', 'Audit log', 'Public catalog', 'Settings']);
+    await poll(() => mainLinks(page)).toEqual(['Overview', 'Apps', 'Tools', 'Audit log', 'Public catalog', 'Settings']);
     // The choice is remembered in this browser: the console's start page is the developer area now.
     await page.goto(`${app}/app/`);
     await page.waitForURL(`${app}/app/developer`);

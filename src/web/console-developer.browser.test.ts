@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBrowserHarness, h1, nav, poll } from '../../test/support/browser.js';
+import { createBrowserHarness, h1, mainLinks, nav, poll } from '../../test/support/browser.js';
 import { createServingTestContext, type TestContext } from '../../test/support/context.js';
 
 const DEV = { name: 'Dana Tools', email: 'dana@tools.example', password: 'violet kettle marathon' };
@@ -65,8 +65,7 @@ describe('the console for a developer, in Chromium', () => {
     await visited(page, 'developer, one tool', 'developer-tools');
 
     // The navigation offers the developer pages only; an operator page sends them back.
-    const links = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
-    expect(links).toEqual(['Overview', 'Apps', 'Tools', 'Audit log', 'Public catalog', 'Settings']);
+    await poll(() => mainLinks(page)).toEqual(['Overview', 'Apps', 'Tools', 'Audit log', 'Public catalog', 'Settings']);
     await page.goto(`${app}/app/forms`);
     await page.waitForURL(`${app}/app/developer`);
     await nav(page, 'Settings');
@@ -93,10 +92,8 @@ describe('the console for a developer, in Chromium', () => {
     await page.getByRole('button', { name: 'Become a developer' }).click();
     await poll(() => page.getByRole('heading', { name: 'Olive Tools', level: 2 }).count()).toBe(1);
     // Both now: the developer pages here, the operator pages one switch away (console-developer-apps.browser.test.ts).
-    const links = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
-    expect(links).toEqual(['Overview', 'Apps', 'Tools', 'Audit log', 'Public catalog', 'Settings']);
-    const area = await page.getByRole('navigation', { name: 'Switch area' }).getByRole('link').allTextContents();
-    expect(area).toEqual(['Business', 'Developer']);
+    await poll(() => mainLinks(page)).toEqual(['Overview', 'Apps', 'Tools', 'Audit log', 'Public catalog', 'Settings']);
+    await poll(() => page.getByRole('navigation', { name: 'Switch area' }).getByRole('link').allTextContents()).toEqual(['Business', 'Developer']);
     await context.close();
     expect(pageErrors).toEqual([]);
     expect(blocked).toEqual([]);

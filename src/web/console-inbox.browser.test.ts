@@ -216,7 +216,9 @@ describe('the Inbox and the widget’s hand-off in Chromium', () => {
     await mainNav().getByRole('link', { name: 'Inbox', exact: true }).waitFor();
     const modelCalls = model.requests.length;
 
-    // Shift+Enter starts a new line, Enter sends; the visitor's widget shows it within a second.
+    // Shift+Enter starts a new line, Enter sends; the visitor's widget shows it at once, pushed on its live stream.
+    // "At once" is about a second on a quiet machine; the bound leaves room for a loaded CI machine and still
+    // fails a reply that waits for the stream's reconnection (web/chat/live.ts) or for the visitor's next message.
     await operator.keyboard.type('Hi, this is Anna.');
     await operator.keyboard.press('Shift+Enter');
     await operator.keyboard.type('How can I help?');
@@ -225,7 +227,7 @@ describe('the Inbox and the widget’s hand-off in Chromium', () => {
     await operator.keyboard.press('Enter');
     await widgetLog().getByText('How can I help?').waitFor({ timeout: 5_000 });
     const elapsed = Date.now() - sentAt;
-    expect(elapsed, `the visitor saw the reply after ${elapsed} ms`).toBeLessThan(1_000);
+    expect(elapsed, `the visitor saw the reply after ${elapsed} ms`).toBeLessThan(3_000);
     expect(await widgetLog().getByText('Anna Operator', { exact: true }).count()).toBeGreaterThan(0);
     await poll(() => replyBox().inputValue()).toBe('');
     expect(await isFocused(replyBox())).toBe(true);

@@ -1,6 +1,6 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, createBrowserHarness, h1, nav, poll, settled, signUp } from '../../test/support/browser.js';
+import { createAgent, createBrowserHarness, h1, mainLinks, nav, poll, settled, signUp } from '../../test/support/browser.js';
 import { createServingTestContext, type TestContext } from '../../test/support/context.js';
 import { developerSession } from '../../test/support/factories.js';
 import { json, startHttpsEndpoint, type HttpsEndpoint } from '../../test/support/https-endpoint.js';
@@ -85,8 +85,10 @@ describe('the console’s tools pages in Chromium', () => {
     await createAgent(owner, 'Sales bot');
 
     // Tools, after Agents in the navigation: nothing yet.
-    const links = await owner.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
-    expect(links.indexOf('Tools')).toBe(links.indexOf('Agents') + 1);
+    await poll(async () => {
+      const links = await mainLinks(owner);
+      return links.indexOf('Tools') - links.indexOf('Agents');
+    }).toBe(1);
     await nav(owner, 'Tools');
     await owner.waitForURL(`${app}/app/tools`);
     await visited(owner, 'tools (empty)');

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBrowserHarness, h1, nav, poll, settled, signUp } from '../../test/support/browser.js';
+import { createBrowserHarness, h1, mainLinks, nav, poll, settled, signUp } from '../../test/support/browser.js';
 import { createServingTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 import { startHttpsEndpoint, type HttpsEndpoint, type RecordedRequest } from '../../test/support/https-endpoint.js';
 import { toolEndpointOptions } from '../../test/support/invocation-factories.js';
@@ -244,9 +244,8 @@ describe.each(testDialects())('the console’s Webhooks page in Chromium (%s)', 
     await member.getByLabel('Password').fill(MEMBER.password);
     await member.getByRole('button', { name: 'Join' }).click();
     await member.waitForURL(`${app}/app/forms`);
-    const links = await member.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
-    expect(links).toContain('Forms');
-    expect(links).not.toContain('Webhooks');
+    await poll(() => mainLinks(member)).toContain('Forms');
+    expect(await mainLinks(member)).not.toContain('Webhooks');
 
     await member.goto(`${app}/app/webhooks`);
     await poll(() => h1(member).textContent()).toBe('Owners only');

@@ -56,6 +56,12 @@ export async function nav(page: Page, name: string): Promise<void> {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
 }
 
+/**
+ * The names of the links in the console's main navigation. The navigation is drawn after the address
+ * changes (pages load lazily), so assert on it with poll(), never on one read.
+ */
+export const mainLinks = (page: Page) => page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
+
 /** A person signs up through the console's own page, making an organization, and lands on its forms. */
 export async function signUp(page: Page, app: string, who: { name: string; email: string; password: string; org: string }): Promise<void> {
   await page.goto(`${app}/app/signup`);

@@ -256,7 +256,8 @@ describe('chat-embed.js hand-off, against a scripted server', () => {
     chat.store({ role: 'operator', content: 'Hi, I am **Anna**. <img src=x onerror="window.__pwned=1"> How can I help?', author: { name: 'Anna' } });
     const bubble = transcript().locator('.sc-op');
     await bubble.getByText('How can I help?', { exact: false }).waitFor();
-    expect(Date.now() - started).toBeLessThan(1_000);
+    // About a second on a quiet machine; room for a loaded CI machine, and still no waiting for a reconnection.
+    expect(Date.now() - started).toBeLessThan(3_000);
     // The status line in the widget's words took the place of the event message's.
     expect(await lines('Anna joined').count()).toBe(1);
     expect(await lines('Anna took over').count()).toBe(0);
