@@ -1,11 +1,12 @@
 import { connect } from 'node:net';
 import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../../test/support/context.js';
 import { createDeveloperWithApp, getAccessToken } from '../../test/support/factories.js';
 import { createOrgWithKey } from '../../test/support/org-factories.js';
 import { newSecret } from '../lib/ids.js';
-import { redactUrl } from './redact.js';
+import { redactPaths, redactUrl } from './redact.js';
 
 /** Query parameter names clients put credentials under, in the spellings they use. */
 const CREDENTIAL_PARAMS = ['access_token', 'client_secret', 'api_key', 'apikey', 'apiKey', 'x-api-key', 'token', 'refresh_token', 'key', 'password', 'secret', 'code', 'Authorization'];
@@ -98,6 +99,23 @@ describe('log redaction', () => {
       const tail = secret.slice(-24);
       expect(all.includes(tail), `${kind} (${secret}) reached the logs`).toBe(false);
     }
+  });
+});
+
+describe('redactPaths', () => {
+  it('redacts a secret a line carries at its top level or one object down, and keeps the rest', () => {
+    const out: string[] = [];
+    const log = pino({ redact: { paths: redactPaths, censor: '[redacted]' } }, { write: (line: string) => out.push(line) });
+    const secrets = { password: 'pw-1', token: 'tk-2', client_secret: 'cs-3', refresh_token: 'rt-4', accessToken: 'at-5', secret: 's-6' };
+    log.warn({ ...secrets, email: 'ada@example.com' }, 'top level');
+    log.warn({ body: { ...secrets, email: 'ada@example.com' } }, 'one down');
+    const [top, nested] = out.map((line) => JSON.parse(line) as Record<string, unknown>);
+    for (const key of Object.keys(secrets)) {
+      expect(top![key], key).toBe('[redacted]');
+      expect((nested!.body as Record<string, unknown>)[key], `body.${key}`).toBe('[redacted]');
+    }
+    expect(top!.email).toBe('ada@example.com');
+    for (const value of Object.values(secrets)) expect(out.join('')).not.toContain(value);
   });
 });
 

@@ -3,6 +3,9 @@ import { stdSerializers } from 'pino';
 
 const REDACTED = '[redacted]';
 
+/** Keys that hold a secret wherever a log line has them: at its top level (`log.warn({password})`) or one level down. */
+const SECRET_KEYS = ['client_secret', 'clientSecret', 'access_token', 'accessToken', 'refresh_token', 'refreshToken', 'password', 'token', 'apiKey', 'secret', 'credentials'];
+
 /** Log paths that may carry secrets; pino replaces them before a line is written. */
 export const redactPaths = [
   'req.headers.authorization',
@@ -10,14 +13,7 @@ export const redactPaths = [
   'req.headers["x-csrf-token"]',
   'req.headers["x-api-key"]',
   'res.headers["set-cookie"]',
-  '*.client_secret',
-  '*.clientSecret',
-  '*.access_token',
-  '*.password',
-  '*.token',
-  '*.apiKey',
-  '*.secret',
-  '*.credentials',
+  ...SECRET_KEYS.flatMap((key) => [key, `*.${key}`]),
 ];
 
 /** Every secret we issue starts `svc_` (`svc_at_…`, `svc_cs_…`, `svc_org_…`, `svc_agt_…`, `svc_ses_…`, `svc_inv_…`, `svc_rst_…`: lib/ids.ts). */
