@@ -79,6 +79,18 @@ export async function registerOpenApi(app: FastifyInstance, config: { publicUrl:
             scheme: 'bearer',
             description: 'An agent key (`svc_agt_…`, POST /api/org/agents/{id}/keys): the MCP endpoint, as that agent.',
           },
+          mcpOAuth: {
+            type: 'oauth2',
+            description: 'An MCP host authorized by an operator on the consent page (PKCE, public client): the MCP endpoint, as the agent chosen there. Discovery: /.well-known/oauth-protected-resource/mcp.',
+            flows: {
+              authorizationCode: {
+                authorizationUrl: `${config.publicUrl}/oauth/authorize`,
+                tokenUrl: `${config.publicUrl}/api/dev/oauth/token`,
+                refreshUrl: `${config.publicUrl}/api/dev/oauth/token`,
+                scopes: { 'mcp:tools': 'List and call the tools of the agent chosen on the consent page.' },
+              },
+            },
+          },
         },
       },
     },

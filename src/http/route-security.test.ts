@@ -41,11 +41,11 @@ interface Tenant {
 }
 
 /** The schemes of the document's components.securitySchemes, as a caller meets them. */
-type Scheme = 'oauth2' | 'orgApiKey' | 'consoleSession' | 'agentKey' | 'chatSession';
+type Scheme = 'oauth2' | 'orgApiKey' | 'consoleSession' | 'agentKey' | 'mcpOAuth' | 'chatSession';
 /** And the OAuth endpoints' client authentication: HTTP Basic, or none (client_id in the body), answered as isOAuthEndpoint says. */
-const SCHEMES: readonly string[] = [...(['oauth2', 'orgApiKey', 'consoleSession', 'agentKey', 'chatSession'] satisfies Scheme[]), 'clientSecretBasic'];
+const SCHEMES: readonly string[] = [...(['oauth2', 'orgApiKey', 'consoleSession', 'agentKey', 'mcpOAuth', 'chatSession'] satisfies Scheme[]), 'clientSecretBasic'];
 /** The bearer credential each scheme takes (an operation accepting org keys is not refused one); a session takes none. */
-const ACCEPTED_AS: Record<Scheme, string | undefined> = { oauth2: 'a developer access token', orgApiKey: 'an org API key', agentKey: 'an agent key', consoleSession: undefined, chatSession: 'a visitor session' };
+const ACCEPTED_AS: Record<Scheme, string | undefined> = { oauth2: 'a developer access token', orgApiKey: 'an org API key', agentKey: 'an agent key', mcpOAuth: 'an MCP host\'s access token', consoleSession: undefined, chatSession: 'a visitor session' };
 /** The site the live chat of the visitor operations is embedded on. */
 const SITE = 'https://shop.example.com';
 
@@ -296,6 +296,7 @@ describe.each(testDialects())('route security of every documented operation (%s)
       oauth2: [{ what: 'an org API key', headers: orgKey }, { what: 'an agent key', headers: () => agentKey }],
       orgApiKey: [{ what: 'a developer access token', headers: developerToken }, { what: 'an agent key', headers: () => agentKey }],
       agentKey: [{ what: 'an org API key', headers: orgKey }, { what: 'a developer access token', headers: developerToken }],
+      mcpOAuth: [{ what: 'an org API key', headers: orgKey }, { what: 'a developer access token', headers: developerToken }],
       consoleSession: [{ what: 'an org API key', headers: orgKey }, { what: 'a developer access token', headers: developerToken }],
       chatSession: [{ what: 'an org API key', headers: orgKey }, { what: 'an agent key', headers: () => agentKey }],
     };

@@ -37,7 +37,7 @@ const McpError = named('McpError', Type.Object({
 
 const mcpRoute = {
   tags: ['MCP'],
-  security: [{ agentKey: [] }],
+  security: [{ agentKey: [] }, { mcpOAuth: ['mcp:tools'] }] as Array<Record<string, string[]>>,
 };
 const errorConfig: RouteErrorConfig = { errorFormat: 'jsonrpc' };
 
