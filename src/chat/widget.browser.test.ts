@@ -180,9 +180,11 @@ describe.each(testDialects())('chat-embed.js on a host page (%s)', (dialect) => 
     await message().press('Enter');
     await transcript().getByText('click me').waitFor();
     await transcript().getByText('<img src=x onerror="window.__pwned=1">', { exact: false }).waitFor();
+    // The answer streams four characters at a time: its last link drawn, the whole answer is (none of it is only half-parsed).
+    const link = transcript().getByRole('link', { name: 'our site' });
+    await link.waitFor();
     expect(await shadow(page, 'img:not(.sc-logo)')).toBe(0);
     expect(await shadow(page, 'a[href^="javascript"], [onerror], script')).toBe(0);
-    const link = transcript().getByRole('link', { name: 'our site' });
     expect(await link.getAttribute('href')).toBe('https://example.com/terms');
     expect(await link.getAttribute('rel')).toBe('noopener noreferrer nofollow');
     expect(await link.getAttribute('target')).toBe('_blank');
@@ -342,7 +344,8 @@ describe.each(testDialects())('chat-embed.js on a host page (%s)', (dialect) => 
     await message().fill('One more question?');
     await message().press('Enter');
     await transcript().getByText('This assistant has answered all the questions it can for today. Please come back tomorrow.').waitFor();
-    expect(await message().inputValue()).toBe('One more question?');
+    // The words go back to the box once the refusal is handled (the bubble is removed just before): then they are no longer in the transcript.
+    await poll(() => message().inputValue()).toBe('One more question?');
     expect(await transcript().getByText('One more question?').count()).toBe(0);
     await budget(null);
 
@@ -379,7 +382,9 @@ describe.each(testDialects())('chat-embed.js on a host page (%s)', (dialect) => 
       await transcript(p).getByText(WELCOME).waitFor();
       await p.evaluate('document.fonts.ready.then(() => true)');
       // The panel (and its logo) is drawn on the first open: measured once the logo is in.
-      await p.waitForFunction("[...document.querySelector('svc-chat').shadowRoot.querySelectorAll('img')].every((img) => img.complete)");
+      // Polled from here, not with waitForFunction: that re-evaluates its string with eval() on the page's own frames,
+      // which the host's CSP (no 'unsafe-eval') refuses whenever the logo is not in at the first look (a page error).
+      await poll(() => p.evaluate<boolean>("[...document.querySelector('svc-chat').shadowRoot.querySelectorAll('img')].every((img) => img.complete)")).toBe(true);
       const open = await p.evaluate<unknown>(MEASURE);
       expect(await violations(p), `CSP violations on ${url}`).toEqual([]);
       await ctx.close();
@@ -393,6 +398,17 @@ describe.each(testDialects())('chat-embed.js on a host page (%s)', (dialect) => 
   it('draws nothing and stores nothing on a page whose origin is not on the list', async () => {
     const before = (await conversationsOf()).length;
     const other = await newPage(context);
+    // A task after the config's answer (and its body) settled, after every step chat-embed.js takes on it: the sign that it has decided.
+    await other.addInitScript(`(() => {
+      const fetch = window.fetch;
+      window.__fetched = 0;
+      window.fetch = function (...args) {
+        const answer = fetch.apply(this, args);
+        const after = () => void setTimeout(() => window.__fetched++, 0);
+        answer.then((res) => res.clone().text().then(after, after), after);
+        return answer;
+      };
+    })()`);
     // Refused without CORS headers: Chromium reports the answer, the failed request, or both.
     const isConfig = (url: string) => url.endsWith(`/api/public/chats/${chatId}`);
     const config = Promise.race([
@@ -401,8 +417,8 @@ describe.each(testDialects())('chat-embed.js on a host page (%s)', (dialect) => 
     ]);
     await other.goto(`${otherHost}/`);
     await config;
-    // Time for anything the script would still do.
-    await other.waitForTimeout(500);
+    // The script has done all it would with the config's answer.
+    await poll(() => other.evaluate<number>('window.__fetched')).toBeGreaterThan(0);
     expect(await other.locator('svc-chat').count()).toBe(0);
     expect(await launcher(other).count()).toBe(0);
     expect(await other.evaluate<string | null>(`localStorage.getItem('svc-chat:${chatId}')`)).toBeNull();

@@ -1,6 +1,6 @@
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, createBrowserHarness, h1, nav, poll, settled, signUp } from '../../test/support/browser.js';
+import { createAgent, createBrowserHarness, h1, mainLinks, nav, poll, settled, signUp } from '../../test/support/browser.js';
 import { createServingTestContext, type TestContext } from '../../test/support/context.js';
 import { fixedResolver } from '../../test/support/tools-factories.js';
 
@@ -102,6 +102,8 @@ describe('the console’s model providers and agent model in Chromium', () => {
     await owner.getByRole('link', { name: 'Manage model providers' }).click();
     await owner.waitForURL(`${app}/app/settings/model-providers`);
     await poll(() => h1(owner).textContent()).toBe('Model providers');
+    // The navigation drawn (its Settings link), or the absence below would be of an empty navigation.
+    await poll(() => mainLinks(owner)).toContain('Settings');
     expect(await owner.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Model providers' }).count()).toBe(0);
     await seen('model providers (empty)', 'model-providers-empty');
 
@@ -122,16 +124,17 @@ describe('the console’s model providers and agent model in Chromium', () => {
     // The base URL follows the kind; OpenAI-compatible has no default and needs one.
     expect(await dialog.getByLabel('Base URL').inputValue()).toBe('https://api.openai.com/v1');
     await dialog.getByLabel('Kind').selectOption({ label: 'Anthropic' });
-    expect(await dialog.getByLabel('Base URL').inputValue()).toBe('https://api.anthropic.com/v1');
+    await poll(() => dialog.getByLabel('Base URL').inputValue()).toBe('https://api.anthropic.com/v1');
     await dialog.getByLabel('Kind').selectOption('openai-compatible');
-    expect(await dialog.getByLabel('Base URL').inputValue()).toBe('');
+    await poll(() => dialog.getByLabel('Base URL').inputValue()).toBe('');
     const key = dialog.getByLabel(/^API key/);
     expect(await key.getAttribute('type')).toBe('password');
     expect(await key.getAttribute('autocomplete')).toBe('new-password');
     await dialog.getByRole('button', { name: 'Add provider' }).click();
     await dialog.getByText('Give the provider a name, like “OpenAI (production)”.').waitFor();
     await dialog.getByText('Enter the server’s base URL, like https://openrouter.ai/api/v1.').waitFor();
-    expect(await isFocused(dialog.getByLabel('Name'))).toBe(true);
+    // The first invalid field takes the focus after the errors are drawn (an effect or the next frame).
+    await poll(() => isFocused(dialog.getByLabel('Name'))).toBe(true);
     await dialogChecked('add provider dialog with errors');
 
     // Typed with the keyboard; the server refuses a private address, on the Base URL field; the key is cleared.
@@ -143,7 +146,7 @@ describe('the console’s model providers and agent model in Chromium', () => {
     await poll(() => baseUrl.getAttribute('aria-invalid')).toBe('true');
     const refusal = (await dialog.locator('.field-error').allTextContents()).join(' ');
     expect(refusal).toMatch(/public|private|not allowed/i);
-    expect(await key.inputValue()).toBe('');
+    await poll(() => key.inputValue()).toBe('');
     await poll(() => isFocused(baseUrl)).toBe(true);
     await noSecrets(owner, 'add provider dialog after the refusal');
     expect(await t.database.db.selectFrom('model_providers').selectAll().execute()).toEqual([]);
@@ -265,7 +268,8 @@ describe('the console’s model providers and agent model in Chromium', () => {
     await field.fill('0');
     await usage.getByRole('button', { name: 'Save budget' }).click();
     await usage.getByText('Enter a whole number from 1 to 1,000,000,000, or leave it empty for no limit.').waitFor();
-    expect(await isFocused(field)).toBe(true);
+    // Focused after the error is drawn (an effect or the next frame).
+    await poll(() => isFocused(field)).toBe(true);
     await field.fill('50000');
     await usage.getByRole('button', { name: 'Save budget' }).click();
     await usage.getByText('0 of 50,000 tokens used today (UTC).').waitFor();
