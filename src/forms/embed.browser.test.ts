@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { poll } from '../../test/support/browser.js';
 import { createTestContext, type TestContext } from '../../test/support/context.js';
 import { createAgent, createCustomField, createForm, type FormRecordJson } from '../../test/support/form-factories.js';
 import { createOrgWithKey, type OrgWithKey } from '../../test/support/org-factories.js';
@@ -19,6 +20,11 @@ const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable
 const XSS = '<img src=x onerror=alert(1)><script>alert(2)</script>"\'>';
 const root = resolve(import.meta.dirname, '../..');
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+/**
+ * Each test loads its pages and waits on the app: with poll()'s 20 s (vitest's own expect.poll gives up after
+ * 1 s, too soon for a submission on a loaded CI machine), a test needs more than Vitest's default 30 s there.
+ */
+const FLOW_TIMEOUT = 120_000;
 
 /** What every page records from the start: CSP violations, svc-form events, messages from frames. */
 const RECORDER = `
@@ -68,7 +74,7 @@ describe('forms in Chromium', () => {
 
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
     context = await newContext();
-  });
+  }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
@@ -113,7 +119,7 @@ describe('forms in Chromium', () => {
     await page.getByLabel('Message').fill('Call me');
     await page.getByLabel(/I agree/).check();
     await page.getByRole('button', { name: 'Submit' }).click();
-    await expect.poll(() => page.getByText('Thanks from the hosted page.').isVisible()).toBe(true);
+    await poll(() => page.getByText('Thanks from the hosted page.').isVisible()).toBe(true);
     const [submission] = await submissions(form);
     expect(submission?.opportunityId).toMatch(/^opp_/);
     expect(await contactByEmail('hosted@example.com')).toBeDefined();
@@ -122,24 +128,22 @@ describe('forms in Chromium', () => {
     expect(contact.opportunities).toEqual([expect.objectContaining({ id: submission!.opportunityId })]);
     expect(await violations(page)).toEqual([]);
     await page.close();
-  });
+  }, FLOW_TIMEOUT);
 
   it('the iframe renders under a hostile host page, reports its height, and submits', async () => {
     const form = await leadForm();
     const page = await newPage();
     await page.goto(`${host}/iframe?slugs=${form.slug}`);
-    await expect
-      .poll(() => page.evaluate<unknown[]>("window.__messages.filter((m) => m.type === 'svc-form:resize')"))
-      .toContainEqual({ type: 'svc-form:resize', slug: form.slug, height: expect.any(Number) });
+    await poll(() => page.evaluate<unknown[]>("window.__messages.filter((m) => m.type === 'svc-form:resize')")).toContainEqual({ type: 'svc-form:resize', slug: form.slug, height: expect.any(Number) });
     const frame = page.frameLocator('iframe');
     await frame.getByLabel('Email').fill('iframe@example.com');
     await frame.getByLabel(/I agree/).check();
     await frame.getByRole('button', { name: 'Submit' }).click();
-    await expect.poll(async () => (await submissions(form)).length).toBe(1);
+    await poll(async () => (await submissions(form)).length).toBe(1);
     expect(await contactByEmail('iframe@example.com')).toBeDefined();
     expect(await violations(page)).toEqual([]);
     await page.close();
-  });
+  }, FLOW_TIMEOUT);
 
   it('the native script: two slugs, one repeated, one added later, one config request per slug; events; one lead per double click', async () => {
     const [a, b, c] = [await leadForm(), await leadForm(), await leadForm()];
@@ -150,9 +154,9 @@ describe('forms in Chromium', () => {
       if (match && request.method() === 'GET') configRequests.push(match[1]!);
     });
     await page.goto(`${host}/native?slugs=${a.slug},${b.slug},${a.slug}`);
-    await expect.poll(() => page.locator('[data-svc-form] >> internal:role=button[name="Submit"]').count()).toBe(3);
+    await poll(() => page.locator('[data-svc-form] >> internal:role=button[name="Submit"]').count()).toBe(3);
     await page.evaluate(`{ const div = document.createElement('div'); div.setAttribute('data-svc-form', '${c.slug}'); document.querySelector('main').append(div); }`);
-    await expect.poll(() => page.getByRole('button', { name: 'Submit' }).count()).toBe(4);
+    await poll(() => page.getByRole('button', { name: 'Submit' }).count()).toBe(4);
     expect(configRequests.sort()).toEqual([a.slug, b.slug, c.slug].sort());
     // The hostile CSS reached neither the host elements nor the forms.
     const box = await page.locator(`[data-svc-form="${b.slug}"]`).boundingBox();
@@ -164,7 +168,7 @@ describe('forms in Chromium', () => {
     await second.getByLabel('Email').fill('native@example.com');
     await second.getByLabel(/I agree/).check();
     await second.getByRole('button', { name: 'Submit' }).dblclick();
-    await expect.poll(() => second.getByRole('status').textContent()).toContain('Thank you');
+    await poll(() => second.getByRole('status').textContent()).toContain('Thank you');
     expect(await submissions(b)).toHaveLength(1);
     expect(await contactByEmail('native@example.com')).toBeDefined();
     const events = await page.evaluate<{ name: string; detail: Record<string, unknown> }[]>('window.__events');
@@ -172,7 +176,7 @@ describe('forms in Chromium', () => {
     expect(events.filter((e) => e.name === 'svc-form:submitted')).toEqual([{ name: 'svc-form:submitted', detail: { slug: b.slug, successMessage: expect.any(String) } }]);
     expect(await violations(page)).toEqual([]);
     await page.close();
-  });
+  }, FLOW_TIMEOUT);
 
   it('as the visitor sees them: a missing required field and an invalid email are marked and focused, nothing sent until fixed', async () => {
     const form = await leadForm({ fields: { name: { enabled: true, required: true }, message: { enabled: true, required: false } } });
@@ -185,23 +189,23 @@ describe('forms in Chromium', () => {
     await embed.getByRole('button', { name: 'Submit' }).click();
     // The browser's own check: the required name, focused first.
     const name = embed.getByLabel(/^Name/);
-    await expect.poll(() => name.getAttribute('aria-invalid')).toBe('true');
+    await poll(() => name.getAttribute('aria-invalid')).toBe('true');
     expect(await focused(name)).toBe(true);
     await name.fill('Ada');
     // The server's check: "ada@example" passes the browser's email grammar but is not deliverable.
     await embed.getByRole('button', { name: 'Submit' }).click();
     const email = embed.getByLabel('Email');
-    await expect.poll(() => email.getAttribute('aria-invalid')).toBe('true');
+    await poll(() => email.getAttribute('aria-invalid')).toBe('true');
     const describedBy = await email.getAttribute('aria-describedby');
     expect(await embed.locator(`#${describedBy}`).textContent()).toMatch(/valid email/);
     expect(await focused(email)).toBe(true);
     expect(await submissions(form)).toHaveLength(0);
     await email.fill('ada@example.com');
     await embed.getByRole('button', { name: 'Submit' }).click();
-    await expect.poll(async () => (await submissions(form)).length).toBe(1);
+    await poll(async () => (await submissions(form)).length).toBe(1);
     expect(await violations(page)).toEqual([]);
     await page.close();
-  });
+  }, FLOW_TIMEOUT);
 
   it('a consent text changed while the form is open: the new text, asked again, everything typed kept', async () => {
     const form = await leadForm({ consentText: 'I agree to the old terms.' });
@@ -222,9 +226,9 @@ describe('forms in Chromium', () => {
     expect(await submissions(form)).toHaveLength(0);
     await consent.check();
     await embed.getByRole('button', { name: 'Submit' }).click();
-    await expect.poll(async () => (await submissions(form)).length).toBe(1);
+    await poll(async () => (await submissions(form)).length).toBe(1);
     await page.close();
-  });
+  }, FLOW_TIMEOUT);
 
   it('over the rate limit the visitor is told to wait and keeps what was typed', async () => {
     const form = await leadForm();
@@ -239,11 +243,11 @@ describe('forms in Chromium', () => {
     await embed.getByLabel('Email').fill('patient@example.com');
     await embed.getByLabel(/I agree/).check();
     await embed.getByRole('button', { name: 'Submit' }).click();
-    await expect.poll(() => embed.getByRole('alert').first().textContent()).toMatch(/Too many attempts.*wait \d+ seconds?/);
+    await poll(() => embed.getByRole('alert').first().textContent()).toMatch(/Too many attempts.*wait \d+ seconds?/);
     expect(await embed.getByLabel('Email').inputValue()).toBe('patient@example.com');
     expect(await submissions(form)).toHaveLength(10);
     await page.close();
-  });
+  }, FLOW_TIMEOUT);
 
   it('the submission\'s code comes from the service on the first touch, not with the page; a failed load is said and tried again', async () => {
     const form = await leadForm();
@@ -261,16 +265,16 @@ describe('forms in Chromium', () => {
     await page.waitForTimeout(300);
     expect(modules).toEqual([]);
     await embed.getByLabel('Email').fill('module@example.com');
-    await expect.poll(() => modules.length).toBeGreaterThan(0);
+    await poll(() => modules.length).toBeGreaterThan(0);
     await embed.getByLabel(/I agree/).check();
     await embed.getByRole('button', { name: 'Submit' }).click();
-    await expect.poll(() => embed.getByRole('alert').first().textContent()).toMatch(/could not reach the server/);
+    await poll(() => embed.getByRole('alert').first().textContent()).toMatch(/could not reach the server/);
     const events = await page.evaluate<{ name: string; detail: Record<string, unknown> }[]>('window.__events');
     expect(events.filter((e) => e.name === 'svc-form:error')).toEqual([{ name: 'svc-form:error', detail: { slug: form.slug, code: 'NETWORK_ERROR', message: expect.stringMatching(/could not reach the server/) } }]);
     expect(await submissions(form)).toHaveLength(0);
     blocked = false;
     await embed.getByRole('button', { name: 'Submit' }).click();
-    await expect.poll(() => embed.getByRole('status').textContent()).toContain('Thank you');
+    await poll(() => embed.getByRole('status').textContent()).toContain('Thank you');
     expect(await submissions(form)).toHaveLength(1);
     // Each attempt under a URL of its own, the first the build's hashed name as it is; the focus, the failed submit and the last one at least.
     const names = modules.map((url) => url.replace(/^.*\/assets\//, ''));
@@ -278,7 +282,7 @@ describe('forms in Chromium', () => {
     expect(names).toEqual(names.map((_, i) => expect.stringMatching(i ? new RegExp(`^form-submit\\.[0-9a-f]{12}\\.js\\?${i}$`) : /^form-submit\.[0-9a-f]{12}\.js$/)));
     expect(await violations(page)).toEqual([]);
     await page.close();
-  });
+  }, FLOW_TIMEOUT);
 
   it('a retry after a dropped response makes exactly one lead', async () => {
     const form = await leadForm();
@@ -296,14 +300,14 @@ describe('forms in Chromium', () => {
     await embed.getByLabel('Email').fill('retry@example.com');
     await embed.getByLabel(/I agree/).check();
     await embed.getByRole('button', { name: 'Submit' }).click();
-    await expect.poll(() => embed.getByRole('alert').first().textContent()).toMatch(/could not reach the server/);
+    await poll(() => embed.getByRole('alert').first().textContent()).toMatch(/could not reach the server/);
     expect(await submissions(form)).toHaveLength(1);
     await embed.getByRole('button', { name: 'Submit' }).click();
-    await expect.poll(() => embed.getByRole('status').textContent()).toContain('Thank you');
+    await poll(() => embed.getByRole('status').textContent()).toContain('Thank you');
     expect(dropped).toBe(1);
     expect(await submissions(form)).toHaveLength(1);
     await page.close();
-  });
+  }, FLOW_TIMEOUT);
 
   it('XSS payloads in every operator string render as text everywhere: no dialog, no CSP violation', async () => {
     const agent = await createAgent(t.app, org, { name: `Brand ${XSS}`, logoUrl: 'https://127.0.0.1:1/logo.png' });
@@ -313,7 +317,7 @@ describe('forms in Chromium', () => {
       const page = await newPage();
       await page.goto(url);
       const scope = url.includes('iframe') ? page.frameLocator('iframe') : page;
-      await expect.poll(() => scope.getByText(`Title ${XSS}`).count()).toBe(1);
+      await poll(() => scope.getByText(`Title ${XSS}`).count()).toBe(1);
       await scope.getByText(`Consent ${XSS}`).waitFor();
       await scope.getByLabel('Email').fill('xss@example.com');
       await scope.getByLabel(/Tier/).selectOption(`gold ${XSS}`);
@@ -324,7 +328,7 @@ describe('forms in Chromium', () => {
       await page.close();
     }
     expect(dialogs).toEqual([]);
-  });
+  }, FLOW_TIMEOUT);
 
   it('the hosted page works with JavaScript off', async () => {
     const form = await leadForm({ successMessage: 'No-JS thanks.' });
@@ -341,7 +345,7 @@ describe('forms in Chromium', () => {
     expect(await submissions(form)).toHaveLength(1);
     expect(await contactByEmail('nojs@example.com')).toBeDefined();
     await noJs.close();
-  });
+  }, FLOW_TIMEOUT);
 
   it('axe-core finds no violations on the hosted page nor inside the embed\'s shadow root', async () => {
     const agent = await createAgent(t.app, org, { name: 'Plain brand', logoUrl: 'https://127.0.0.1:1/logo.png' });
@@ -361,5 +365,5 @@ describe('forms in Chromium', () => {
       await page.close();
     }
     await axeContext.close();
-  });
+  }, FLOW_TIMEOUT);
 });

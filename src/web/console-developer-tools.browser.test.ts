@@ -3,6 +3,8 @@ import { createBrowserHarness, h1, poll, signUpDeveloper } from '../../test/supp
 import { createServingTestContext, type TestContext } from '../../test/support/context.js';
 
 const DEV = { name: 'Tess Tools', email: 'tess@tools.example', password: 'copper meadow lantern' };
+/** One flow: sign-up, three pages axe-checked at two widths, the editor sent three times; more than Vitest's default 30 s on a loaded CI machine. */
+const FLOW_TIMEOUT = 240_000;
 
 /**
  * The developer portal's tools pages (web/console/src/pages/developer/tools), in Chromium, by accessible
@@ -64,7 +66,7 @@ describe('the developer portal: tools list and editor, in Chromium', () => {
     // Two parameters: days, then city; the reserved name is refused as typed.
     await page.getByRole('button', { name: 'Add parameter' }).click();
     const first = page.getByRole('group', { name: 'Parameter 1' });
-    await expect.poll(() => page.evaluate<string | null>("document.activeElement?.getAttribute('data-focus') ?? null")).toBe('name');
+    await poll(() => page.evaluate<string | null>("document.activeElement?.getAttribute('data-focus') ?? null")).toBe('name');
     await first.getByLabel('Parameter name').fill('_svc_context');
     await poll(() => first.getByText('The name cannot be _svc_context: the service uses that key for call context.').count()).toBe(1);
     await first.getByLabel('Parameter name').fill('days');
@@ -128,6 +130,9 @@ describe('the developer portal: tools list and editor, in Chromium', () => {
     await page.getByRole('link', { name: 'Cancel' }).click();
     await page.getByRole('button', { name: 'Leave and lose changes' }).click();
     await page.waitForURL(`${app}/app/developer/tools`);
+    // The address changes before the list replaces the editor (a router transition); until it does, the editor's
+    // "unsaved changes" beforeunload question is still on and would cancel the goto below (seen under load: net::ERR_ABORTED).
+    await poll(() => h1(page).textContent()).toBe('Your tools');
 
     // The editor of a saved tool, and its warning before leaving with unsaved changes.
     await page.goto(`${app}/app/developer/tools/${listed.data.items[0]?.id}/edit`);
@@ -141,5 +146,5 @@ describe('the developer portal: tools list and editor, in Chromium', () => {
     await context.close();
     expect(pageErrors).toEqual([]);
     expect(blocked).toEqual([]);
-  });
+  }, FLOW_TIMEOUT);
 });
