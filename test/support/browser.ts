@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 
 /**
  * What the console's browser tests (src/web/*.browser.test.ts) share: Debian's Chromium through
@@ -120,6 +120,9 @@ export type BrowserHarness = ReturnType<typeof createBrowserHarness>;
  * `blocked` (requests aborted for leaving loopback), `checked` (the pages visited, axe-checked).
  */
 export function createBrowserHarness({ artifacts, checkPage }: BrowserHarnessOptions) {
+  // A browser flow is many round trips, axe runs and screenshots: 20–30 s on a loaded CI machine, where the
+  // project's 30 s default is too close. This file's tests and hooks get 2 minutes unless they say otherwise.
+  vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
   const folder = join(root, 'test-artifacts', artifacts);
   const pageErrors: string[] = [];
   const blocked: string[] = [];
