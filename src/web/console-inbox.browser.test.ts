@@ -138,9 +138,10 @@ describe('the Inbox and the widget’s hand-off in Chromium', () => {
     await mainNav().getByRole('link', { name: 'Inbox', exact: true }).click();
     await operator.waitForURL(`${app}/app/inbox`);
     await settled(operator);
-    expect(await h1(operator).textContent()).toBe('Inbox');
+    // The Inbox loads lazily: the Forms page's h1 can still be up (and settled) right after the address changes.
+    await poll(() => h1(operator).textContent()).toBe('Inbox');
     await operator.getByText('Nobody is waiting for a person right now.').waitFor();
-    expect(await operator.getByRole('navigation', { name: 'Inbox views' }).getByRole('link').allTextContents()).toEqual(['Waiting (0)', 'Mine (0)', 'All open']);
+    await poll(() => operator.getByRole('navigation', { name: 'Inbox views' }).getByRole('link').allTextContents()).toEqual(['Waiting (0)', 'Mine (0)', 'All open']);
     await operator.getByText('Live: new conversations and changes appear here by themselves.').waitFor();
     await visited(operator, 'Inbox, nobody waiting', 'inbox-empty');
     await markPage(operator);
@@ -173,8 +174,7 @@ describe('the Inbox and the widget’s hand-off in Chromium', () => {
     // The operator's Inbox, as it was: the row arrives, the count with it, and the arrival is said.
     await poll(() => inboxRows().count()).toBe(1);
     const row = inboxRows().first();
-    const cells = await row.locator('td').allTextContents();
-    expect(cells.slice(1)).toEqual([AGENT, `${host.replace('http://', '')}/prices`, 'source newsletter · campaign spring', 'less than a minute', 'Waiting for a person', 'Nobody']);
+    await poll(async () => (await row.locator('td').allTextContents()).slice(1)).toEqual([AGENT, `${host.replace('http://', '')}/prices`, 'source newsletter · campaign spring', 'less than a minute', 'Waiting for a person', 'Nobody']);
     await mainNav().getByRole('link', { name: 'Inbox (1 waiting)', exact: true }).waitFor();
     expect(await operator.getByRole('navigation', { name: 'Inbox views' }).getByRole('link', { name: 'Waiting (1)' }).getAttribute('aria-current')).toBe('page');
     await poll(() => said(operator)).toEqual([`New: a visitor is waiting for a person, with ${AGENT} on ${host.replace('http://', '')}/prices.`]);
@@ -192,12 +192,13 @@ describe('the Inbox and the widget’s hand-off in Chromium', () => {
     await operator.keyboard.press('Enter');
     await operator.waitForURL(`${app}/app/inbox/${conversationId}`);
     await settled(operator);
-    expect(await h1(operator).textContent()).toBe(`Conversation with ${AGENT}`);
+    // The Inbox's h1 can still be up (and settled) right after the address changes: wait for the conversation's.
+    await poll(() => h1(operator).textContent()).toBe(`Conversation with ${AGENT}`);
     await poll(() => isFocused(h1(operator))).toBe(true);
-    expect(await operator.title()).toBe(`Conversation with ${AGENT} · Inbox · Switchboard`);
+    await poll(() => operator.title()).toBe(`Conversation with ${AGENT} · Inbox · Switchboard`);
     // Who said each thing: the visitor, the agent, the request for a person and what the visitor was told.
     await transcript().getByText('Do you ship to Finland?').waitFor();
-    expect(await transcript().locator('li').allTextContents()).toEqual([
+    await poll(() => transcript().locator('li').allTextContents()).toEqual([
       expect.stringMatching(/^Visitor .*Do you ship to Finland\?$/),
       expect.stringMatching(/^Front desk .*Yes, we ship to Finland\.$/),
       expect.stringMatching(/^Waiting for a person /),
@@ -228,11 +229,11 @@ describe('the Inbox and the widget’s hand-off in Chromium', () => {
     await widgetLog().getByText('How can I help?').waitFor({ timeout: 5_000 });
     const elapsed = Date.now() - sentAt;
     expect(elapsed, `the visitor saw the reply after ${elapsed} ms`).toBeLessThan(3_000);
-    expect(await widgetLog().getByText('Anna Operator', { exact: true }).count()).toBeGreaterThan(0);
+    await poll(() => widgetLog().getByText('Anna Operator', { exact: true }).count()).toBeGreaterThan(0);
     await poll(() => replyBox().inputValue()).toBe('');
-    expect(await isFocused(replyBox())).toBe(true);
+    await poll(() => isFocused(replyBox())).toBe(true);
     await transcript().getByText('How can I help?').waitFor();
-    expect(await transcript().getByText('Anna Operator (you)').count()).toBe(1);
+    await poll(() => transcript().getByText('Anna Operator (you)').count()).toBe(1);
     expect(await notReloaded(visitor)).toBe(true);
     await harness.axe(visitor, 'widget, a person in the chat');
     await visitor.screenshot({ path: 'test-artifacts/console-inbox/widget-human.png' });
@@ -258,7 +259,7 @@ describe('the Inbox and the widget’s hand-off in Chromium', () => {
     await operator.waitForURL(`${app}/app/inbox?view=mine`);
     const mine = operator.getByRole('region', { name: 'Mine conversations' }).locator('tbody tr');
     await poll(() => mine.count()).toBe(1);
-    expect((await mine.first().locator('td').allTextContents()).slice(5)).toEqual(['With you', `${OPERATOR.name} (you)`]);
+    await poll(async () => (await mine.first().locator('td').allTextContents()).slice(5)).toEqual(['With you', `${OPERATOR.name} (you)`]);
     await visited(operator, 'Inbox, mine', 'inbox-mine');
     await mine.first().getByRole('link').click();
     await operator.waitForURL(`${app}/app/inbox/${conversationId}`);
@@ -270,7 +271,7 @@ describe('the Inbox and the widget’s hand-off in Chromium', () => {
     await operator.keyboard.press('Enter');
     const take = operator.getByRole('button', { name: 'Take over', exact: true });
     await poll(() => isFocused(take)).toBe(true);
-    expect(await replyBox().count()).toBe(0);
+    await poll(() => replyBox().count()).toBe(0);
     await widgetLog().getByText('You\'re chatting with Acme again').waitFor();
     await transcript().getByText('Back to the agent').waitFor();
 
@@ -288,7 +289,7 @@ describe('the Inbox and the widget’s hand-off in Chromium', () => {
     await operator.keyboard.press('Enter');
     await operator.locator('.inbox-status').getByText('Closed').waitFor();
     await poll(() => isFocused(operator.locator('.inbox-status'))).toBe(true);
-    expect(await operator.getByRole('button', { name: /Take over|Release|Close/ }).count()).toBe(0);
+    await poll(() => operator.getByRole('button', { name: /Take over|Release|Close/ }).count()).toBe(0);
     await widgetLog().getByText('This conversation has ended').waitFor();
     await widget().getByRole('button', { name: 'Start a new chat' }).waitFor();
     await harness.axe(visitor, 'widget, conversation ended');
@@ -298,8 +299,8 @@ describe('the Inbox and the widget’s hand-off in Chromium', () => {
     await operator.getByRole('link', { name: 'Back to the Inbox' }).click();
     await views.getByRole('link', { name: 'All open' }).click();
     await operator.waitForURL(`${app}/app/inbox?view=open`);
-    expect(await views.getByRole('link').allTextContents()).toEqual(['Waiting (0)', 'Mine (0)', 'All open']);
     await operator.getByText('No open conversations.').waitFor();
+    await poll(() => views.getByRole('link').allTextContents()).toEqual(['Waiting (0)', 'Mine (0)', 'All open']);
     await visited(operator, 'Inbox, all open', 'inbox-open');
   }, FLOW_TIMEOUT);
 

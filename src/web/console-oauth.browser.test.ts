@@ -134,7 +134,7 @@ describe('OAuth connections in the console, in Chromium', () => {
     expect(await redirect.getAttribute('readonly')).not.toBeNull();
     await oauth.getByRole('button', { name: 'Copy' }).click();
     await oauth.getByRole('button', { name: 'Copied' }).waitFor();
-    expect(await dev.evaluate<string>('navigator.clipboard.readText()')).toBe(`${app}/oauth/callback`);
+    await poll(() => dev.evaluate<string>('navigator.clipboard.readText()')).toBe(`${app}/oauth/callback`);
     await visited(dev, 'tool editor with the OAuth section', 'oauth-tool-editor');
 
     // The page's own checks first, on their fields, the first one focused.
@@ -179,15 +179,16 @@ describe('OAuth connections in the console, in Chromium', () => {
     await dev.goto(`${app}/app/developer/tools/${toolId}/edit`);
     await settled(dev);
     await oauth.getByText('A secret is stored; enter a new one to replace it.').waitFor();
+    await poll(() => oauth.getByLabel('Scopes').inputValue()).toBe('openid email offline_access');
     expect(await oauth.getByLabel(/^Client secret/).inputValue()).toBe('');
-    expect(await oauth.getByLabel('Scopes').inputValue()).toBe('openid email offline_access');
     await dev.goto(`${app}/app/developer/tools/${toolId}`);
     await settled(dev);
 
     // Test: no credentials to type; a test account of the developer's own, connected at the provider.
     const test = dev.getByRole('region', { name: 'Test', exact: true });
-    expect(await test.getByRole('group', { name: 'Test credentials' }).count()).toBe(0);
+    // The section drawn first (its Connect button), so that the absence is not read before it is there at all.
     await test.getByRole('button', { name: 'Connect a test account' }).waitFor();
+    expect(await test.getByRole('group', { name: 'Test credentials' }).count()).toBe(0);
     await visited(dev, 'oauth2 tool page, no test account');
     await test.getByRole('button', { name: 'Connect a test account' }).click();
     await consentAtProvider(dev, 'tess');
@@ -202,7 +203,7 @@ describe('OAuth connections in the console, in Chromium', () => {
     await test.getByRole('button', { name: 'Connect a test account' }).waitFor();
     await dev.getByText('Your test account is disconnected, and the provider revoked its access.').waitFor();
     await poll(() => dev.evaluate<string | null>('document.activeElement?.id ?? null')).toBe('tool-test-account-title');
-    expect(provider.revocationRequests.map((request) => request.status)).toContain(200);
+    await poll(() => provider.revocationRequests.map((request) => request.status)).toContain(200);
 
     // Published: in the catalog for businesses.
     await dev.getByRole('button', { name: 'Publish', exact: true }).click();
@@ -341,11 +342,13 @@ describe('OAuth connections in the console, in Chromium', () => {
     const revocations = provider.revocationRequests.length;
     await connection.getByRole('button', { name: 'Disconnect', exact: true }).click();
     const confirm = owner.getByRole('alertdialog', { name: `Disconnect “${TOOL}”?` });
+    // Open before axe looks at it (a click returns before the dialog is drawn).
+    await confirm.waitFor();
     await axe(owner, 'disconnect dialog');
     checked.push('disconnect dialog');
     await confirm.getByRole('button', { name: 'Disconnect', exact: true }).click();
     await connection.getByText('Not connected').waitFor();
-    expect(provider.revocationRequests.length).toBeGreaterThan(revocations);
+    await poll(() => provider.revocationRequests.length).toBeGreaterThan(revocations);
     await panel.getByRole('button', { name: 'Run test call' }).click();
     await panel.getByText('TOOL_CREDENTIALS_MISSING').waitFor();
     // (The not-connected card was checked with axe before connecting; after the confirmation React Aria's announcer

@@ -135,7 +135,7 @@ describe('the console’s tools pages in Chromium', () => {
     // A test call reaches the endpoint with the token and the arguments, plus _svc_context.
     endpoint.reset();
     const panel = owner.getByRole('region', { name: 'Test call' });
-    expect(await panel.getByLabel('Call as agent').locator('option').allTextContents()).toEqual(['Front desk']);
+    await poll(() => panel.getByLabel('Call as agent').locator('option').allTextContents()).toEqual(['Front desk']);
     await testCall(owner, '{"weightKg": 2.5, "country": "DE"}');
     await panel.getByText('Succeeded').waitFor();
     await panel.getByText('"currency": "EUR"').waitFor();
@@ -156,7 +156,7 @@ describe('the console’s tools pages in Chromium', () => {
     // Not JSON at all: refused on the field before sending.
     await testCall(owner, '{"weightKg": ');
     await panel.getByText(/^This is not valid JSON/).waitFor();
-    expect(await panel.getByLabel('Arguments (JSON)').getAttribute('aria-invalid')).toBe('true');
+    await poll(() => panel.getByLabel('Arguments (JSON)').getAttribute('aria-invalid')).toBe('true');
     expect(endpoint.requests).toHaveLength(1);
     await axe(owner, 'test call errors');
 
@@ -242,10 +242,10 @@ describe('the console’s tools pages in Chromium', () => {
     await section.getByRole('button', { name: 'Create agent key' }).click();
     const shown = (await section.getByLabel('The new agent key').textContent())!.trim();
     expect(shown).toMatch(/^svc_agt_/);
-    expect(await section.getByLabel('MCP client configuration').inputValue()).toContain(`"url": "${app}/mcp"`);
+    await poll(() => section.getByLabel('MCP client configuration').inputValue()).toContain(`"url": "${app}/mcp"`);
     await section.getByRole('button', { name: 'Copy key' }).click();
     await section.getByRole('button', { name: 'Copied' }).waitFor();
-    expect(await owner.evaluate<string>('navigator.clipboard.readText()')).toBe(shown);
+    await poll(() => owner.evaluate<string>('navigator.clipboard.readText()')).toBe(shown);
     await visited(owner, 'agent key created');
     const mcp = () =>
       fetch(`${app}/mcp`, {
@@ -259,6 +259,8 @@ describe('the console’s tools pages in Chromium', () => {
     await keyRow.getByText(`…${shown.slice(-4)}`).waitFor();
     await keyRow.getByRole('button', { name: 'Revoke agent key Claude Desktop' }).click();
     const revoke = owner.getByRole('alertdialog', { name: 'Revoke “Claude Desktop”?' });
+    // Open before axe looks at it (a click returns before the dialog is drawn).
+    await revoke.waitFor();
     await axe(owner, 'revoke agent key dialog');
     checked.push('revoke agent key dialog');
     await revoke.getByRole('button', { name: 'Revoke key' }).click();
@@ -286,6 +288,7 @@ describe('the console’s tools pages in Chromium', () => {
     await settled(owner);
     await owner.getByRole('button', { name: `Remove tool ${toolName}` }).click();
     const confirm = owner.getByRole('alertdialog', { name: `Remove “${toolName}”?` });
+    await confirm.waitFor();
     await axe(owner, 'remove tool dialog');
     checked.push('remove tool dialog');
     await confirm.getByRole('button', { name: 'Remove tool' }).click();

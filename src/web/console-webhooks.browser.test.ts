@@ -206,8 +206,8 @@ describe.each(testDialects())('the console’s Webhooks page in Chromium (%s)', 
     await owner.getByRole('button', { name: `Edit ${NAME}` }).click();
     const edit = owner.getByRole('dialog', { name: 'Edit webhook' });
     await edit.waitFor();
-    expect(await edit.getByLabel('Endpoint URL').inputValue()).toBe(receiver.url('/hook'));
-    expect(await edit.getByRole('checkbox', { name: 'contact.created' }).isChecked()).toBe(true);
+    await poll(() => edit.getByLabel('Endpoint URL').inputValue()).toBe(receiver.url('/hook'));
+    await poll(() => edit.getByRole('checkbox', { name: 'contact.created' }).isChecked()).toBe(true);
     await dialogChecked(owner, 'edit webhook dialog');
     await edit.getByRole('checkbox', { name: 'Enabled' }).uncheck();
     await edit.getByRole('button', { name: 'Save changes' }).click();
