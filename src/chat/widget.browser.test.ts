@@ -144,7 +144,7 @@ describe.each(testDialects())('chat-embed.js on a host page (%s)', (dialect) => 
     const before = (await conversationsOf()).length;
     await page.goto(`${allowedHost}${PAGE}#top`);
     await launcher().click();
-    await expect.poll(() => dialog().isVisible()).toBe(true);
+    await poll(() => dialog().isVisible()).toBe(true);
     await transcript().getByText(WELCOME).waitFor();
     // Opening asks nothing of the server: the session starts with the first message.
     expect((await conversationsOf()).length).toBe(before);
@@ -310,7 +310,7 @@ describe.each(testDialects())('chat-embed.js on a host page (%s)', (dialect) => 
     await page.keyboard.press('Tab');
     expect(await focused()).toBe('Chat with Acme');
     await page.keyboard.press('Enter');
-    await expect.poll(() => dialog().isVisible()).toBe(true);
+    await poll(() => dialog().isVisible()).toBe(true);
     expect(await focused()).toBe('TEXTAREA');
     const seen = new Set<string>();
     for (let i = 0; i < 12; i++) {
@@ -324,10 +324,10 @@ describe.each(testDialects())('chat-embed.js on a host page (%s)', (dialect) => 
     await page.keyboard.press('Shift+Tab');
     expect(await focused()).not.toBe('BODY');
     await page.keyboard.press('Escape');
-    await expect.poll(() => dialog().isVisible()).toBe(false);
+    await poll(() => dialog().isVisible()).toBe(false);
     expect(await focused()).toBe('Chat with Acme');
     await page.keyboard.press('Enter');
-    await expect.poll(() => dialog().isVisible()).toBe(true);
+    await poll(() => dialog().isVisible()).toBe(true);
     await dialog().getByRole('button', { name: 'Close chat' }).press('Enter');
     expect(await focused()).toBe('Chat with Acme');
   });

@@ -51,7 +51,7 @@ describe('form views', () => {
     const { repo, calls } = fakeRepo();
     const views = createFormViews({ repo, clock, log, flushMs: 10 });
     views.record({ id: 'frm_a', orgId: 'org_1' });
-    await expect.poll(() => calls.length).toBe(1);
+    await expect.poll(() => calls.length, { timeout: 10_000 }).toBe(1);
     await views.stop();
   });
 

@@ -51,9 +51,15 @@ export async function settled(page: Page): Promise<void> {
   await poll(() => page.locator('.loading').count(), { timeout: 20_000 }).toBe(0);
 }
 
-/** A link of the console's main navigation, by its exact name. */
+/**
+ * A link of the console's main navigation, by its exact name; resolves once the link is the current page. The
+ * router draws the new page and marks its link in one update, so what follows never reads the old page (whose
+ * h1 would satisfy settled()).
+ */
 export async function nav(page: Page, name: string): Promise<void> {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+  const link = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
+  await link.click();
+  await poll(() => link.getAttribute('aria-current'), { message: `${name} did not become the current page` }).toBe('page');
 }
 
 /**
