@@ -364,6 +364,25 @@ describe.each(testDialects())('chat-embed.js on a host page (%s)', (dialect) => 
     expect((await conversationsOf()).length).toBe(sessions + 1);
   });
 
+  it('says so beside the launcher when the panel cannot load, and opens on the next click once it can', async () => {
+    const ctx = await newContext({ ignoreHTTPSErrors: true });
+    const p = await newPage(ctx);
+    // Routing turns the browser's cache off, so the panel's module is asked of the network each time.
+    await p.route('**/assets/chat-panel*', (route) => route.abort('internetdisconnected'));
+    await p.goto(`${allowedHost}/`);
+    const alert = p.getByRole('alert');
+    await launcher(p).click();
+    await poll(() => alert.textContent()).toBe('The chat could not load. Check your connection, then try again.');
+    expect(await dialog(p).count()).toBe(0);
+    await harness.axe(p, 'host page, chat panel not loaded');
+
+    await p.unroute('**/assets/chat-panel*');
+    await launcher(p).click();
+    await poll(() => dialog(p).isVisible()).toBe(true);
+    expect(await alert.count()).toBe(0);
+    await ctx.close();
+  });
+
   it('hostile host CSS changes nothing of the widget', async () => {
     const measure = async (url: string) => {
       // A visitor of their own each time (no token): the same welcome in both.

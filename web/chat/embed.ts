@@ -79,12 +79,22 @@ async function start(): Promise<void> {
     }));
   const warm = () => void load().catch(() => {});
   for (const type of ['pointerenter', 'pointerdown', 'focus']) drawn.launcher.addEventListener(type, warm, { once: true });
+  // Said beside the launcher when the panel could not be loaded: an alert, announced as it is drawn.
+  let notice: HTMLElement | undefined;
   const first = () => {
     drawn.launcher.removeEventListener('click', first);
+    notice?.remove();
     // From here on the panel's own handler opens it.
     load().then(
       (module) => module.openChat(shadow, drawn, config, base, chatId),
-      () => drawn.launcher.addEventListener('click', first),
+      () => {
+        notice = drawn.frame.appendChild(document.createElement('p'));
+        notice.className = 'sc-oops';
+        notice.setAttribute('role', 'alert');
+        notice.textContent = 'The chat could not load. Check your connection, then try again.';
+        // The launcher stays where it is: the next click tries again.
+        drawn.launcher.addEventListener('click', first);
+      },
     );
   };
   drawn.launcher.addEventListener('click', first);

@@ -22,6 +22,8 @@ export interface Launcher {
   frame: HTMLElement;
   /** The button that opens the panel. */
   launcher: HTMLButtonElement;
+  /** Draws an icon (icon() in this document): the panel's module uses this one rather than carry a copy. */
+  icon(path: string): SVGSVGElement;
 }
 
 /**
@@ -44,5 +46,5 @@ export function drawLauncher(root: ShadowRoot, config: ChatConfig): Launcher {
   frame.append(launcher);
   applyChatBranding(frame, config.branding);
   root.replaceChildren(frame);
-  return { frame, launcher };
+  return { frame, launcher, icon: (path) => icon(doc, path) };
 }

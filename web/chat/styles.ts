@@ -21,11 +21,12 @@ export const launcherStyles = `:host{all:initial!important;display:block!importa
 .sc *,.sc ::before,.sc ::after{box-sizing:border-box}
 .sc [hidden]{display:none!important}
 .sc :focus-visible{outline:3px solid var(--sc-ring);outline-offset:2px}
-.sc-launch,.sc-panel{position:fixed;z-index:2147483000;right:1.25em;bottom:1.25em}
+.sc-launch,.sc-panel,.sc-oops{position:fixed;z-index:2147483000;right:1.25em;bottom:1.25em}
 .sc-launch{display:flex;align-items:center;justify-content:center;width:3.5em;height:3.5em;margin:0;padding:0;border:0;border-radius:50%;background:var(--sc-pri);color:var(--sc-on-pri);box-shadow:0 4px 14px rgba(0,0,0,.25);cursor:pointer}
 .sc-new::after{content:"";position:absolute;top:0;right:0;width:.875em;height:.875em;border:2px solid var(--sc-bg);border-radius:50%;background:var(--sc-err)}
 .sc-launch:focus-visible{box-shadow:0 0 0 2px #fff,0 4px 14px rgba(0,0,0,.25)}
 .sc svg{width:1.5em;height:1.5em;fill:currentColor}
+.sc-oops{bottom:5.5em;margin:0;padding:.5em;background:var(--sc-bg);color:var(--sc-err);border:1px solid;border-radius:.5em}
 `;
 
 export const panelStyles = `.sc-panel{display:flex;flex-direction:column;width:24em;max-width:calc(100% - 2.5em);height:40em;max-height:calc(100% - 2.5em);background:var(--sc-bg);border:1px solid var(--sc-line);border-radius:.75em;box-shadow:0 8px 30px rgba(0,0,0,.25);overflow:hidden}

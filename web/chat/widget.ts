@@ -1,5 +1,5 @@
 import { MESSAGES, type ChatApi, type Outcome, type StreamHandlers } from './api.js';
-import { chatName, icon, type Launcher } from './launcher.js';
+import { chatName, type Launcher } from './launcher.js';
 import { liveStream } from './live.js';
 import { markdownText, renderMarkdown, safeHref } from './markdown.js';
 import type { ChatConfig, ChatEvent, ChatStatus, HistoryMessage, LeadCard, LeadDecision, LeadValue } from './types.js';
@@ -63,7 +63,7 @@ let widgets = 0;
  */
 export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWidgetOptions): { open(): void } {
   const doc = root.ownerDocument;
-  const { api, tokens, launcher, frame } = options;
+  const { api, tokens, launcher, frame, icon } = options;
   const id = `sc${++widgets}-`;
   let fields = 0;
   const name = chatName(config);
@@ -100,7 +100,7 @@ export function mountChat(root: ShadowRoot, config: ChatConfig, options: ChatWid
 
   // ── The panel ──
   const close = h('button', { type: 'button', class: 'sc-x', 'aria-label': 'Close chat' });
-  close.append(icon(doc, 'M6.4 5 12 10.6 17.6 5 19 6.4 13.4 12l5.6 5.6-1.4 1.4-5.6-5.6L6.4 19 5 17.6l5.6-5.6L5 6.4z'));
+  close.append(icon('M6.4 5 12 10.6 17.6 5 19 6.4 13.4 12l5.6 5.6-1.4 1.4-5.6-5.6L6.4 19 5 17.6l5.6-5.6L5 6.4z'));
   const head = h('div', { class: 'sc-head' });
   const logo = safeHref(config.branding?.logoUrl ?? '');
   // The name is written beside it: the logo is decoration.
