@@ -371,6 +371,49 @@ describe('the operator console in Chromium', () => {
     await owner.reload();
     await owner.getByRole('cell', { name: MEMBER.email, exact: true }).waitFor();
     await poll(() => owner.getByText('No pending invitations').count()).toBe(1);
+
+    // The owner makes the member an owner: after a reload the member's navigation has the owner's pages.
+    const memberRow = owner.getByRole('row').filter({ has: owner.getByRole('cell', { name: MEMBER.email, exact: true }) });
+    await owner.getByRole('button', { name: `Make owner: ${MEMBER.name}` }).click();
+    const promote = owner.getByRole('alertdialog');
+    await promote.getByRole('heading', { name: `Make ${MEMBER.name} an owner?` }).waitFor();
+    await axe(owner, 'members, make owner confirmation');
+    await promote.getByRole('button', { name: 'Make owner' }).click();
+    await promote.waitFor({ state: 'detached' });
+    await memberRow.getByRole('cell', { name: 'Owner', exact: true }).waitFor();
+    await owner.getByText(`${MEMBER.name} is an owner now.`).waitFor();
+    // Focus is back on the row's button, which now offers the way back.
+    await poll(() => owner.evaluate<string | null>("document.activeElement?.getAttribute('aria-label') ?? null")).toBe(`Make member: ${MEMBER.name}`);
+    await member.reload();
+    await poll(() => h1(member).textContent()).toBe('API keys');
+    await poll(() => mainLinks(member)).toContain('API keys');
+    expect(await mainLinks(member)).toContain('Members');
+
+    // And back to member, after a confirmation: the owner's pages are gone from the member's navigation.
+    await owner.getByRole('button', { name: `Make member: ${MEMBER.name}` }).click();
+    const demote = owner.getByRole('alertdialog');
+    await demote.getByRole('heading', { name: `Make ${MEMBER.name} a member?` }).waitFor();
+    await demote.getByRole('button', { name: 'Make member' }).click();
+    await demote.waitFor({ state: 'detached' });
+    await memberRow.getByRole('cell', { name: 'Member', exact: true }).waitFor();
+    await member.reload();
+    await poll(() => h1(member).textContent()).toBe('Owners only');
+    await poll(() => mainLinks(member)).toContain('Forms');
+    expect(await mainLinks(member)).not.toContain('API keys');
+
+    // The last owner cannot make themselves a member: the dialog says why, in the server's words.
+    await owner.getByRole('button', { name: `Make member: ${OWNER.name} (you)` }).click();
+    const self = owner.getByRole('alertdialog');
+    await self.getByRole('heading', { name: 'Make yourself a member?' }).waitFor();
+    await self.getByRole('button', { name: 'Make member' }).click();
+    await self.getByRole('alert').filter({ hasText: 'last owner: an organization always keeps one. Make someone else an owner first.' }).waitFor();
+    await axe(owner, 'members, last owner refused');
+    await self.getByRole('button', { name: 'Cancel' }).click();
+    await self.waitFor({ state: 'detached' });
+    await memberRow.getByRole('cell', { name: 'Member', exact: true }).waitFor();
+    const ownerRow = owner.getByRole('row').filter({ has: owner.getByRole('cell', { name: OWNER.email, exact: true }) });
+    await ownerRow.getByRole('cell', { name: 'Owner', exact: true }).waitFor();
+
     await owner.getByRole('button', { name: `Remove ${MEMBER.name}` }).click();
     const confirm = owner.getByRole('alertdialog');
     await confirm.getByRole('heading', { name: `Remove ${MEMBER.name}?` }).waitFor();
@@ -457,6 +500,41 @@ describe('the operator console in Chromium', () => {
     await other.goto(`${app}/app/forms`);
     await other.waitForURL(/\/app\/signin/);
     await otherContext.close();
+    expect(pageErrors).toEqual([]);
+  }, FLOW_TIMEOUT);
+
+  it('"Sign out everywhere" in Settings ends every session of the person: this browser lands on sign-in, and so does their other one', async () => {
+    expect(owner, 'the first flow signed the owner in').toBeDefined();
+    // The owner signs in in a second browser too.
+    const secondContext = await newContext();
+    const second = await newPage(secondContext);
+    await second.goto(`${app}/app/signin`);
+    await poll(() => h1(second).textContent()).toBe('Sign in');
+    await second.getByLabel('Email').fill(OWNER.email);
+    await second.getByLabel('Password').fill(OWNER.password);
+    await second.getByRole('button', { name: 'Sign in' }).click();
+    await second.waitForURL(`${app}/app/forms`);
+    await poll(() => h1(second).textContent()).toBe('Forms');
+    const secondCookie = await cookieOf(secondContext);
+
+    await nav(owner, 'Settings');
+    await settled(owner);
+    await owner.getByRole('region', { name: 'Sessions' }).getByRole('button', { name: 'Sign out everywhere' }).click();
+    const confirm = owner.getByRole('alertdialog');
+    await confirm.getByRole('heading', { name: 'Sign out everywhere?' }).waitFor();
+    await axe(owner, 'settings, sign out everywhere confirmation');
+    await confirm.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await owner.waitForURL(`${app}/app/signin`);
+    await poll(() => h1(owner).textContent()).toBe('Sign in');
+    await owner.getByText('You are signed out on every device.').waitFor();
+    await visited(owner, 'sign-in after signing out everywhere');
+
+    // The other browser's session ended on the server: its next page load goes to sign-in.
+    expect((await raw('/api/auth/session', secondCookie)).body).toEqual({ success: true, data: null });
+    await second.reload();
+    await second.waitForURL(/\/app\/signin/);
+    await poll(() => h1(second).textContent()).toBe('Sign in');
+    await secondContext.close();
     expect(pageErrors).toEqual([]);
   }, FLOW_TIMEOUT);
 

@@ -28,6 +28,8 @@ export type SessionDeveloper = Schemas['SessionDeveloper'];
 export type Session = Schemas['SessionInfo'];
 export type InvitationPreview = Schemas['InvitationPreview'];
 export type Member = Schemas['Member'];
+/** `PATCH /api/org/members/{id}`: an owner makes a member an owner, or an owner a member. */
+export type MemberRoleBody = Schemas['MemberRoleBody'];
 export type Invitation = Schemas['Invitation'];
 /** An invitation just made: `url` is the accept link, only when the server sends no email (no SMTP configured). */
 export type CreatedInvitation = Schemas['CreatedInvitation'];

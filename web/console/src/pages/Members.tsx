@@ -1,10 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
+import { useNavigate } from 'react-router';
 import { api, seg } from '../api/client';
 import { itemsOf } from '../api/items';
 import { queryKeys } from '../api/lists';
-import { useCurrentSession } from '../api/session';
-import type { CreatedInvitation, Invitation, Member, Page as PageOf } from '../api/types';
+import { AREA_HOME, SESSION_KEY, useCurrentSession } from '../api/session';
+import type { CreatedInvitation, Invitation, Member, MemberRoleBody, Page as PageOf } from '../api/types';
 import { CopyButton } from '../components/CopyButton';
 import { ConfirmButton } from '../components/dialogs';
 import { FormError, TextField } from '../components/fields';
@@ -109,22 +110,25 @@ export default function MembersPage() {
                   <td>{member.role === 'owner' ? 'Owner' : 'Member'}</td>
                   <td>{formatDate(member.createdAt)}</td>
                   <td>
-                    {member.id !== session.user.id ? (
-                      <ConfirmButton
-                        label="Remove"
-                        buttonLabel={`Remove ${member.name || member.email}`}
-                        title={`Remove ${member.name || member.email}?`}
-                        confirmLabel="Remove member"
-                        className="button small danger-outline"
-                        onConfirm={async () => {
-                          await api.delete(`/api/org/members/${seg(member.id)}`);
-                          await client.invalidateQueries({ queryKey: queryKeys.members });
-                          notify(`${member.name || member.email} was removed.`);
-                        }}
-                      >
-                        <p>They are signed out and can no longer open {session.organization?.name ?? 'your organization'}. Their records stay.</p>
-                      </ConfirmButton>
-                    ) : null}
+                    <div className="row-actions">
+                      <RoleButton member={member} />
+                      {member.id !== session.user.id ? (
+                        <ConfirmButton
+                          label="Remove"
+                          buttonLabel={`Remove ${member.name || member.email}`}
+                          title={`Remove ${member.name || member.email}?`}
+                          confirmLabel="Remove member"
+                          className="button small danger-outline"
+                          onConfirm={async () => {
+                            await api.delete(`/api/org/members/${seg(member.id)}`);
+                            await client.invalidateQueries({ queryKey: queryKeys.members });
+                            notify(`${member.name || member.email} was removed.`);
+                          }}
+                        >
+                          <p>They are signed out and can no longer open {session.organization?.name ?? 'your organization'}. Their records stay.</p>
+                        </ConfirmButton>
+                      ) : null}
+                    </div>
                   </td>
                 </tr>
               ))}
@@ -183,5 +187,53 @@ export default function MembersPage() {
         </TableWrap>
       )}
     </Page>
+  );
+}
+
+/**
+ * "Make owner" / "Make member" for one row, behind a confirmation (an owner can manage members and API keys).
+ * The owner's own row has it too: the server refuses to demote the last owner, and the dialog shows its words.
+ * One button whatever the role, so focus returns to it after the change.
+ */
+function RoleButton({ member }: { member: Member }) {
+  const notify = useNotify();
+  const session = useCurrentSession();
+  const client = useQueryClient();
+  const navigate = useNavigate();
+  const self = member.id === session.user.id;
+  const who = member.name || member.email;
+  const role: MemberRoleBody['role'] = member.role === 'owner' ? 'member' : 'owner';
+  const org = session.organization?.name ?? 'your organization';
+  const action = role === 'owner' ? 'Make owner' : 'Make member';
+  return (
+    <ConfirmButton
+      label={action}
+      // The visible words first (WCAG 2.5.3), then whose row it is.
+      buttonLabel={`${action}: ${who}${self ? ' (you)' : ''}`}
+      title={self ? 'Make yourself a member?' : role === 'owner' ? `Make ${who} an owner?` : `Make ${who} a member?`}
+      confirmLabel={action}
+      className={role === 'owner' ? 'button small' : 'button small danger-outline'}
+      onConfirm={async () => {
+        const body: MemberRoleBody = { role };
+        await api.patch<Member>(`/api/org/members/${seg(member.id)}`, body);
+        if (self) {
+          // No longer an owner: this page is not for them any more.
+          await client.invalidateQueries({ queryKey: SESSION_KEY });
+          navigate(AREA_HOME.business, { replace: true });
+          notify('You are a member now.');
+          return;
+        }
+        await client.invalidateQueries({ queryKey: queryKeys.members });
+        notify(role === 'owner' ? `${who} is an owner now.` : `${who} is a member now.`);
+      }}
+    >
+      <p>
+        {role === 'owner'
+          ? `They can manage members, invitations and API keys of ${org}, and change your role.`
+          : self
+            ? 'You can no longer manage members, invitations and API keys. Another owner can make you an owner again.'
+            : 'They can no longer manage members, invitations and API keys.'}
+      </p>
+    </ConfirmButton>
   );
 }

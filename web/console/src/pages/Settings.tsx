@@ -1,10 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
-import { Link } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { api, sessionOwner } from '../api/client';
 import { queryKeys } from '../api/lists';
-import { SESSION_KEY, useCurrentSession } from '../api/session';
+import { SESSION_KEY, useCurrentSession, useSessionActions } from '../api/session';
 import type { NotificationSettings, Organization, Session } from '../api/types';
+import { ConfirmButton } from '../components/dialogs';
 import { CheckboxField, FormError, TextField } from '../components/fields';
 import { Page } from '../components/Page';
 import { LoadError, Loading } from '../components/QueryState';
@@ -22,6 +23,7 @@ export default function SettingsPage() {
       {session.organization ? <DataRetention isOwner={session.user.role === 'owner'} /> : null}
       {session.organization ? <Notifications /> : null}
       <PasswordSettings email={session.user.email} />
+      <SignOutEverywhere />
     </Page>
   );
 }
@@ -388,6 +390,32 @@ function PasswordSettings({ email }: { email: string }) {
           {change.isPending ? 'Changing…' : 'Change password'}
         </button>
       </form>
+    </section>
+  );
+}
+
+/** Settings → Sessions: end every session of this person, on every device, this one too; then the sign-in page. */
+function SignOutEverywhere() {
+  const notify = useNotify();
+  const navigate = useNavigate();
+  const { signOut } = useSessionActions();
+  return (
+    <section className="card" aria-labelledby="sessions-title">
+      <h2 id="sessions-title">Sessions</h2>
+      <p>Lost a device, or signed in on a shared computer? Sign out on every device at once, this one too.</p>
+      <ConfirmButton
+        label="Sign out everywhere"
+        title="Sign out everywhere?"
+        confirmLabel="Sign out everywhere"
+        onConfirm={async () => {
+          await api.post<{ signedOut: true }>('/api/auth/signout-all');
+          signOut();
+          navigate('/signin', { replace: true });
+          notify('You are signed out on every device.');
+        }}
+      >
+        <p>Every browser signed in as you is signed out, this one too. You can sign in again with your password.</p>
+      </ConfirmButton>
     </section>
   );
 }
