@@ -316,7 +316,7 @@ describe('the operator console in Chromium', () => {
     expect(pageErrors).toEqual([]);
   }, FLOW_TIMEOUT);
 
-  it('an owner invites a member by email; the member joins, signs in, and has no API keys', async () => {
+  it('an owner invites a member by email; the member joins, signs in, has no API keys until made an owner, and is a member again', async () => {
     expect(owner, 'the first flow signed the owner in').toBeDefined();
     await nav(owner, 'Members');
     await settled(owner);
