@@ -90,7 +90,8 @@ export async function benchForms(options: FormsBenchOptions = {}): Promise<Row[]
     const slug = `bench-${randomBase62(8).toLowerCase()}`;
     await createBenchForm(server.url, org.apiKey.key, slug);
     const configUrl = `${server.url}/api/public/forms/${slug}`;
-    const configBody = await (await fetch(configUrl, { headers: { 'x-forwarded-for': '192.0.2.1' } })).text();
+    const configResponse = await fetch(configUrl, { headers: { 'x-forwarded-for': '192.0.2.1' } });
+    const configBody = await configResponse.text();
     const consentVersion = (JSON.parse(configBody) as { data: { consentVersion: string } }).data.consentVersion;
 
     // Both servers get the same request stream, a new X-Forwarded-For each time, so the load
@@ -99,46 +100,62 @@ export async function benchForms(options: FormsBenchOptions = {}): Promise<Row[]
     const withNewAddress = fromNewAddress(nextAddress);
     const bare = await startChild('bench/bare-server.ts', { BARE_BODY: configBody });
     const bareUrl = `${bare.url}/api/public/forms/${slug}`;
+    // The same bare server sending our answer's headers too (CORS, RateLimit-*, ETag, request id, nosniff…): what
+    // the contract's headers cost on their own, apart from the work behind them.
+    const headed = await startChild('bench/bare-server.ts', { BARE_BODY: configBody, BARE_HEADERS: JSON.stringify(contractHeaders(configResponse.headers)) });
+    const headedUrl = `${headed.url}/api/public/forms/${slug}`;
     const rounds = 4;
     const run = (url: string, pid: number, length = seconds / rounds) => load({ url, serverPid: pid, connections, seconds: length, setupRequest: withNewAddress });
     // Both servers (and the load generator itself) are warmed up first, then measured in
     // alternating quarters, so drift on this shared machine touches both alike.
     await run(bareUrl, bare.pid, 2);
+    await run(headedUrl, headed.pid, 2);
     await run(`${server.url}/healthz`, server.pid, 2);
     await run(configUrl, server.pid, 2);
     const bareRuns: LoadResult[] = [];
+    const headedRuns: LoadResult[] = [];
     const configRuns: LoadResult[] = [];
     for (let round = 0; round < rounds; round++) {
       bareRuns.push(await run(bareUrl, bare.pid));
+      headedRuns.push(await run(headedUrl, headed.pid));
       configRuns.push(await run(configUrl, server.pid));
     }
     await bare.stop();
+    await headed.stop();
     const bareResult = mergeRuns(bareRuns);
 
     // What every route of the app costs before any forms code runs (request id, logger, hooks).
     const appBaseline = await run(`${server.url}/healthz`, server.pid, seconds);
     rows.push({ scenario: 'bare Fastify, form-config JSON', result: bareResult });
+    rows.push({ scenario: 'bare Fastify, the same JSON with our headers', result: mergeRuns(headedRuns), baseline: bareResult });
     rows.push({ scenario: `GET /healthz, app baseline (${label})`, result: appBaseline, baseline: bareResult, rssMb: memoryMb(server.pid).peak });
     rows.push({ scenario: `GET /api/public/forms/{slug} (${label})`, result: mergeRuns(configRuns), baseline: bareResult, rssMb: memoryMb(server.pid).peak, goal: '≥0.92× bare, p99 <10 ms' });
 
     // The hosted page: the same bytes from a bare server, measured in alternating quarters as above.
     const pageUrl = `${server.url}/f/${slug}`;
-    const pageResponse = await fetch(pageUrl, { headers: { 'x-forwarded-for': '192.0.2.2' } });
+    const pageResponse = await fetch(pageUrl, { headers: { 'x-forwarded-for': '192.0.2.2', 'accept-encoding': 'identity' } });
     if (pageResponse.status !== 200) throw new Error(`the hosted page answered ${pageResponse.status}`);
     const pageHtml = await pageResponse.text();
     const barePage = await startChild('bench/bare-server.ts', { BARE_BODY: pageHtml, BARE_CONTENT_TYPE: 'text/html; charset=utf-8' });
     const barePageUrl = `${barePage.url}/f/${slug}`;
+    const headedPage = await startChild('bench/bare-server.ts', { BARE_BODY: pageHtml, BARE_CONTENT_TYPE: 'text/html; charset=utf-8', BARE_HEADERS: JSON.stringify(contractHeaders(pageResponse.headers)) });
+    const headedPageUrl = `${headedPage.url}/f/${slug}`;
     await run(barePageUrl, barePage.pid, 2);
+    await run(headedPageUrl, headedPage.pid, 2);
     await run(pageUrl, server.pid, 2);
     const barePageRuns: LoadResult[] = [];
+    const headedPageRuns: LoadResult[] = [];
     const pageRuns: LoadResult[] = [];
     for (let round = 0; round < rounds; round++) {
       barePageRuns.push(await run(barePageUrl, barePage.pid));
+      headedPageRuns.push(await run(headedPageUrl, headedPage.pid));
       pageRuns.push(await run(pageUrl, server.pid));
     }
     await barePage.stop();
+    await headedPage.stop();
     const barePageResult = mergeRuns(barePageRuns);
     rows.push({ scenario: `bare Fastify, hosted page HTML (${Buffer.byteLength(pageHtml)} B)`, result: barePageResult });
+    rows.push({ scenario: 'bare Fastify, the same HTML with our headers', result: mergeRuns(headedPageRuns), baseline: barePageResult });
     rows.push({ scenario: `GET /f/{slug} (${label})`, result: mergeRuns(pageRuns), baseline: barePageResult, rssMb: memoryMb(server.pid).peak, goal: '≥0.9× bare, p99 <10 ms' });
     // BENCH_FORMS_PARTS=reads: the two reads against bare Fastify only, no submissions and no deliveries.
     if (process.env.BENCH_FORMS_PARTS === 'reads') return rows;
@@ -194,6 +211,12 @@ export async function benchForms(options: FormsBenchOptions = {}): Promise<Row[]
  * Deliveries per second: a node with delivery on (the default) starts over the backlog the submit rounds
  * queued, and the delivered rows are counted in the database after `seconds`.
  */
+/** An answer's headers a bare server can send as they are: all but those Node writes itself and the body's type. */
+function contractHeaders(headers: Headers): Record<string, string> {
+  const own = new Set(['content-type', 'content-length', 'content-encoding', 'transfer-encoding', 'date', 'connection', 'keep-alive']);
+  return Object.fromEntries([...headers].filter(([name]) => !own.has(name)));
+}
+
 async function drainRate(env: Record<string, string>, databaseUrl: string | undefined, dataDir: string, seconds: number, label: string): Promise<Row> {
   const database = openDatabase({ databaseUrl, dataDir });
   const delivered = async () => Number((await database.db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'succeeded').executeTakeFirstOrThrow()).n);
