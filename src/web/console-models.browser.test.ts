@@ -1,6 +1,6 @@
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, createBrowserHarness, h1, mainLinks, nav, poll, settled, signUp } from '../../test/support/browser.js';
+import { announcerQuiet, createAgent, createBrowserHarness, h1, mainLinks, nav, poll, settled, signUp } from '../../test/support/browser.js';
 import { createServingTestContext, type TestContext } from '../../test/support/context.js';
 import { fixedResolver } from '../../test/support/tools-factories.js';
 
@@ -58,21 +58,15 @@ describe('the console’s model providers and agent model in Chromium', () => {
    * React Aria's pending button (in a confirmation) announced its progress bar, which left with the dialog;
    * its announcer drops the stale entry after a few seconds (axe would call it an image without a name).
    */
-  async function announcerQuiet(): Promise<void> {
-    // The announcer adds its entry a moment after the press (a timer), so a fast answer can beat it: wait that out first.
-    await owner.waitForTimeout(1_000);
-    await poll(() => owner.locator('div[role="img"]').count(), { timeout: 15_000 }).toBe(0);
-  }
-
   /** A page as it is now: axe-clean (at 1280 and 375 px with a screenshot), no key in it. */
   async function seen(label: string, screenshot?: string): Promise<void> {
-    await announcerQuiet();
+    await announcerQuiet(owner);
     await visited(owner, label, screenshot);
   }
 
   /** A dialog open now: axe-clean, and counted. */
   async function dialogChecked(label: string): Promise<void> {
-    await announcerQuiet();
+    await announcerQuiet(owner);
     await axe(owner, label);
     checked.push(label);
   }

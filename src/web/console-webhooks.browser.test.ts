@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBrowserHarness, h1, mainLinks, nav, poll, settled, signUp } from '../../test/support/browser.js';
+import { announcerQuiet, createBrowserHarness, h1, mainLinks, nav, poll, settled, signUp } from '../../test/support/browser.js';
 import { createServingTestContext, testDialects, type TestContext } from '../../test/support/context.js';
 import { startHttpsEndpoint, type HttpsEndpoint, type RecordedRequest } from '../../test/support/https-endpoint.js';
 import { toolEndpointOptions } from '../../test/support/invocation-factories.js';
@@ -60,11 +60,6 @@ describe.each(testDialects())('the console’s Webhooks page in Chromium (%s)', 
   }
 
   /** React Aria's announcer entry of a pending button (a confirmation's) fades a few seconds after the dialog left; axe would call it an unnamed image. */
-  async function announcerQuiet(page: Page): Promise<void> {
-    await page.waitForTimeout(1_000);
-    await poll(() => page.locator('div[role="img"]').count(), { timeout: 15_000 }).toBe(0);
-  }
-
   async function dialogChecked(page: Page, label: string): Promise<void> {
     await announcerQuiet(page);
     await axe(page, label);

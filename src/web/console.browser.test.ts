@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBrowserHarness, h1, mainLinks, nav, poll, settled } from '../../test/support/browser.js';
+import { announcerQuiet, createBrowserHarness, h1, mainLinks, nav, poll, settled } from '../../test/support/browser.js';
 import { createServingTestContext, type TestContext } from '../../test/support/context.js';
 import { mailBody, startSmtp, type TestSmtp } from '../../test/support/smtp.js';
 
@@ -90,13 +90,6 @@ describe('the operator console in Chromium', () => {
     await page.waitForURL(`${app}/app/signin`);
   }
 
-  /**
-   * React Aria announces a pending button (a dialog's confirm button while it works) through nodes of its own at the
-   * end of the body (role img, labelled by the button, for 7 s), which axe flags once the button is gone: waited out.
-   */
-  async function announcerGone(page: Page): Promise<void> {
-    await poll(() => page.locator('body > * div[role="img"]').count(), { message: 'React Aria\'s announcement ended' }).toBe(0);
-  }
 
   let ownerContext: BrowserContext;
   let owner: Page;
@@ -415,7 +408,7 @@ describe('the operator console in Chromium', () => {
     await self.getByRole('heading', { name: 'Make yourself a member?' }).waitFor();
     await self.getByRole('button', { name: 'Make member' }).click();
     await self.getByRole('alert').filter({ hasText: 'last owner: an organization always keeps one. Make someone else an owner first.' }).waitFor();
-    await announcerGone(owner);
+    await announcerQuiet(owner);
     await axe(owner, 'members, last owner refused');
     await self.getByRole('button', { name: 'Cancel' }).click();
     await self.waitFor({ state: 'detached' });
@@ -537,7 +530,7 @@ describe('the operator console in Chromium', () => {
     await owner.waitForURL(`${app}/app/signin`);
     await poll(() => h1(owner).textContent()).toBe('Sign in');
     await owner.getByText('You are signed out on every device.').waitFor();
-    await announcerGone(owner);
+    await announcerQuiet(owner);
     await visited(owner, 'sign-in after signing out everywhere');
 
     // The other browser's session ended on the server: its next page load goes to sign-in.

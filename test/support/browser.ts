@@ -63,6 +63,17 @@ export async function nav(page: Page, name: string): Promise<void> {
 }
 
 /**
+ * React Aria announces a busy button (a dialog's confirm button while it works) through hidden nodes of its own
+ * (role img, labelled by the button) for a few seconds, added a moment after the press by a timer; once the button
+ * is gone axe flags them. Waited out before an axe check that follows such a press.
+ */
+export async function announcerQuiet(page: Page): Promise<void> {
+  // The entry comes a moment after the press, so a fast answer can beat it: that moment first.
+  await page.waitForTimeout(1_000);
+  await poll(() => page.locator('div[role="img"]').count(), { message: 'React Aria\'s announcement ended' }).toBe(0);
+}
+
+/**
  * The names of the links in the console's main navigation. The navigation is drawn after the address
  * changes (pages load lazily), so assert on it with poll(), never on one read.
  */
