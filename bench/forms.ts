@@ -207,16 +207,16 @@ export async function benchForms(options: FormsBenchOptions = {}): Promise<Row[]
   return rows;
 }
 
-/**
- * Deliveries per second: a node with delivery on (the default) starts over the backlog the submit rounds
- * queued, and the delivered rows are counted in the database after `seconds`.
- */
 /** An answer's headers a bare server can send as they are: all but those Node writes itself and the body's type. */
 function contractHeaders(headers: Headers): Record<string, string> {
   const own = new Set(['content-type', 'content-length', 'content-encoding', 'transfer-encoding', 'date', 'connection', 'keep-alive']);
   return Object.fromEntries([...headers].filter(([name]) => !own.has(name)));
 }
 
+/**
+ * Deliveries per second: a node with delivery on (the default) starts over the backlog the submit rounds
+ * queued, and the delivered rows are counted in the database after `seconds`.
+ */
 async function drainRate(env: Record<string, string>, databaseUrl: string | undefined, dataDir: string, seconds: number, label: string): Promise<Row> {
   const database = openDatabase({ databaseUrl, dataDir });
   const delivered = async () => Number((await database.db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'succeeded').executeTakeFirstOrThrow()).n);
